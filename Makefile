@@ -1,0 +1,109 @@
+# The front door. `make` builds the kernel ELF (build/kernel.elf, symbols and a GNU
+# build-id kept), the bootable ISO (build/kern.iso) and the host tools (user/opreport).
+# `make qemu`, `make qemu-gdb`, `make test`, `make bench`, `make fuzz`.
+# CROSS is a toolchain prefix (e.g. CROSS=x86_64-elf-); the host gcc works as it is.
+CROSS ?=
+CC := $(CROSS)gcc
+LD := $(CROSS)ld
+NM := $(CROSS)nm
+B := build
+NCPU ?= 4
+MEM ?= 512M
+ACCEL ?= tcg
+
+KCFLAGS := -std=gnu11 -O2 -g -ffreestanding -fno-pie -fno-pic -fno-stack-protector \
+	-mno-red-zone -mgeneral-regs-only -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer \
+	-fno-optimize-sibling-calls -fno-asynchronous-unwind-tables -fno-common \
+	-Wall -Wextra -Werror -Wno-unused-parameter -Ikern/include -Ikern/arch/x86 -MMD -MP
+KASFLAGS := -Ikern/include -Ikern/arch/x86 -MMD -MP
+KLDFLAGS := -n -nostdlib -T kern/arch/x86/kernel.ld --build-id=sha1 -z max-page-size=4096 \
+	-z noexecstack --no-warn-rwx-segments
+
+# arch: boot, traps, interrupt controllers, clocks, other cores
+ARCH_SRCS := $(addprefix kern/arch/x86/, boot.S trampoline.S trapentry.S swtch.S main.c \
+	uart.c cpu.c gdt.c trap.c multiboot.c acpi.c lapic.c ioapic.c tsc.c smp.c ksyms.c \
+	thread_x86.c)
+# portable core
+CORE_SRCS := $(addprefix kern/src/, init.c init_late.c panic.c printf.c string.c errstr.c \
+	spinlock.c page.c kmalloc.c cons.c shell.c cmds_sys.c sched.c rendez.c qlock.c \
+	alarm.c block.c qio.c)
+KSRCS := $(ARCH_SRCS) $(CORE_SRCS)
+KOBJS := $(patsubst %,$(B)/%.o,$(basename $(KSRCS)))
+
+all: $(B)/kernel.elf $(B)/kern.iso user
+
+# V=1 shows the commands
+Q := $(if $(V),,@)
+
+$(B)/%.o: %.c
+	@mkdir -p $(dir $@)
+	@$(if $(V),,echo "  CC $<")
+	$(Q)$(CC) $(KCFLAGS) -c $< -o $@
+
+$(B)/%.o: %.S
+	@mkdir -p $(dir $@)
+	@$(if $(V),,echo "  AS $<")
+	$(Q)$(CC) $(KASFLAGS) -c $< -o $@
+
+# Two links: the first gives the addresses for the symbol table (.ksyms), which the
+# linker script places last, so the second link moves no other symbol (checked).
+$(B)/kernel.0.elf: $(KOBJS) kern/arch/x86/kernel.ld
+	$(Q)$(LD) $(KLDFLAGS) -o $@ $(KOBJS)
+
+$(B)/ksyms.S: $(B)/kernel.0.elf scripts/gensyms
+	$(Q)scripts/gensyms $< $@
+
+$(B)/ksyms.o: $(B)/ksyms.S
+	$(Q)$(CC) -c $< -o $@
+
+$(B)/kernel.elf: $(B)/kernel.0.elf $(B)/ksyms.o
+	@$(if $(V),,echo "  LD $@")
+	$(Q)$(LD) $(KLDFLAGS) -o $@ $(KOBJS) $(B)/ksyms.o
+	@$(NM) -n $(B)/kernel.0.elf | grep -v __ksyms | grep -v __kernel_end > $(B)/syms.0
+	@$(NM) -n $@ | grep -v __ksyms | grep -v __kernel_end > $(B)/syms.1
+	@cmp -s $(B)/syms.0 $(B)/syms.1 || { echo "kernel.elf: symbols moved between links"; exit 1; }
+
+$(B)/kern.iso: $(B)/kernel.elf scripts/grub.cfg
+	@mkdir -p $(B)/iso/boot/grub
+	$(Q)cp $(B)/kernel.elf $(B)/iso/boot/kernel.elf
+	$(Q)cp scripts/grub.cfg $(B)/iso/boot/grub/grub.cfg
+	@$(if $(V),,echo "  ISO $@")
+	$(Q)grub-mkrescue -o $@ $(B)/iso 2>/dev/null
+
+user:
+	$(MAKE) -s -C user
+
+kernel: $(B)/kernel.elf
+
+deps:
+	scripts/deps
+
+qemu: all
+	scripts/qemu -s
+
+qemu-gdb: all
+	@echo "set confirm off" > .gdbinit
+	@echo "file $(B)/kernel.elf" >> .gdbinit
+	@echo "target remote localhost:1234" >> .gdbinit
+	@echo "QEMU waits for gdb: run 'gdb' in this directory (.gdbinit connects)"
+	scripts/qemu -s -S
+
+test: deps
+	$(MAKE) all
+	$(MAKE) -s -C tests/host
+	tests/run $(T)
+
+bench: deps
+	$(MAKE) all
+	tests/bench/run
+
+fuzz: deps
+	$(MAKE) -C user fuzz
+
+clean:
+	rm -rf $(B) .gdbinit
+	$(MAKE) -s -C user clean
+
+.PHONY: all user kernel deps qemu qemu-gdb test bench fuzz clean
+
+-include $(KOBJS:.o=.d)

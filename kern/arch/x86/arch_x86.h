@@ -1,0 +1,93 @@
+/*
+ * Interfaces between the files of kern/arch/x86 (not for portable code: see arch.h).
+ */
+#ifndef ARCH_X86_H
+#define ARCH_X86_H
+
+#include "kernel.h"
+
+/* Interrupt vectors */
+#define T_PF		14
+#define IRQ_BASE	32
+#define T_TIMER		32	/* LAPIC timer, every core */
+#define T_UART		36	/* COM1 through the IOAPIC */
+#define T_PCI_BASE	40	/* 40..47: PCI INTx lines routed through the IOAPIC */
+#define T_IPI_WAKE	0xf0	/* wake a core from hlt (scheduler) */
+#define T_IPI_STOP	0xf1	/* panic: stop this core */
+#define T_SPURIOUS	0xff
+
+struct trapframe {
+	uint64_t r15, r14, r13, r12, r11, r10, r9, r8;
+	uint64_t rdi, rsi, rbp, rdx, rcx, rbx, rax;
+	uint64_t vector, error;
+	/* pushed by the CPU */
+	uint64_t rip, cs, rflags, rsp, ss;
+};
+
+/* uart.c */
+void uart_init(void);
+void uart_putc(char c);
+void uart_irq(void);
+void uart_enable_irq(void);
+
+/* multiboot.c */
+struct mb_info {
+	uintptr_t rsdp;		/* ACPI RSDP copy inside the boot info, 0 if none */
+	char cmdline[128];
+};
+void multiboot_parse(uint32_t mbi, struct mb_info *out);
+
+/* gdt.c */
+void gdt_init_cpu(int core);
+
+/* trap.c */
+void idt_init(void);
+void idt_load(void);
+typedef void (*irq_handler)(struct trapframe *tf, void *arg);
+void irq_register(int vector, irq_handler fn, void *arg);
+void backtrace_print(uintptr_t pc, uintptr_t fp);
+
+/* acpi.c */
+struct acpi_info {
+	int ncpus;
+	uint32_t apic_ids[64];
+	uintptr_t lapic_addr;
+	uintptr_t ioapic_addr;
+	uint32_t ioapic_gsi_base;
+	/* ISA IRQ -> GSI and flags from interrupt source overrides */
+	uint32_t isa_gsi[16];
+	uint16_t isa_flags[16];
+};
+extern struct acpi_info acpi;
+void acpi_init(uintptr_t rsdp);
+
+/* lapic.c */
+void lapic_init_cpu(void);
+uint32_t lapic_id(void);
+void lapic_eoi(void);
+void lapic_send_ipi(uint32_t apic_id, uint32_t icr_low);
+void lapic_send_init_sipi(uint32_t apic_id, uint8_t vector_page);
+void lapic_timer_calibrate(void);
+void lapic_timer_set_deadline(uint64_t tsc_deadline);
+
+/* ioapic.c */
+void ioapic_init(void);
+/* Route GSI to vector on the boot core; level/active-low from flags (MADT MPS INTI). */
+void ioapic_route(uint32_t gsi, int vector, bool level, bool active_low);
+void ioapic_route_isa(int irq, int vector);
+
+/* tsc.c */
+void tsc_calibrate(void);
+
+/* smp.c */
+void smp_boot_aps(void);
+void cpu_setup_this(int core);
+
+/* ksyms.c */
+void ksyms_init(void);
+
+/* misc */
+extern uint32_t boot_mbi;
+void arch_console_write(const char *s, size_t n);
+
+#endif

@@ -1,0 +1,56 @@
+/*
+ * The IOAPIC: routes device interrupt lines (GSIs) to vectors on the boot core. The legacy
+ * 8259 PICs are masked off for good.
+ */
+#include "x86.h"
+#include "arch_x86.h"
+
+#define IOREGSEL 0x00
+#define IOWIN	0x10
+#define REG_VER	0x01
+#define REG_RED	0x10
+
+static volatile uint32_t *ioapic;
+
+static uint32_t rd(uint32_t reg) { ioapic[IOREGSEL / 4] = reg; return ioapic[IOWIN / 4]; }
+static void wr(uint32_t reg, uint32_t v) { ioapic[IOREGSEL / 4] = reg; ioapic[IOWIN / 4] = v; }
+
+static void pic_disable(void)
+{
+	outb(0x21, 0xff);
+	outb(0xa1, 0xff);
+}
+
+/* Boot core, once: mask every pin. */
+void ioapic_init(void)
+{
+	int n;
+
+	pic_disable();
+	ioapic = (volatile uint32_t *)acpi.ioapic_addr;
+	n = ((rd(REG_VER) >> 16) & 0xff) + 1;
+	for (int i = 0; i < n; i++) {
+		wr(REG_RED + 2 * i, 0x10000);	/* masked */
+		wr(REG_RED + 2 * i + 1, 0);
+	}
+}
+
+/* Boot time: deliver gsi as vector to the boot core (fixed delivery, physical dest). */
+void ioapic_route(uint32_t gsi, int vector, bool level, bool active_low)
+{
+	uint32_t pin = gsi - acpi.ioapic_gsi_base;
+	uint32_t lo = (uint32_t)vector | (level ? 1u << 15 : 0) | (active_low ? 1u << 13 : 0);
+
+	wr(REG_RED + 2 * pin + 1, acpi.apic_ids[0] << 24);
+	wr(REG_RED + 2 * pin, lo);
+}
+
+/* ISA IRQs are edge/active-high unless the MADT overrides them (MPS INTI flags). */
+void ioapic_route_isa(int irq, int vector)
+{
+	uint16_t f = acpi.isa_flags[irq];
+	bool active_low = (f & 3) == 3;
+	bool level = ((f >> 2) & 3) == 3;
+
+	ioapic_route(acpi.isa_gsi[irq], vector, level, active_low);
+}

@@ -1,0 +1,116 @@
+/*
+ * The local APIC of each core: interrupt acknowledge, inter-processor interrupts and the
+ * timer. The timer runs one-shot, counting down at a rate measured once against the TSC;
+ * alarm.c asks for "interrupt me at TSC t" and lapic_timer_set_deadline converts.
+ */
+#include "x86.h"
+#include "arch_x86.h"
+#include "arch.h"
+
+#define ID	0x020
+#define EOI	0x0b0
+#define SVR	0x0f0
+#define ICRLO	0x300
+#define ICRHI	0x310
+#define LVT_TIMER 0x320
+#define LVT_LINT0 0x350
+#define LVT_LINT1 0x360
+#define LVT_ERROR 0x370
+#define TICR	0x380	/* initial count */
+#define TCCR	0x390	/* current count */
+#define TDCR	0x3e0	/* divide configuration */
+#define MASKED	0x10000
+#define ICR_PENDING 0x1000
+
+static volatile uint32_t *lapic;
+static uint64_t lapic_hz;	/* timer counts per second at divide 1 */
+
+static inline uint32_t rd(uint32_t reg) { return lapic[reg / 4]; }
+static inline void wr(uint32_t reg, uint32_t v) { lapic[reg / 4] = v; (void)lapic[ID / 4]; }
+
+void lapic_init_cpu(void)
+{
+	lapic = (volatile uint32_t *)acpi.lapic_addr;
+	wrmsr(MSR_APIC_BASE, rdmsr(MSR_APIC_BASE) | 0x800);	/* global enable */
+	wr(SVR, 0x100 | T_SPURIOUS);
+	wr(LVT_LINT0, MASKED);
+	wr(LVT_LINT1, MASKED);
+	wr(LVT_ERROR, MASKED);
+	wr(TDCR, 0xb);			/* divide by 1 */
+	wr(LVT_TIMER, MASKED | T_TIMER);
+	wr(EOI, 0);
+}
+
+uint32_t lapic_id(void) { return rd(ID) >> 24; }
+void lapic_eoi(void) { wr(EOI, 0); }
+
+void lapic_send_ipi(uint32_t apic_id, uint32_t icr_low)
+{
+	unsigned long f = irq_save();
+
+	wr(ICRHI, apic_id << 24);
+	wr(ICRLO, icr_low);
+	while (rd(ICRLO) & ICR_PENDING)
+		pause();
+	irq_restore(f);
+}
+
+static void delay_us(uint64_t us)
+{
+	uint64_t end = rdtsc() + us * tsc_hz() / 1000000;
+
+	while (rdtsc() < end)
+		pause();
+}
+
+/* Start an AP at vector_page * 4 KiB in real mode (Intel's INIT-SIPI-SIPI sequence). */
+void lapic_send_init_sipi(uint32_t apic_id, uint8_t vector_page)
+{
+	lapic_send_ipi(apic_id, 0x4500);		/* INIT, assert */
+	delay_us(10000);
+	for (int i = 0; i < 2; i++) {
+		lapic_send_ipi(apic_id, 0x4600 | vector_page);	/* STARTUP */
+		delay_us(200);
+	}
+}
+
+/* Boot core, once, after the TSC is calibrated: count timer ticks over 10 ms of TSC. */
+void lapic_timer_calibrate(void)
+{
+	uint64_t t0, t1;
+	uint32_t c1;
+
+	wr(TDCR, 0xb);
+	wr(LVT_TIMER, MASKED | T_TIMER);
+	wr(TICR, 0xffffffff);
+	t0 = rdtsc();
+	while ((t1 = rdtsc()) - t0 < tsc_hz() / 100)
+		pause();
+	c1 = rd(TCCR);
+	wr(TICR, 0);
+	lapic_hz = (uint64_t)(0xffffffffu - c1) * tsc_hz() / (t1 - t0);
+	if (lapic_hz == 0)
+		lapic_hz = 1000000000;
+}
+
+/*
+ * Interrupt at TSC deadline (one vector T_TIMER), or never if deadline is 0. Interrupts
+ * off, own core. A deadline already past fires as soon as possible.
+ */
+void lapic_timer_set_deadline(uint64_t deadline)
+{
+	uint64_t now = rdtsc(), count;
+
+	if (!deadline) {
+		wr(TICR, 0);
+		return;
+	}
+	/* at most a second ahead (no overflow); alarm.c re-arms when woken early */
+	count = deadline > now ? MIN(deadline - now, tsc_hz()) * lapic_hz / tsc_hz() : 1;
+	if (count == 0)
+		count = 1;
+	if (count > 0xffffffffu)
+		count = 0xffffffffu;
+	wr(LVT_TIMER, T_TIMER);		/* one-shot, unmasked */
+	wr(TICR, (uint32_t)count);
+}

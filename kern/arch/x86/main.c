@@ -1,0 +1,44 @@
+/*
+ * x86 bring-up on the boot core, in dependency order; then the portable kernel_main.
+ */
+#include "x86.h"
+#include "arch_x86.h"
+#include "cons.h"
+#include "cpu.h"
+#include "page.h"
+
+void kernel_main(void);	/* kern/src/init.c */
+
+extern char boot_stack[];
+static struct mb_info mb;
+
+static void uart_irq_handler(struct trapframe *tf, void *arg)
+{
+	(void)tf;
+	(void)arg;
+	uart_irq();
+}
+
+__noreturn void arch_main(uint32_t mbi)
+{
+	uart_init();				/* COM1: printk works from here */
+	gdt_init_cpu(0);			/* our GDT and TSS */
+	cpu_setup_this(0);			/* GS -> cpus[0] */
+	cpus[0].irq_stack_lo = (uintptr_t)boot_stack;
+	cpus[0].irq_stack_hi = (uintptr_t)boot_stack + 16384;
+	idt_init();				/* every vector has a stub */
+	idt_load();
+	multiboot_parse(mbi, &mb);		/* memory map -> page allocator */
+	acpi_init(mb.rsdp);			/* MADT: cores, IOAPIC */
+	tsc_calibrate();			/* the clock every core shares */
+	lapic_init_cpu();			/* this core's LAPIC */
+	cpus[0].apic_id = lapic_id();
+	lapic_timer_calibrate();
+	ioapic_init();				/* legacy PICs off, pins masked */
+	irq_register(T_UART, uart_irq_handler, NULL);
+	ioapic_route_isa(4, T_UART);		/* COM1 receive -> core 0 */
+	uart_enable_irq();
+	smp_boot_aps();				/* the other cores, each to kernel_ap_main */
+	kernel_main();
+	panic("kernel_main returned");
+}

@@ -1,0 +1,73 @@
+/*
+ * Starting the application processors. The boot core copies the trampoline to 0x8000 and
+ * starts the cores the MADT lists one at a time (INIT-SIPI-SIPI), handing each a stack
+ * through ap_boot_stack and waiting until it reports in, so one stack variable suffices.
+ * Each AP then runs ap_main: its own GDT/TSS, IDT, LAPIC, and the portable per-core start.
+ */
+#include "x86.h"
+#include "arch_x86.h"
+#include "cpu.h"
+#include "page.h"
+
+#define TRAMPOLINE_ADDR	0x8000
+#define AP_STACK_PAGES	4
+
+extern char trampoline_start[], trampoline_end[];
+extern uint64_t ap_boot_stack;
+extern int ncpus_online;
+static volatile int ap_started;
+static volatile int ap_core;
+
+void kernel_ap_main(void);	/* kern/src/init.c */
+
+__noreturn void ap_main(void)
+{
+	int core = ap_core;
+
+	gdt_init_cpu(core);
+	cpu_setup_this(core);
+	idt_load();
+	lapic_init_cpu();
+	cpus[core].apic_id = lapic_id();
+	cpus[core].irq_stack_hi = ap_boot_stack;
+	cpus[core].irq_stack_lo = ap_boot_stack - AP_STACK_PAGES * PGSIZE;
+	__atomic_store_n(&ap_started, 1, __ATOMIC_RELEASE);
+	kernel_ap_main();
+	panic("kernel_ap_main returned");
+}
+
+static bool start_one(int core, uint32_t apic_id)
+{
+	uint8_t *stack = pages_alloc(AP_STACK_PAGES);
+	uint64_t deadline;
+
+	if (!stack)
+		panic("smp: no memory for the stack of cpu %d", core);
+	ap_core = core;
+	ap_started = 0;
+	ap_boot_stack = (uintptr_t)stack + AP_STACK_PAGES * PGSIZE;
+	lapic_send_init_sipi(apic_id, TRAMPOLINE_ADDR >> 12);
+	deadline = rdtsc() + tsc_hz();		/* one second */
+	while (!__atomic_load_n(&ap_started, __ATOMIC_ACQUIRE))
+		if (rdtsc() > deadline)
+			return false;
+	return true;
+}
+
+void smp_boot_aps(void)
+{
+	uint32_t me = lapic_id();
+	int core = 1;
+
+	memcpy((void *)TRAMPOLINE_ADDR, trampoline_start, trampoline_end - trampoline_start);
+	for (int i = 0; i < acpi.ncpus; i++) {
+		if (acpi.apic_ids[i] == me)
+			continue;
+		if (!start_one(core, acpi.apic_ids[i])) {
+			printk("smp: cpu with apic id %u did not start\n", acpi.apic_ids[i]);
+			continue;
+		}
+		core++;
+		__atomic_store_n(&ncpus_online, core, __ATOMIC_RELEASE);
+	}
+}

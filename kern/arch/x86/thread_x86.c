@@ -1,0 +1,63 @@
+/*
+ * The x86 parts of threads and timers: a new thread's first stack frame, the wake IPI
+ * and the timer hook alarm.c programs.
+ */
+#include "x86.h"
+#include "arch_x86.h"
+#include "cpu.h"
+
+/*
+ * Lay out a new stack so that swtch's pops and ret land in entry with a 16-byte aligned
+ * stack (as after a call) and a zero frame pointer, which ends backtraces.
+ */
+uintptr_t arch_thread_stack_init(uintptr_t top, void (*entry)(void))
+{
+	uint64_t *sp = (uint64_t *)(top & ~15ul);
+
+	*--sp = 0;			/* fake return address of entry: ends backtraces */
+	*--sp = (uintptr_t)entry;	/* swtch's ret */
+	*--sp = 0;			/* rbp */
+	for (int i = 0; i < 5; i++)
+		*--sp = 0;		/* rbx, r12..r15 */
+	return (uintptr_t)sp;
+}
+
+void arch_send_wake_ipi(int core)
+{
+	lapic_send_ipi(cpus[core].apic_id, T_IPI_WAKE);
+}
+
+void arch_timer_set(uint64_t tsc_deadline)
+{
+	lapic_timer_set_deadline(tsc_deadline);
+}
+
+static void stop_ipi(struct trapframe *tf, void *arg)
+{
+	(void)tf;
+	(void)arg;
+	for (;;)
+		__asm__ volatile("cli; hlt");
+}
+
+/* For panic: every other online core halts with interrupts off. */
+void arch_stop_other_cores(void)
+{
+	static bool registered;
+
+	if (!registered) {
+		irq_register(T_IPI_STOP, stop_ipi, NULL);
+		registered = true;
+	}
+	for (int i = 0; i < ncpus(); i++)
+		if (i != core_id())
+			lapic_send_ipi(cpus[i].apic_id, T_IPI_STOP);
+}
+
+__attribute__((noinline)) void arch_backtrace_here(void)
+{
+	uintptr_t fp = read_rbp();
+
+	printk("backtrace:\n");
+	backtrace_print(((uintptr_t *)fp)[1], ((uintptr_t *)fp)[0]);
+}

@@ -1,0 +1,135 @@
+/*
+ * The IDT and the C side of every interrupt and exception.
+ *
+ * trap() runs with interrupts off on the interrupted stack. Exceptions are fatal (there is
+ * no user mode): they print the vector, error code, registers, CR2 for page faults and a
+ * symbolized backtrace, then panic. Device and timer interrupts go to the handler
+ * registered for their vector and are acknowledged at the LAPIC; the timer interrupt may
+ * end in a context switch (sched_preempt_irq), which happens after the EOI.
+ */
+#include "x86.h"
+#include "arch_x86.h"
+#include "alarm.h"
+#include "cpu.h"
+#include "sched.h"
+
+struct idt_entry {
+	uint16_t off_lo;
+	uint16_t sel;
+	uint8_t ist;
+	uint8_t type;		/* 0x8e: present, ring 0, 64-bit interrupt gate */
+	uint16_t off_mid;
+	uint32_t off_hi;
+	uint32_t zero;
+} __attribute__((packed));
+
+static struct idt_entry idt[256] __aligned(16);
+static struct { irq_handler fn; void *arg; } handlers[256];
+extern char trap_stubs[];
+
+static const char *const exc_names[32] = {
+	"divide error", "debug", "NMI", "breakpoint", "overflow", "bound range",
+	"invalid opcode", "device not available", "double fault", "coprocessor overrun",
+	"invalid TSS", "segment not present", "stack fault", "general protection",
+	"page fault", "reserved", "x87 floating point", "alignment check", "machine check",
+	"SIMD floating point", "virtualization", "control protection",
+};
+
+void idt_init(void)
+{
+	for (int v = 0; v < 256; v++) {
+		uintptr_t a = (uintptr_t)trap_stubs + 16 * v;
+
+		idt[v] = (struct idt_entry){
+			.off_lo = a & 0xffff, .sel = SEG_KCODE, .ist = v == 8 ? 1 : 0,
+			.type = 0x8e, .off_mid = (a >> 16) & 0xffff, .off_hi = a >> 32,
+		};
+	}
+}
+
+void idt_load(void)
+{
+	struct { uint16_t lim; uint64_t base; } __attribute__((packed)) d = {
+		sizeof(idt) - 1, (uintptr_t)idt
+	};
+
+	__asm__ volatile("lidt %0" :: "m"(d));
+}
+
+/* Boot time only, before the vector can fire. */
+void irq_register(int vector, irq_handler fn, void *arg)
+{
+	handlers[vector].fn = fn;
+	handlers[vector].arg = arg;
+}
+
+/* Print the frame-pointer chain starting at pc, fp; stops at anything implausible. */
+void backtrace_print(uintptr_t pc, uintptr_t fp)
+{
+	const char *name;
+	uintptr_t off;
+
+	for (int depth = 0; depth < 32; depth++) {
+		if (ksym_lookup(pc, &name, &off))
+			printk("  #%d %016lx %s+0x%lx\n", depth, pc, name, off);
+		else
+			printk("  #%d %016lx ?\n", depth, pc);
+		if (fp == 0 || (fp & 7) || fp < 0x100000 || fp >= (1ull << 32))
+			break;
+		pc = ((uintptr_t *)fp)[1];
+		fp = ((uintptr_t *)fp)[0];
+		if (pc == 0)
+			break;
+	}
+}
+
+static __noreturn void trap_fatal(struct trapframe *tf)
+{
+	const char *name = tf->vector < 32 && exc_names[tf->vector] ? exc_names[tf->vector]
+								     : "unexpected interrupt";
+
+	printk("\nFATAL: %s (vector %lu, error 0x%lx) on cpu %d\n", name, tf->vector, tf->error,
+	       core_id());
+	if (tf->vector == T_PF)
+		printk("  cr2 %016lx (%s, %s)\n", read_cr2(),
+		       tf->error & 1 ? "protection violation" : "page not present",
+		       tf->error & 2 ? "write" : "read");
+	printk("  rip %016lx rsp %016lx rbp %016lx rflags %016lx\n", tf->rip, tf->rsp, tf->rbp,
+	       tf->rflags);
+	printk("  rax %016lx rbx %016lx rcx %016lx rdx %016lx\n", tf->rax, tf->rbx, tf->rcx,
+	       tf->rdx);
+	printk("  rsi %016lx rdi %016lx r8  %016lx r9  %016lx\n", tf->rsi, tf->rdi, tf->r8, tf->r9);
+	printk("  r10 %016lx r11 %016lx r12 %016lx r13 %016lx\n", tf->r10, tf->r11, tf->r12,
+	       tf->r13);
+	printk("  r14 %016lx r15 %016lx cs %lx ss %lx\n", tf->r14, tf->r15, tf->cs, tf->ss);
+	printk("backtrace:\n");
+	backtrace_print(tf->rip, tf->rbp);
+	panic("%s at %016lx", name, tf->rip);
+}
+
+void trap(struct trapframe *tf)
+{
+	int v = (int)tf->vector;
+
+	if (v < IRQ_BASE && v != 2)
+		trap_fatal(tf);
+	this_cpu()->irqs++;
+	if (v == T_SPURIOUS)
+		return;
+	if (v == T_TIMER) {
+		lapic_eoi();
+		alarm_interrupt(tf);
+		sched_preempt_irq(tf->rflags & RFLAGS_IF);
+		return;
+	}
+	if (handlers[v].fn)
+		handlers[v].fn(tf, handlers[v].arg);
+	else if (v != T_IPI_WAKE)
+		printk("trap: stray interrupt %d on cpu %d\n", v, core_id());
+	if (v >= IRQ_BASE)
+		lapic_eoi();
+}
+
+uintptr_t tf_pc(struct trapframe *tf) { return tf->rip; }
+uintptr_t tf_fp(struct trapframe *tf) { return tf->rbp; }
+uintptr_t tf_sp(struct trapframe *tf) { return tf->rsp; }

@@ -1,0 +1,84 @@
+/*
+ * Interrupt and exception entry. Every vector has a stub that pushes a zero error code
+ * when the CPU pushes none, then the vector number, and joins trap_common, which saves
+ * the general registers as a struct trapframe (arch_x86.h) and calls trap(tf).
+ *
+ * trap_common also builds a frame-pointer link (rbp -> the interrupted rbp, return address
+ * the interrupted rip) so that backtraces from inside a handler continue into the
+ * interrupted code.
+ *
+ * Everything runs in ring 0 on the interrupted stack (there is no user mode); the double
+ * fault uses IST1 so a blown stack still gets a report.
+ */
+	.text
+
+.macro STUB_NOERR n
+	.align 16
+	pushq $0
+	pushq $\n
+	jmp trap_common
+.endm
+
+.macro STUB_ERR n
+	.align 16
+	pushq $\n
+	jmp trap_common
+.endm
+
+	.align 16
+	.globl trap_stubs
+trap_stubs:
+vec = 0
+.rept 256
+	.if vec == 8 || (vec >= 10 && vec <= 14) || vec == 17 || vec == 21 || vec == 29 || vec == 30
+	STUB_ERR vec
+	.else
+	STUB_NOERR vec
+	.endif
+	vec = vec + 1
+.endr
+
+	.globl trap_common
+trap_common:
+	pushq %rax
+	pushq %rbx
+	pushq %rcx
+	pushq %rdx
+	pushq %rbp
+	pushq %rsi
+	pushq %rdi
+	pushq %r8
+	pushq %r9
+	pushq %r10
+	pushq %r11
+	pushq %r12
+	pushq %r13
+	pushq %r14
+	pushq %r15
+	cld
+	movq %rsp, %rdi
+	/* fake frame: [rbp] = interrupted rbp, [rbp+8] = interrupted rip */
+	pushq 17*8(%rsp)		/* tf->rip */
+	pushq 10*8+8(%rsp)		/* tf->rbp */
+	movq %rsp, %rbp
+	call trap
+	addq $16, %rsp
+	.globl trap_return
+trap_return:
+	popq %r15
+	popq %r14
+	popq %r13
+	popq %r12
+	popq %r11
+	popq %r10
+	popq %r9
+	popq %r8
+	popq %rdi
+	popq %rsi
+	popq %rbp
+	popq %rdx
+	popq %rcx
+	popq %rbx
+	popq %rax
+	addq $16, %rsp			/* vector, error */
+	iretq

@@ -1,0 +1,56 @@
+/*
+ * The TSC is the kernel's clock: calibrated once on the boot core against PIT channel 2
+ * (10 ms gate, three runs, the median kept) and shared by every core. QEMU and modern
+ * CPUs keep the TSC invariant and synchronized across cores.
+ */
+#include "x86.h"
+#include "arch_x86.h"
+
+#define PIT_HZ		1193182
+#define PIT_CH2		0x42
+#define PIT_CMD		0x43
+#define PIT_GATE	0x61
+
+static uint64_t tsc_freq;
+static uint64_t tsc_boot;
+
+static uint64_t measure(uint32_t ms)
+{
+	uint32_t count = PIT_HZ * ms / 1000;
+	uint64_t t0, t1;
+
+	outb(PIT_GATE, (inb(PIT_GATE) & ~0x02) | 0x01);	/* gate on, speaker off */
+	outb(PIT_CMD, 0xb0);				/* ch2, lo/hi, mode 0 */
+	outb(PIT_CH2, count & 0xff);
+	outb(PIT_CH2, count >> 8);
+	t0 = rdtsc();
+	while (!(inb(PIT_GATE) & 0x20))
+		;
+	t1 = rdtsc();
+	return (t1 - t0) * 1000 / ms;
+}
+
+void tsc_calibrate(void)
+{
+	uint64_t r[3], t;
+
+	tsc_boot = rdtsc();
+	for (int i = 0; i < 3; i++)
+		r[i] = measure(10);
+	/* median of three */
+	if (r[0] > r[1]) { t = r[0]; r[0] = r[1]; r[1] = t; }
+	if (r[1] > r[2]) { t = r[1]; r[1] = r[2]; r[2] = t; }
+	if (r[0] > r[1]) { t = r[0]; r[0] = r[1]; r[1] = t; }
+	tsc_freq = r[1];
+}
+
+uint64_t tsc_read(void) { return rdtsc(); }
+uint64_t tsc_hz(void) { return tsc_freq; }
+
+uint64_t nsec(void)
+{
+	uint64_t d = rdtsc() - tsc_boot;
+
+	/* split so the product cannot overflow (tsc_freq < 18 GHz) */
+	return d / tsc_freq * 1000000000u + d % tsc_freq * 1000000000u / tsc_freq;
+}

@@ -1,0 +1,49 @@
+/*
+ * Per-core alarms: run a callback in interrupt context on the core that set the alarm,
+ * at a TSC deadline, once or periodically. All of a core's alarms share its LAPIC timer,
+ * which is programmed for the earliest deadline (TSC-deadline mode when the CPU has it,
+ * one-shot mode otherwise).
+ *
+ * The callback runs with interrupts off, must not sleep, and gets the interrupted context
+ * (for the profiler). A periodic alarm is re-armed at deadline + period before its
+ * callback runs, so periods do not drift; if the core fell behind by more than a period,
+ * missed expiries are skipped (the callback learns how many from alarm.missed).
+ */
+#ifndef ALARM_H
+#define ALARM_H
+
+#include "kernel.h"
+
+struct trapframe;	/* opaque; see arch accessors below */
+struct alarm;
+typedef void (*alarm_fn)(struct alarm *a, struct trapframe *tf);
+
+struct alarm {
+	uint64_t deadline;	/* TSC */
+	uint64_t period;	/* TSC ticks; 0 for one-shot */
+	alarm_fn fn;
+	void *arg;		/* for fn */
+	uint64_t missed;	/* periodic expiries skipped because the core was late */
+	int core;		/* core it is armed on, -1 when not armed */
+	struct alarm *next;	/* per-core list, sorted by deadline */
+};
+
+void alarm_init(struct alarm *a, alarm_fn fn, void *arg);
+/*
+ * Arm a on the calling core (interrupts may be on or off): first expiry at deadline (TSC),
+ * then every period ticks if period != 0. Re-arming an armed alarm moves it.
+ */
+void alarm_set(struct alarm *a, uint64_t deadline, uint64_t period);
+/* Disarm; a must be armed on the calling core or not at all. Callable from its callback. */
+void alarm_cancel(struct alarm *a);
+bool alarm_armed(struct alarm *a);
+
+/* Interrupted context accessors, for alarm callbacks (implemented in kern/arch). */
+uintptr_t tf_pc(struct trapframe *tf);
+uintptr_t tf_fp(struct trapframe *tf);	/* frame pointer (rbp) */
+uintptr_t tf_sp(struct trapframe *tf);
+
+/* Called by the arch timer interrupt: run due alarms of this core, reprogram the timer. */
+void alarm_interrupt(struct trapframe *tf);
+
+#endif

@@ -1,0 +1,44 @@
+/*
+ * The arch boundary: everything portable code may ask of the machine. Implemented under
+ * kern/arch/x86 (and, for the host-testable files, by tests/host/shim). Nothing outside
+ * kern/arch uses inline assembly.
+ */
+#ifndef ARCH_H
+#define ARCH_H
+
+#include "kernel.h"
+
+#define MAX_CPUS	64
+#define PGSIZE		4096
+
+/* Interrupt flag. irq_save disables and returns the old state; irq_restore puts it back. */
+unsigned long irq_save(void);
+void irq_restore(unsigned long flags);
+void irq_enable(void);
+void irq_disable(void);
+bool irq_enabled(void);
+
+/* Core numbering is dense, 0 .. ncpus()-1; core 0 is the boot core. */
+int core_id(void);		/* any context; meaningful with interrupts off or pinned */
+int ncpus(void);		/* cores online */
+
+uint64_t tsc_read(void);	/* any context */
+uint64_t tsc_hz(void);		/* calibrated once at boot */
+uint64_t nsec(void);		/* nanoseconds since boot, from the TSC */
+
+void cpu_relax(void);		/* spin-wait hint */
+void cpu_halt(void);		/* sti; hlt, atomically: wakes on the next interrupt */
+/* ACPI soft-off: QEMU exits with status 0. */
+__noreturn void arch_poweroff(void);
+/* isa-debug-exit: QEMU exits with status (code << 1) | 1, never 0. */
+__noreturn void arch_exit(int code);
+#define EXIT_PANIC_CODE		0x31	/* QEMU exit status 99: the kernel panicked */
+#define EXIT_PANIC_STATUS	99
+
+/* The build-id note of the running kernel (GNU build-id), for the profiler's header. */
+const uint8_t *kernel_build_id(size_t *len);
+
+/* Symbol of a kernel address, for backtraces: name and offset, false if unknown. */
+bool ksym_lookup(uintptr_t pc, const char **name, uintptr_t *off);
+
+#endif

@@ -1,0 +1,41 @@
+/*
+ * The console: bytes in from the UART's receive interrupt, bytes out to the UART.
+ *
+ * Input is a ring buffer filled in interrupt context (cons_input_irq) and drained by one
+ * reader (cons_getc, thread context: the shell). Output goes through the printk lock so
+ * that a line written here never interleaves with a printk from another core.
+ */
+#ifndef CONS_H
+#define CONS_H
+
+#include "kernel.h"
+
+/* Provided by kern/arch: write bytes to the serial console, LF as CRLF. Any context. */
+void arch_console_write(const char *s, size_t n);
+
+/* Interrupt context: one received byte. Queued (dropped when the ring is full). */
+void cons_input_irq(int c);
+/* Thread context: next input byte (0..255), waiting until there is one. */
+int cons_getc(void);
+/* Any context: next input byte, or -1 when none is queued. */
+int cons_trygetc(void);
+/* Thread context: return once input may be queued (may return early; callers loop). */
+void cons_wait_input(void);
+/*
+ * fn is called in interrupt context when Ctrl-C (0x03) arrives, after the byte is queued
+ * (the line editor still sees it). It must not sleep or take a lock held around
+ * cons_input_irq's caller. NULL removes the hook.
+ */
+void cons_set_intr_hook(void (*fn)(void));
+/* Any context: write bytes to the console, not interleaved with printk output. */
+void cons_write(const char *s, size_t n);
+
+/* printf.c: raw bytes under the printk lock (what cons_write uses). */
+void printk_write(const char *s, size_t n);
+/*
+ * printf.c: for panic. From now on printk ignores its lock, so a core that stopped while
+ * holding it (or a fault inside printk) cannot silence the panic message. Never undone.
+ */
+void printk_panic_unlock(void);
+
+#endif

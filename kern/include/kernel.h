@@ -1,0 +1,57 @@
+/*
+ * What every portable kernel file needs: fixed-width types, printk, panic, assertions and
+ * a few helpers. Freestanding: only the compiler's own headers (stdint, stddef, stdbool,
+ * stdarg) are used, so the same sources also compile on the host against tests/host/shim.
+ */
+#ifndef KERNEL_H
+#define KERNEL_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef long ssize_t;
+
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+#define MIN(a, b)	((a) < (b) ? (a) : (b))
+#define MAX(a, b)	((a) > (b) ? (a) : (b))
+#define ROUNDUP(x, n)	(((x) + (n) - 1) / (n) * (n))
+#define ROUNDDOWN(x, n)	((x) / (n) * (n))
+#define container_of(p, type, member) ((type *)((char *)(p) - offsetof(type, member)))
+#define likely(x)	__builtin_expect(!!(x), 1)
+#define unlikely(x)	__builtin_expect(!!(x), 0)
+#define READ_ONCE(x)	(*(volatile __typeof__(x) *)&(x))
+#define WRITE_ONCE(x, v) (*(volatile __typeof__(x) *)&(x) = (v))
+#define __noreturn	__attribute__((noreturn))
+#define __printf(a, b)	__attribute__((format(printf, a, b)))
+#define __aligned(n)	__attribute__((aligned(n)))
+#define CACHELINE	64
+
+/* Print to the console (serial). Any context; output of one call is not interleaved. */
+int printk(const char *fmt, ...) __printf(1, 2);
+int vprintk(const char *fmt, va_list ap);
+int snprintf(char *buf, size_t n, const char *fmt, ...) __printf(3, 4);
+int vsnprintf(char *buf, size_t n, const char *fmt, va_list ap);
+
+/* Print the message and a backtrace, stop every core, end QEMU with the panic code. */
+__noreturn void panic(const char *fmt, ...) __printf(1, 2);
+
+#define assert(c) \
+	do { if (unlikely(!(c))) panic("assertion failed: %s at %s:%d", #c, __FILE__, __LINE__); } while (0)
+
+/* string.h subset, implemented in kern/src/string.c */
+void *memset(void *d, int c, size_t n);
+void *memcpy(void *d, const void *s, size_t n);
+void *memmove(void *d, const void *s, size_t n);
+int memcmp(const void *a, const void *b, size_t n);
+size_t strlen(const char *s);
+size_t strnlen(const char *s, size_t n);
+int strcmp(const char *a, const char *b);
+int strncmp(const char *a, const char *b, size_t n);
+char *strchr(const char *s, int c);
+char *strrchr(const char *s, int c);
+size_t strlcpy(char *d, const char *s, size_t n);
+char *strdup(const char *s);
+
+#endif

@@ -1,0 +1,136 @@
+/*
+ * The sampling profiler, as the rest of the kernel sees it (implemented in kern/src/oprofile/).
+ *
+ * Contexts, and what each may call:
+ *	timer interrupt (core N)	oprof_tick_irq, oprof_sample_irq
+ *	any thread, on core N		oprof_thread_created (the thread-create hook)
+ *	the worker kthread (core 0)	oprof_worker_wait, oprof_worker_pass
+ *	device file operations		oprof_open, oprof_read, oprof_close, oprof_ctl,
+ *					oprof_stat_text (thread context; they may sleep)
+ *	boot				oprof_init, once, before any of the above
+ *
+ * The glue (kern/src/oprofile/glue.c) implements struct oprof_hooks: the profiler's
+ * portable core never touches timers, trap frames or the thread list itself.
+ */
+#ifndef OPROFILE_H
+#define OPROFILE_H
+
+#include "kernel.h"
+
+/* Defaults and limits of the settings (see oprof_ctl). */
+#define OPROF_DEF_HZ		1000
+#define OPROF_MAX_HZ		20000
+#define OPROF_DEF_DEPTH		16
+#define OPROF_DEF_BLOCK		(32 * 1024)
+#define OPROF_MIN_BLOCK		256
+#define OPROF_MAX_BLOCK		(1024 * 1024)	/* keeps a block's sample count below 2^16 */
+#define OPROF_DEF_PERIOD_MS	100
+#define OPROF_DEF_CAP		(64ull << 20)
+#define OPROF_DEF_STALE		2		/* worker periods */
+#define OPROF_DEF_EMPTYDEPTH	4		/* blocks per core's empty queue */
+
+/* Callback of oprof_hooks.foreach_thread: one live thread. */
+typedef void (*oprof_thread_fn)(void *arg, uint32_t tid, int core, const char *name);
+
+/*
+ * What the glue provides. All four are called from the ctl thread (thread context, may
+ * sleep) with the profiler's ctl mutex held, so they must not call back into oprof_ctl,
+ * oprof_worker_pass or oprof_stat_text.
+ */
+struct oprof_hooks {
+	/*
+	 * Arm a periodic timer at hz on every online core 0..ncpus()-1; each expiry calls
+	 * oprof_tick_irq on its own core. 0 or -errno (then no core may be left sampling).
+	 */
+	int (*start_sampling)(uint32_t hz);
+	/*
+	 * Disarm every core's timer and return only when no core is inside oprof_tick_irq
+	 * or will enter it again (for instance: IPI each core to cancel its alarm, wait for
+	 * all acknowledgements).
+	 */
+	void (*stop_sampling)(void);
+	/*
+	 * Call fn(arg, tid, core, name) for every live thread. fn writes records into blocks
+	 * it may kmalloc (never sleeps); it does not otherwise care which locks are held.
+	 */
+	void (*foreach_thread)(oprof_thread_fn fn, void *arg);
+};
+
+/* Boot: set defaults, create the output queue. hooks must stay valid forever. */
+void oprof_init(const struct oprof_hooks *hooks);
+/* Host tests only: free what oprof_init made. The profiler must be idle with no reader. */
+void oprof_fini(void);
+
+/*
+ * Run one line of /dev/oprofilectl (trailing newline allowed). 0 on success; otherwise
+ * -errno, with a one-line message starting "oprofile: " in err (always NUL terminated).
+ *	start [-f HZ] [-d DEPTH] [-b BLOCKBYTES]	stop	pause	resume	flush
+ *	discard		throw away a stopped session's unread stream
+ *	hz N | depth N | blockbytes N | period MS | cap SIZE | stale N | emptydepth N
+ *			defaults for the next session; refused while a session runs.
+ *			SIZE is MiB, or takes a K, M or G suffix.
+ */
+int oprof_ctl(const char *line, char *err, size_t errlen);
+
+/* /dev/oprofile. One reader at a time: a second open gets -EBUSY. */
+int oprof_open(void);
+/*
+ * Copy up to n bytes of the stream into buf. Sleeps while nothing is queued and the
+ * session's stream is not finished (also while idle: a reader opened before "start"
+ * streams). Returns bytes (> 0), 0 at the end of a session's stream (and from then on
+ * until close), or -EINTR when the reading thread is interrupted before any byte.
+ * One thread reads at a time.
+ */
+long oprof_read(void *buf, size_t n);
+void oprof_close(void);
+
+/*
+ * /dev/oprofilestat: "name value" lines into buf (NUL terminated, truncated to n - 1).
+ * Returns the length of the whole text, like snprintf, so a caller can retry bigger.
+ */
+size_t oprof_stat_text(char *buf, size_t n);
+
+/* Worker kthread body: for (;;) { oprof_worker_wait(); oprof_worker_pass(); } */
+void oprof_worker_wait(void);	/* sleeps one worker period, or less if kicked */
+void oprof_worker_pass(void);	/* drain full blocks, refill empty queues */
+
+/* What the timer interrupt saw; filled by the glue from the trap frame and current(). */
+struct oprof_tick {
+	uint64_t tsc;		/* tsc_read() at the interrupt */
+	uintptr_t pc;		/* interrupted pc */
+	uintptr_t fp;		/* interrupted frame pointer (rbp) */
+	uintptr_t stack_lo;	/* bounds [lo, hi) of the stack fp walks; lo == hi: none */
+	uintptr_t stack_hi;
+	uint32_t tid;		/* interrupted thread; 0 for the idle loop */
+	uint16_t flags;		/* OPF_F_IDLE when the core was idle */
+	uint16_t core;		/* core_id() */
+};
+
+/*
+ * Interrupt context, on t->core, interrupts off: walk t's frames (up to the session's
+ * depth) and record one sample. Takes no lock another core takes in the common case,
+ * never allocates, never sleeps. Harmless when no session is running.
+ */
+void oprof_tick_irq(const struct oprof_tick *t);
+/* As oprof_tick_irq with the frames already walked (tests, other unwinders). */
+void oprof_sample_irq(int core, uint32_t tid, uint64_t tsc, uint64_t pc,
+		      const uint64_t *frames, unsigned nframes, unsigned flags);
+
+/*
+ * Thread-create hook, in the creating thread on its current core (disables interrupts
+ * around the per-core block itself): writes an OPF_THREAD record while a session runs.
+ */
+void oprof_thread_created(uint32_t tid, int core, const char *name);
+
+/*
+ * Frame-pointer walk, any context: follow the rbp chain from fp (saved fp at [fp], return
+ * address at [fp + 8]) storing up to max return addresses in frames; returns how many.
+ * Only ever reads [fp, fp + 16) for fp with lo <= fp, fp + 16 <= hi, fp 8-aligned, and
+ * each fp strictly above the previous one. *truncated is set when the walk stopped at a
+ * pointer failing those checks; fp == 0 or a zero return address is the clean end of the
+ * chain, and stopping at max is not truncation (the depth was the caller's choice).
+ */
+unsigned oprof_backtrace(uintptr_t fp, uintptr_t lo, uintptr_t hi, uint64_t *frames,
+			 unsigned max, bool *truncated);
+
+#endif

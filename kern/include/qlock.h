@@ -1,0 +1,22 @@
+/*
+ * Sleeping lock (thread context only): a thread that finds it held sleeps until it is
+ * free. Use for long critical sections (file systems, the 9P client, control paths).
+ */
+#ifndef QLOCK_H
+#define QLOCK_H
+
+#include "rendez.h"
+
+struct thread;
+struct qlock {
+	struct spinlock lk;	/* protects owner */
+	struct thread *owner;	/* NULL when free */
+	struct rendez r;	/* waiters sleep here until owner is NULL */
+};
+
+void qlock_init(struct qlock *q);
+void qlock(struct qlock *q);
+void qunlock(struct qlock *q);
+bool qholding(struct qlock *q);
+
+#endif

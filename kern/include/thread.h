@@ -1,0 +1,52 @@
+/*
+ * Kernel threads. Every thread is pinned to the core it was created on and runs there
+ * until it exits; each core has its own run queue and preempts on its timer tick. A core
+ * with nothing to run halts in its idle thread (tid 0 in profiles).
+ */
+#ifndef THREAD_H
+#define THREAD_H
+
+#include "kernel.h"
+
+#define THREAD_NAME_LEN	32	/* including NUL */
+
+enum thread_state { T_RUNNABLE, T_RUNNING, T_SLEEPING, T_DEAD };
+
+struct thread;
+typedef void (*thread_fn)(void *arg);
+
+/*
+ * Create a thread on core (any online core) running fn(arg); returning from fn exits it.
+ * Thread context only. Returns NULL when memory is out or core is not online.
+ */
+struct thread *kthread_create(const char *name, int core, thread_fn fn, void *arg);
+__noreturn void kthread_exit(void);
+/* Wait until t has exited and free it; returns 0. Each thread is joined at most once. */
+int kthread_join(struct thread *t);
+/* Mark t detached: it frees itself when it exits (no join). */
+void kthread_detach(struct thread *t);
+
+struct thread *current(void);	/* NULL before threads run on this core */
+int thread_tid(struct thread *t);
+const char *thread_name(struct thread *t);
+/* Stack bounds of t: [lo, hi). For the profiler's unwinder. */
+void thread_stack(struct thread *t, uintptr_t *lo, uintptr_t *hi);
+
+void yield(void);
+/* Sleep at least usec microseconds; returns -EINTR if interrupted first, else 0. */
+int thread_sleep_us(uint64_t usec);
+
+/* Ctrl-C: ask t to stop what it is waiting for (interruptible sleeps return -EINTR). */
+void thread_interrupt(struct thread *t);
+bool thread_interrupted(void);	/* current thread has a pending interrupt; clears it */
+bool thread_interrupt_pending(void);	/* as above but does not clear */
+
+/*
+ * Hooks the profiler registers to hear of threads (so the stream can name them):
+ * on_create runs in the creating thread's context after the thread is set up.
+ */
+void thread_set_create_hook(void (*hook)(struct thread *t));
+/* Call fn for every live thread (thread context; fn must not sleep). */
+void thread_foreach(void (*fn)(struct thread *t, void *arg), void *arg);
+
+#endif

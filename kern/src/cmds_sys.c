@@ -1,0 +1,176 @@
+/*
+ * Shell commands about the system itself: help, echo, cpus, mem, uptime, poweroff, fault.
+ * Each is a row of the shell table (SHELL_CMD) and prints in a fixed, greppable format;
+ * wrong arguments return -EINVAL so the shell prints the usage line. Only "fault" (which
+ * exists to do so) and "poweroff" end the kernel.
+ */
+#include "kernel.h"
+#include "arch.h"
+#include "error.h"
+#include "kmalloc.h"
+#include "page.h"
+#include "shell.h"
+
+/* Provided by kern/arch: the local APIC id of online core number core. */
+int arch_cpu_apic_id(int core);
+
+/* ---- help ---- */
+
+/* The command after prev in name order (NULL: the first), or NULL after the last. */
+static const struct cmd *cmd_next_by_name(const struct cmd *prev)
+{
+	const struct cmd *best = NULL;
+
+	for (const struct cmd *c = __start_shell_cmds; c < __stop_shell_cmds; c++) {
+		if (prev && strcmp(c->name, prev->name) <= 0)
+			continue;
+		if (!best || strcmp(c->name, best->name) < 0)
+			best = c;
+	}
+	return best;
+}
+
+static void help_one(const struct cmd *c)
+{
+	shell_printf("%-40s %s\n", c->usage, c->help);
+}
+
+/* Sorted by selection (no array, so no limit on the table): the table is small. */
+static int cmd_help(int argc, char **argv)
+{
+	const struct cmd *c;
+
+	if (argc > 2)
+		return -EINVAL;
+	if (argc == 2) {
+		if (!(c = shell_lookup(argv[1]))) {
+			shell_eprintf("help: unknown command: %s\n", argv[1]);
+			return -ENOENT;
+		}
+		help_one(c);
+		return 0;
+	}
+	for (c = cmd_next_by_name(NULL); c; c = cmd_next_by_name(c))
+		help_one(c);
+	return 0;
+}
+SHELL_CMD("help", "help [COMMAND]", "list the commands, or describe one", cmd_help);
+
+/* ---- echo ---- */
+
+static int cmd_echo(int argc, char **argv)
+{
+	for (int i = 1; i < argc; i++)
+		shell_printf("%s%s", argv[i], i + 1 < argc ? " " : "");
+	shell_printf("\n");
+	return 0;
+}
+SHELL_CMD("echo", "echo [ARGS...]", "print the arguments", cmd_echo);
+
+/* ---- cpus ---- */
+
+static int cmd_cpus(int argc, char **argv)
+{
+	int n = ncpus();
+
+	(void)argv;
+	if (argc != 1)
+		return -EINVAL;
+	for (int i = 0; i < n; i++)
+		shell_printf("cpu %d apic %d\n", i, arch_cpu_apic_id(i));
+	shell_printf("%d cpus online\n", n);
+	return 0;
+}
+SHELL_CMD("cpus", "cpus", "list the online cores and their APIC ids", cmd_cpus);
+
+/* ---- mem ---- */
+
+static uint64_t kib_of_pages(size_t pages)
+{
+	return (uint64_t)pages * (PGSIZE / 1024);
+}
+
+/*
+ * One line, always the same shape:
+ *	mem: total N KiB, free N KiB, heap N KiB in use (N allocations live)
+ * and with -v a second line with the heap's own view.
+ */
+static int cmd_mem(int argc, char **argv)
+{
+	struct heap_stats hs;
+	bool verbose = argc == 2 && !strcmp(argv[1], "-v");
+
+	if (argc > 2 || (argc == 2 && !verbose))
+		return -EINVAL;
+	kmalloc_stats(&hs);
+	shell_printf("mem: total %llu KiB, free %llu KiB, heap %llu KiB in use "
+		     "(%llu allocations live)\n",
+		     (unsigned long long)kib_of_pages(pages_total()),
+		     (unsigned long long)kib_of_pages(pages_free_count()),
+		     (unsigned long long)((hs.bytes_in_use + 1023) / 1024),
+		     (unsigned long long)(hs.allocs - hs.frees));
+	if (verbose)
+		shell_printf("heap: %llu KiB held in %llu pages, %llu bytes in use, "
+			     "%llu allocs, %llu frees\n",
+			     (unsigned long long)kib_of_pages(hs.pages),
+			     (unsigned long long)hs.pages, (unsigned long long)hs.bytes_in_use,
+			     (unsigned long long)hs.allocs, (unsigned long long)hs.frees);
+	return 0;
+}
+SHELL_CMD("mem", "mem [-v]", "physical memory and heap usage", cmd_mem);
+
+/* ---- uptime ---- */
+
+static int cmd_uptime(int argc, char **argv)
+{
+	uint64_t ms = nsec() / 1000000;
+
+	(void)argv;
+	if (argc != 1)
+		return -EINVAL;
+	shell_printf("up %llu.%03llu s\n", (unsigned long long)(ms / 1000),
+		     (unsigned long long)(ms % 1000));
+	return 0;
+}
+SHELL_CMD("uptime", "uptime", "time since boot", cmd_uptime);
+
+/* ---- poweroff ---- */
+
+static int cmd_poweroff(int argc, char **argv)
+{
+	(void)argv;
+	if (argc != 1)
+		return -EINVAL;
+	shell_printf("powering off\n");
+	arch_poweroff();
+}
+SHELL_CMD("poweroff", "poweroff", "turn the machine off (QEMU exits with status 0)",
+	  cmd_poweroff);
+
+/* ---- fault ---- */
+
+#define FAULT_ADDR	0xdead0000000ul	/* far above the identity map: never mapped */
+
+/*
+ * A write through an unmapped address: a page fault, which the trap handler turns into a
+ * panic with a backtrace. Global, noinline and noipa (no clones such as .constprop) so
+ * that the backtrace names exactly this function.
+ */
+void fault_deliberately(void);
+__attribute__((noinline, noipa)) void fault_deliberately(void)
+{
+	volatile uint64_t *p = (volatile uint64_t *)FAULT_ADDR;
+
+	*p = 0xdeadbeef;
+}
+
+static int cmd_fault(int argc, char **argv)
+{
+	(void)argv;
+	if (argc != 1)
+		return -EINVAL;
+	shell_printf("fault: writing to %p\n", (void *)FAULT_ADDR);
+	fault_deliberately();
+	return 0;
+}
+SHELL_CMD("fault", "fault", "take a deliberate page fault (panics the kernel)", cmd_fault);

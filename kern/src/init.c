@@ -1,0 +1,42 @@
+/*
+ * The portable start of the kernel. kern/arch brings the machine up (console, memory,
+ * interrupts, clocks, other cores) and calls kernel_main on the boot core; every other
+ * core arrives in kernel_ap_main and waits here until the boot core says go.
+ */
+#include "cpu.h"
+#include "kmalloc.h"
+#include "page.h"
+#include "sched.h"
+#include "shell.h"
+#include "thread.h"
+
+void kernel_late_init(void);	/* devices, file systems, profiler: init_late.c */
+__noreturn void sched_idle_boot(void);
+
+static volatile bool go;
+
+static void shell_thread(void *arg)
+{
+	(void)arg;
+	kernel_late_init();
+	shell_run();
+}
+
+__noreturn void kernel_main(void)
+{
+	printk("kern: %d cpus, %lu MiB free, tsc %lu MHz\n", ncpus(),
+	       pages_free_count() * PGSIZE >> 20, tsc_hz() / 1000000);
+	sched_init();				/* this flow becomes core 0's idle thread */
+	__atomic_store_n(&go, true, __ATOMIC_RELEASE);	/* other cores start scheduling */
+	if (!kthread_create("shell", 0, shell_thread, NULL))
+		panic("cannot create the shell thread");
+	sched_idle_boot();
+}
+
+__noreturn void kernel_ap_main(void)
+{
+	while (!__atomic_load_n(&go, __ATOMIC_ACQUIRE))
+		cpu_relax();
+	this_cpu()->online = true;
+	sched_start_ap();
+}

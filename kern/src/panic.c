@@ -1,0 +1,35 @@
+/*
+ * panic: the one way the kernel gives up. Prints the message and a backtrace of the
+ * caller, stops the other cores, and ends QEMU with EXIT_PANIC_CODE (status 99) so that a
+ * panic can never look like a pass. Safe from any context, including a fault inside
+ * printk (the printk lock is abandoned first) and a second panic on another core.
+ */
+#include "arch.h"
+#include "cons.h"
+#include "kernel.h"
+
+void arch_stop_other_cores(void);	/* kern/arch: IPI every other core to halt */
+void arch_backtrace_here(void);		/* kern/arch: print the caller's frame chain */
+
+static int panicking;
+
+void panic(const char *fmt, ...)
+{
+	va_list ap;
+
+	irq_disable();
+	if (__atomic_exchange_n(&panicking, 1, __ATOMIC_SEQ_CST)) {
+		/* another core is already reporting: just stop */
+		for (;;)
+			cpu_halt();
+	}
+	printk_panic_unlock();
+	arch_stop_other_cores();
+	printk("\npanic on cpu %d: ", core_id());
+	va_start(ap, fmt);
+	vprintk(fmt, ap);
+	va_end(ap);
+	printk("\n");
+	arch_backtrace_here();
+	arch_exit(EXIT_PANIC_CODE);
+}

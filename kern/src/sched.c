@@ -1,0 +1,460 @@
+/*
+ * Kernel threads and the per-core scheduler.
+ *
+ * Every thread is pinned to the core it was created on. Each core has a FIFO run queue
+ * protected by a raw lock (rq->lock) that is held, with interrupts off, across the
+ * context switch: the thread that switches away takes it and the thread that resumes on
+ * that core releases it (xv6's discipline, per core). Because the interrupt flag to
+ * restore lives on each switching thread's own stack (irq_save/irq_restore around the
+ * switch), no per-core interrupt state has to be carried across switches. A context
+ * switch only happens when this core holds no counted spinlock.
+ *
+ * Sleeping: a thread marks itself T_SLEEPING under its own core's rq lock and switches;
+ * thread_wake (any core, any context) makes it runnable under the same lock and kicks the
+ * core out of hlt with an IPI. Spurious wakeups are allowed: sleepers recheck.
+ *
+ * A dead thread's stack is freed only after the switch away from it, by the next thread
+ * on that core (finish_switch): then the joiner is woken, or a detached thread freed.
+ */
+#include "alarm.h"
+#include "cpu.h"
+#include "error.h"
+#include "kmalloc.h"
+#include "page.h"
+#include "rendez.h"
+#include "sched.h"
+
+#define STACK_PAGES	4
+
+struct thread {
+	int tid;			/* 0 for idle threads */
+	int core;
+	enum thread_state state;	/* changed under rq(core)->lock */
+	char name[THREAD_NAME_LEN];
+	uintptr_t rsp;			/* saved stack pointer while switched out */
+	uint8_t *stack;			/* STACK_PAGES pages */
+	thread_fn fn;
+	void *arg;
+	struct thread *rq_next;		/* run queue link */
+	struct thread *rnext;		/* rendez waiter link */
+	struct rendez *sleeping_on;	/* rendez it waits on, for interrupts */
+	struct thread *all_next;	/* all threads, under all_lock */
+	uint64_t cpu_tsc;		/* TSC ticks spent running */
+	uint64_t run_start;		/* TSC when it last started running */
+	bool detached;
+	bool gone;			/* dead and off its stack: joinable */
+	bool intr;			/* pending interrupt (Ctrl-C) */
+	struct rendez exited;		/* joiner waits here for gone */
+	struct alarm sleep_alarm;	/* thread_sleep_us and timeouts */
+};
+
+struct runq {
+	uint32_t lock;			/* raw lock; see the top of this file */
+	struct thread *head, *tail;
+	struct thread *prev;		/* thread switched away from, for finish_switch */
+	bool need_resched;		/* slice over: switch at the next chance */
+	struct alarm tick;
+	struct thread idle;
+} __aligned(CACHELINE);
+
+static struct runq runqs[MAX_CPUS];
+static struct spinlock all_lock = SPINLOCK_INIT("threads");
+static struct thread *all_threads;
+static int next_tid = 1;
+static void (*create_hook)(struct thread *t);
+
+void swtch(uintptr_t *save_rsp, uintptr_t new_rsp);	/* kern/arch/x86/swtch.S */
+uintptr_t arch_thread_stack_init(uintptr_t top, void (*entry)(void));
+
+static struct runq *rq_of(int core) { return &runqs[core]; }
+
+static void rq_lock(struct runq *rq)
+{
+	while (__atomic_exchange_n(&rq->lock, 1, __ATOMIC_ACQUIRE))
+		while (__atomic_load_n(&rq->lock, __ATOMIC_RELAXED))
+			cpu_relax();
+}
+
+static void rq_unlock(struct runq *rq) { __atomic_store_n(&rq->lock, 0, __ATOMIC_RELEASE); }
+
+static void rq_push(struct runq *rq, struct thread *t)
+{
+	t->rq_next = NULL;
+	if (rq->tail)
+		rq->tail->rq_next = t;
+	else
+		rq->head = t;
+	rq->tail = t;
+}
+
+static struct thread *rq_pop(struct runq *rq)
+{
+	struct thread *t = rq->head;
+
+	if (t) {
+		rq->head = t->rq_next;
+		if (!rq->head)
+			rq->tail = NULL;
+	}
+	return t;
+}
+
+struct thread *current(void) { return this_cpu()->cur; }
+
+/* After a switch, on the new thread, rq lock released: deal with the thread we left. */
+static void finish_switch(struct thread *prev)
+{
+	if (!prev || prev->state != T_DEAD)
+		return;
+	if (prev->detached) {
+		pages_free(prev->stack, STACK_PAGES);
+		kfree(prev);
+		return;
+	}
+	WRITE_ONCE(prev->gone, true);
+	rendez_wakeup(&prev->exited);
+}
+
+/*
+ * Switch to the next runnable thread of this core (or its idle thread). Interrupts off,
+ * rq lock held; current's state already set. Returns with the lock released by whoever
+ * switched back to us.
+ */
+static void switch_locked(struct runq *rq)
+{
+	struct cpu *c = this_cpu();
+	struct thread *prev = c->cur, *next;
+	uint64_t now;
+
+	rq->need_resched = false;
+	if (prev->state == T_RUNNING && prev != &rq->idle) {
+		if (!rq->head)
+			return;		/* nothing else to run: keep going */
+		prev->state = T_RUNNABLE;
+		rq_push(rq, prev);
+	}
+	next = rq_pop(rq);
+	if (!next)
+		next = &rq->idle;
+	if (next == prev) {
+		prev->state = T_RUNNING;
+		return;
+	}
+	now = tsc_read();
+	prev->cpu_tsc += now - prev->run_start;
+	next->run_start = now;
+	next->state = T_RUNNING;
+	rq->prev = prev;
+	c->cur = next;
+	swtch(&prev->rsp, next->rsp);
+}
+
+/* Give the core to the next runnable thread, if any. Thread context. */
+void yield(void)
+{
+	unsigned long f = irq_save();
+	struct runq *rq = rq_of(core_id());
+	struct thread *prev;
+
+	rq_lock(rq);
+	switch_locked(rq);
+	prev = rq->prev;
+	rq->prev = NULL;
+	rq_unlock(rq);
+	finish_switch(prev);
+	irq_restore(f);
+}
+
+void sched_preempt_irq(bool irq_was_on)
+{
+	struct runq *rq = rq_of(core_id());
+
+	if (irq_was_on && READ_ONCE(rq->need_resched))
+		yield();
+}
+
+void sched_sleep_release(struct spinlock *lk)
+{
+	struct runq *rq = rq_of(core_id());
+	struct thread *prev;
+
+	rq_lock(rq);
+	current()->state = T_SLEEPING;
+	spin_unlock(lk);
+	switch_locked(rq);
+	prev = rq->prev;
+	rq->prev = NULL;
+	rq_unlock(rq);
+	finish_switch(prev);
+}
+
+static void ipi_wake(int core);
+
+void thread_wake(struct thread *t)
+{
+	struct runq *rq = rq_of(t->core);
+	unsigned long f = irq_save();
+	bool woke = false;
+
+	rq_lock(rq);
+	if (t->state == T_SLEEPING) {
+		t->state = T_RUNNABLE;
+		rq_push(rq, t);
+		woke = true;
+	}
+	rq_unlock(rq);
+	irq_restore(f);
+	/* pairs with the fence in idle_loop: either it sees our push or we see it idle */
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	if (woke && t->core != core_id() && READ_ONCE(cpus[t->core].in_idle))
+		ipi_wake(t->core);
+}
+
+/* The first code of every new thread: the switch into it left the rq lock held. */
+static __noreturn void thread_entry(void)
+{
+	struct runq *rq = rq_of(core_id());
+	struct thread *prev = rq->prev, *t = current();
+
+	rq->prev = NULL;
+	rq_unlock(rq);
+	finish_switch(prev);
+	irq_enable();
+	t->fn(t->arg);
+	kthread_exit();
+}
+
+static void sleep_alarm_fire(struct alarm *a, struct trapframe *tf)
+{
+	(void)tf;
+	thread_wake(a->arg);
+}
+
+struct thread *kthread_create(const char *name, int core, thread_fn fn, void *arg)
+{
+	struct thread *t;
+
+	if (core < 0 || core >= ncpus())
+		return NULL;
+	t = kzmalloc(sizeof(*t));
+	if (!t)
+		return NULL;
+	t->stack = pages_alloc(STACK_PAGES);
+	if (!t->stack) {
+		kfree(t);
+		return NULL;
+	}
+	strlcpy(t->name, name, sizeof(t->name));
+	t->core = core;
+	t->fn = fn;
+	t->arg = arg;
+	t->state = T_SLEEPING;
+	rendez_init(&t->exited);
+	alarm_init(&t->sleep_alarm, sleep_alarm_fire, t);
+	t->rsp = arch_thread_stack_init((uintptr_t)t->stack + STACK_PAGES * PGSIZE, thread_entry);
+	spin_lock(&all_lock);
+	t->tid = next_tid++;
+	t->all_next = all_threads;
+	all_threads = t;
+	spin_unlock(&all_lock);
+	if (create_hook)
+		create_hook(t);
+	thread_wake(t);
+	return t;
+}
+
+static void unlink_thread(struct thread *t)
+{
+	struct thread **pp;
+
+	spin_lock(&all_lock);
+	for (pp = &all_threads; *pp; pp = &(*pp)->all_next)
+		if (*pp == t) {
+			*pp = t->all_next;
+			break;
+		}
+	spin_unlock(&all_lock);
+}
+
+__noreturn void kthread_exit(void)
+{
+	struct thread *t = current();
+	struct runq *rq;
+
+	unlink_thread(t);
+	irq_disable();
+	rq = rq_of(core_id());
+	rq_lock(rq);
+	t->state = T_DEAD;
+	switch_locked(rq);
+	panic("dead thread %d resumed", t->tid);
+}
+
+static bool thread_gone(void *arg) { return READ_ONCE(((struct thread *)arg)->gone); }
+
+int kthread_join(struct thread *t)
+{
+	rendez_sleep(&t->exited, thread_gone, t);
+	pages_free(t->stack, STACK_PAGES);
+	kfree(t);
+	return 0;
+}
+
+/* Must be called before t can exit (e.g. right after create, by its creator). */
+void kthread_detach(struct thread *t)
+{
+	WRITE_ONCE(t->detached, true);
+}
+
+int thread_tid(struct thread *t) { return t ? t->tid : 0; }
+const char *thread_name(struct thread *t) { return t->name; }
+int thread_core(struct thread *t) { return t->core; }
+enum thread_state thread_state(struct thread *t) { return READ_ONCE(t->state); }
+bool thread_is_idle(struct thread *t) { return t->tid == 0; }
+struct thread **thread_rnext(struct thread *t) { return &t->rnext; }
+struct rendez **thread_sleeping_on(struct thread *t) { return &t->sleeping_on; }
+
+/* Running time including the current slice if t is running now. */
+uint64_t thread_cpu_tsc(struct thread *t)
+{
+	uint64_t v = READ_ONCE(t->cpu_tsc);
+
+	if (READ_ONCE(t->state) == T_RUNNING)
+		v += tsc_read() - READ_ONCE(t->run_start);
+	return v;
+}
+
+void thread_stack(struct thread *t, uintptr_t *lo, uintptr_t *hi)
+{
+	if (t->stack) {
+		*lo = (uintptr_t)t->stack;
+		*hi = (uintptr_t)t->stack + STACK_PAGES * PGSIZE;
+	} else {
+		/* idle threads run on the core's boot stack */
+		*lo = cpus[t->core].irq_stack_lo;
+		*hi = cpus[t->core].irq_stack_hi;
+	}
+}
+
+void thread_set_create_hook(void (*hook)(struct thread *t)) { create_hook = hook; }
+
+void thread_foreach(void (*fn)(struct thread *t, void *arg), void *arg)
+{
+	spin_lock(&all_lock);
+	for (struct thread *t = all_threads; t; t = t->all_next)
+		fn(t, arg);
+	spin_unlock(&all_lock);
+}
+
+static bool never(void *arg) { (void)arg; return false; }
+
+int thread_sleep_us(uint64_t usec)
+{
+	struct rendez r;
+
+	rendez_init(&r);
+	return rendez_sleep_until(&r, never, NULL, usec, true) == -EINTR ? -EINTR : 0;
+}
+
+void thread_interrupt(struct thread *t)
+{
+	struct rendez *r;
+
+	WRITE_ONCE(t->intr, true);
+	r = READ_ONCE(t->sleeping_on);
+	if (r)
+		thread_wake(t);
+}
+
+bool thread_interrupt_pending(void)
+{
+	struct thread *t = current();
+
+	return t && READ_ONCE(t->intr);
+}
+
+bool thread_interrupted(void)
+{
+	struct thread *t = current();
+
+	if (!t || !READ_ONCE(t->intr))
+		return false;
+	WRITE_ONCE(t->intr, false);
+	return true;
+}
+
+struct alarm *thread_sleep_alarm(struct thread *t) { return &t->sleep_alarm; }
+
+/* ---- per-core start ---- */
+
+static void tick(struct alarm *a, struct trapframe *tf)
+{
+	struct runq *rq = a->arg;
+
+	(void)tf;
+	this_cpu()->ticks++;
+	if (rq->head)
+		rq->need_resched = true;
+}
+
+static __noreturn void idle_loop(void)
+{
+	struct runq *rq = rq_of(core_id());
+	struct cpu *c = this_cpu();
+
+	for (;;) {
+		irq_disable();
+		WRITE_ONCE(c->in_idle, true);
+		__atomic_thread_fence(__ATOMIC_SEQ_CST);
+		if (READ_ONCE(rq->head)) {
+			WRITE_ONCE(c->in_idle, false);
+			irq_enable();
+			yield();
+			continue;
+		}
+		cpu_halt();		/* sti; hlt: a wakeup IPI after the check still wakes us */
+		WRITE_ONCE(c->in_idle, false);
+	}
+}
+
+/* The calling flow becomes this core's idle thread (tid 0); the tick starts. */
+static void start_core(void)
+{
+	int core = core_id();
+	struct runq *rq = rq_of(core);
+	struct thread *idle = &rq->idle;
+
+	strlcpy(idle->name, "idle", sizeof(idle->name));
+	idle->core = core;
+	idle->state = T_RUNNING;
+	idle->run_start = tsc_read();
+	rendez_init(&idle->exited);
+	cpus[core].idle = idle;
+	cpus[core].cur = idle;
+	cpus[core].sched = rq;
+	alarm_init(&rq->tick, tick, rq);
+	alarm_set(&rq->tick, tsc_read() + tsc_hz() / SCHED_HZ, tsc_hz() / SCHED_HZ);
+}
+
+void sched_init(void)
+{
+	start_core();
+}
+
+__noreturn void sched_start_ap(void)
+{
+	start_core();
+	irq_enable();
+	idle_loop();
+}
+
+/* Boot core: after kernel_main has started its threads, it becomes the idle loop. */
+__noreturn void sched_idle_boot(void)
+{
+	irq_enable();
+	idle_loop();
+}
+
+void arch_send_wake_ipi(int core);
+
+static void ipi_wake(int core) { arch_send_wake_ipi(core); }

@@ -1,0 +1,381 @@
+/*
+ * The kernel shell: read a line, parse it, run it.
+ *
+ *	shell_readline	console bytes -> one edited line (echo, erase, kill, cancel)
+ *	shell_parse	line -> struct shell_job: argv, redirection, background
+ *	shell_exec_job	job -> the command's function, then report its error
+ *
+ * Commands are rows of the shell_cmds table (see shell.h), contributed by any file.
+ * The line editor never trusts its input: every byte value is handled (control bytes and
+ * bytes >= 0x80 are ignored, terminal escape sequences are swallowed whole), and a line
+ * longer than the buffer rings the bell instead of growing.
+ *
+ * Redirection and "&" are parsed now; running them needs files and threads, so
+ * shell_exec_job refuses them until those exist. Output that a redirection must capture
+ * goes through shell_write, the single place to hook it.
+ */
+#include "kernel.h"
+#include "error.h"
+#include "kmalloc.h"
+#include "cons.h"
+#include "shell.h"
+
+#define CTRL_C		0x03
+#define CTRL_U		0x15
+#define BS		0x08
+#define ESC		0x1b
+#define DEL		0x7f
+#define PROMPT		"kern> "
+
+/* ---- output ---- */
+
+static void console_puts(const char *s)
+{
+	cons_write(s, strlen(s));
+}
+
+/* Redirection hooks in here: for now command output goes to the console. */
+void shell_write(const char *s, size_t n)
+{
+	cons_write(s, n);
+}
+
+/* Formats on the stack; a longer message is formatted again into a heap buffer. */
+static int shell_vformat(void (*put)(const char *, size_t), const char *fmt, va_list ap)
+{
+	char small[256];
+	char *big;
+	va_list ap2;
+	int n;
+
+	va_copy(ap2, ap);
+	n = vsnprintf(small, sizeof(small), fmt, ap);
+	if (n < (int)sizeof(small) || !(big = kmalloc((size_t)n + 1))) {
+		put(small, MIN((size_t)n, sizeof(small) - 1));
+	} else {
+		vsnprintf(big, (size_t)n + 1, fmt, ap2);
+		put(big, (size_t)n);
+		kfree(big);
+	}
+	va_end(ap2);
+	return n;
+}
+
+int shell_printf(const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = shell_vformat(shell_write, fmt, ap);
+	va_end(ap);
+	return n;
+}
+
+int shell_eprintf(const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = shell_vformat(cons_write, fmt, ap);
+	va_end(ap);
+	return n;
+}
+
+/* ---- line editor ---- */
+
+enum esc_state {
+	ESC_NONE,	/* ordinary input */
+	ESC_START,	/* after ESC */
+	ESC_SEQ,	/* after ESC [ or ESC O: parameters until a final byte 0x40..0x7e */
+};
+
+static bool ended_by_cr;	/* the last line ended with CR: a following LF is its tail */
+
+/* Swallows escape sequences (arrow keys and the like); returns true if c was eaten. */
+static bool esc_eat(enum esc_state *st, int c)
+{
+	switch (*st) {
+	case ESC_START:
+		*st = c == '[' || c == 'O' ? ESC_SEQ : ESC_NONE;
+		return *st == ESC_SEQ;
+	case ESC_SEQ:
+		if (c < 0x20) {		/* a control byte aborts the sequence and counts */
+			*st = ESC_NONE;
+			return false;
+		}
+		if (c >= 0x40 && c <= 0x7e)
+			*st = ESC_NONE;
+		return true;
+	default:
+		if (c != ESC)
+			return false;
+		*st = ESC_START;
+		return true;
+	}
+}
+
+static void erase_chars(size_t n)
+{
+	while (n--)
+		console_puts("\b \b");
+}
+
+/* A printable byte: append and echo, or ring the bell when the line is full. */
+static void line_add(char *buf, size_t cap, size_t *len, int c)
+{
+	char ch = (char)c;
+
+	if (*len + 1 >= cap) {
+		console_puts("\a");
+		return;
+	}
+	buf[(*len)++] = ch;
+	cons_write(&ch, 1);
+}
+
+int shell_readline(char *buf, size_t cap)
+{
+	enum esc_state esc = ESC_NONE;
+	size_t len = 0;
+
+	for (;;) {
+		int c = cons_getc() & 0xff;
+
+		if (ended_by_cr && c == '\n') {
+			ended_by_cr = false;
+			continue;
+		}
+		ended_by_cr = false;
+		if (esc_eat(&esc, c))
+			continue;
+		switch (c) {
+		case '\r':
+			ended_by_cr = true;
+			/* fall through */
+		case '\n':
+			console_puts("\n");
+			buf[len] = '\0';
+			return (int)len;
+		case DEL:
+		case BS:
+			if (len) {
+				len--;
+				erase_chars(1);
+			}
+			break;
+		case CTRL_U:
+			erase_chars(len);
+			len = 0;
+			break;
+		case CTRL_C:
+			console_puts("^C\n");
+			buf[0] = '\0';
+			return -EINTR;
+		default:
+			if (c >= 0x20 && c < 0x7f)
+				line_add(buf, cap, &len, c);
+			break;	/* other control bytes and bytes >= 0x80: ignored */
+		}
+	}
+}
+
+/* ---- parsing ---- */
+
+enum token { T_END, T_WORD, T_GT, T_GTGT, T_AMP, T_ERR };
+
+/*
+ * Words are copied down in place as quotes are removed: w never passes r except by the
+ * one byte of a word's NUL that overwrote an operator directly after it ("a>b"); that
+ * operator byte is kept in pend and read from there instead.
+ */
+struct lexer {
+	char *r;	/* next byte to read */
+	char *w;	/* where the next word's bytes go */
+	char pend;	/* operator byte at r that a NUL overwrote, or 0 */
+};
+
+static bool is_blank(char c)
+{
+	return c == ' ' || c == '\t';
+}
+
+static bool is_op(char c)
+{
+	return c == '>' || c == '&';
+}
+
+static char lx_peek(const struct lexer *lx)
+{
+	return lx->pend ? lx->pend : *lx->r;
+}
+
+static enum token lex_op(struct lexer *lx)
+{
+	char c = lx_peek(lx);
+
+	lx->pend = 0;
+	lx->r++;
+	if (c == '&')
+		return T_AMP;
+	if (*lx->r == '>') {
+		lx->r++;
+		return T_GTGT;
+	}
+	return T_GT;
+}
+
+static enum token lex_word(struct lexer *lx, char **word, const char **why)
+{
+	bool quoted = false;
+	char c;
+
+	*word = lx->w;
+	for (;; lx->r++) {
+		c = *lx->r;
+		if (!c && quoted) {
+			*why = "unterminated quote";
+			return T_ERR;
+		}
+		if (!c || (!quoted && (is_blank(c) || is_op(c))))
+			break;
+		if (c == '"')
+			quoted = !quoted;
+		else
+			*lx->w++ = c;
+	}
+	if (is_op(c) && lx->w == lx->r)
+		lx->pend = c;
+	else if (c)
+		lx->r++;	/* the blank is consumed */
+	*lx->w++ = '\0';
+	return T_WORD;
+}
+
+static enum token lex(struct lexer *lx, char **word, const char **why)
+{
+	if (!lx->pend)
+		while (is_blank(*lx->r))
+			lx->r++;
+	if (!lx_peek(lx))
+		return T_END;
+	if (is_op(lx_peek(lx)))
+		return lex_op(lx);
+	return lex_word(lx, word, why);
+}
+
+static int parse_redirect(struct lexer *lx, struct shell_job *job, bool append, const char **why)
+{
+	char *file;
+
+	if (job->redirect) {
+		*why = "more than one redirection";
+		return -EINVAL;
+	}
+	if (lex(lx, &file, why) != T_WORD) {
+		*why = *why ? *why : "redirection needs a file name";
+		return -EINVAL;
+	}
+	job->redirect = file;
+	job->append = append;
+	return 0;
+}
+
+int shell_parse(char *line, struct shell_job *job, const char **why)
+{
+	struct lexer lx = { .r = line, .w = line };
+	enum token t;
+	char *word;
+
+	*job = (struct shell_job){ 0 };
+	*why = NULL;
+	while ((t = lex(&lx, &word, why)) != T_END) {
+		if (t == T_ERR)
+			return -EINVAL;
+		if (job->background) {
+			*why = "& must come last";
+			return -EINVAL;
+		}
+		if (t == T_AMP) {
+			job->background = true;
+		} else if (t == T_GT || t == T_GTGT) {
+			if (parse_redirect(&lx, job, t == T_GTGT, why) < 0)
+				return -EINVAL;
+		} else if (job->argc == SHELL_MAXARGS) {
+			*why = "too many arguments (at most 32)";
+			return -EINVAL;
+		} else {
+			job->argv[job->argc++] = word;
+		}
+	}
+	job->argv[job->argc] = NULL;
+	if (!job->argc && (job->redirect || job->background)) {
+		*why = "missing command";
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* ---- running ---- */
+
+const struct cmd *shell_lookup(const char *name)
+{
+	for (const struct cmd *c = __start_shell_cmds; c < __stop_shell_cmds; c++)
+		if (!strcmp(c->name, name))
+			return c;
+	return NULL;
+}
+
+static void shell_report(const struct cmd *c, int r)
+{
+	if (r == -EINVAL)
+		shell_eprintf("usage: %s\n", c->usage);
+	else if (r < 0)
+		shell_eprintf("%s: %s\n", c->name, strerror(r));
+}
+
+/* The place where redirection (open the file, point shell_write at it) and & will go. */
+static int shell_exec_job(struct shell_job *job)
+{
+	const struct cmd *c = shell_lookup(job->argv[0]);
+	int r;
+
+	if (!c) {
+		shell_eprintf("unknown command: %s (try help)\n", job->argv[0]);
+		return -ENOENT;
+	}
+	if (job->redirect || job->background) {
+		shell_eprintf("shell: %s is not supported yet\n",
+			      job->redirect ? "redirection" : "&");
+		return -ENOTSUP;
+	}
+	r = c->fn(job->argc, job->argv);
+	shell_report(c, r);
+	return r;
+}
+
+int shell_exec_line(char *line)
+{
+	struct shell_job job;
+	const char *why;
+
+	if (shell_parse(line, &job, &why) < 0) {
+		shell_eprintf("shell: %s\n", why);
+		return -EINVAL;
+	}
+	if (!job.argc)
+		return 0;
+	return shell_exec_job(&job);
+}
+
+void shell_run(void)
+{
+	char line[SHELL_LINE_MAX];
+
+	for (;;) {
+		console_puts(PROMPT);
+		if (shell_readline(line, sizeof(line)) >= 0)
+			shell_exec_line(line);
+	}
+}

@@ -1,0 +1,208 @@
+/*
+ * Host implementations of the kernel primitives that block.c, qio.c and the profiler's
+ * portable files use. Spinlocks are real spinlocks on C11-style atomics (so ThreadSanitizer
+ * sees the ordering); rendez is a pthread mutex and condition variable; kmalloc is malloc
+ * with a live count; core_id() is a per-pthread value the test sets.
+ */
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <sched.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "kernel.h"
+#include "arch.h"
+#include "error.h"
+#include "kmalloc.h"
+#include "lock.h"
+#include "rendez.h"
+#include "shim.h"
+
+static __thread int shim_core;
+static int shim_ncpus = 1;
+static long live_allocs;
+
+void shim_set_core(int core) { shim_core = core; }
+void shim_set_ncpus(int n) { shim_ncpus = n; }
+long shim_live_allocs(void) { return __atomic_load_n(&live_allocs, __ATOMIC_SEQ_CST); }
+
+int core_id(void) { return shim_core; }
+int ncpus(void) { return shim_ncpus; }
+unsigned long irq_save(void) { return 0; }
+void irq_restore(unsigned long flags) { (void)flags; }
+void irq_enable(void) {}
+void irq_disable(void) {}
+bool irq_enabled(void) { return true; }
+void cpu_relax(void) { sched_yield(); }
+
+uint64_t nsec(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+uint64_t tsc_read(void) { return nsec(); }
+uint64_t tsc_hz(void) { return 1000000000ull; }
+
+const uint8_t *kernel_build_id(size_t *len)
+{
+	static const uint8_t id[20] = { 0x5e, 0xed, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08,
+		0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x10, 0x11, 0x12 };
+
+	*len = sizeof(id);
+	return id;
+}
+
+int printk(const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vprintf(fmt, ap);
+	va_end(ap);
+	return n;
+}
+
+int vprintk(const char *fmt, va_list ap) { return vprintf(fmt, ap); }
+
+void panic(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	fprintf(stderr, "panic: ");
+	vfprintf(stderr, fmt, ap);
+	fprintf(stderr, "\n");
+	va_end(ap);
+	abort();
+}
+
+const char *strerror(int err)
+{
+	if (err < 0)
+		err = -err;
+	switch (err) {
+	case ENOSPC: return "no space";
+	case EPIPE: return "hung up";
+	case EAGAIN: return "would block";
+	case EINTR: return "interrupted";
+	case ENOMEM: return "out of memory";
+	default: return "error";
+	}
+}
+
+void *kmalloc(size_t n)
+{
+	void *p = malloc(n ? n : 1);
+
+	if (p)
+		__atomic_add_fetch(&live_allocs, 1, __ATOMIC_SEQ_CST);
+	return p;
+}
+
+void *kzmalloc(size_t n)
+{
+	void *p = kmalloc(n);
+
+	if (p)
+		memset(p, 0, n);
+	return p;
+}
+
+void kfree(void *p)
+{
+	if (!p)
+		return;
+	__atomic_sub_fetch(&live_allocs, 1, __ATOMIC_SEQ_CST);
+	free(p);
+}
+
+void spinlock_init(struct spinlock *l, const char *name)
+{
+	l->locked = 0;
+	l->cpu = -1;
+	l->name = name;
+	l->pc = 0;
+}
+
+void spin_lock(struct spinlock *l)
+{
+	while (__atomic_exchange_n(&l->locked, 1, __ATOMIC_ACQUIRE))
+		while (__atomic_load_n(&l->locked, __ATOMIC_RELAXED))
+			sched_yield();
+	l->pc = (uintptr_t)__builtin_return_address(0);
+}
+
+bool spin_trylock(struct spinlock *l)
+{
+	return !__atomic_exchange_n(&l->locked, 1, __ATOMIC_ACQUIRE);
+}
+
+void spin_unlock(struct spinlock *l)
+{
+	if (!__atomic_load_n(&l->locked, __ATOMIC_RELAXED))
+		panic("spin_unlock: %s not held", l->name ? l->name : "?");
+	__atomic_store_n(&l->locked, 0, __ATOMIC_RELEASE);
+}
+
+bool spin_holding(struct spinlock *l)
+{
+	return __atomic_load_n(&l->locked, __ATOMIC_RELAXED);
+}
+
+void rendez_init(struct rendez *r)
+{
+	pthread_mutex_init(&r->mu, NULL);
+	pthread_cond_init(&r->cv, NULL);
+}
+
+void rendez_sleep(struct rendez *r, bool (*cond)(void *), void *arg)
+{
+	pthread_mutex_lock(&r->mu);
+	while (!cond(arg))
+		pthread_cond_wait(&r->cv, &r->mu);
+	pthread_mutex_unlock(&r->mu);
+}
+
+int rendez_sleep_intr(struct rendez *r, bool (*cond)(void *), void *arg)
+{
+	rendez_sleep(r, cond, arg);
+	return 0;
+}
+
+bool rendez_sleep_timeout(struct rendez *r, bool (*cond)(void *), void *arg, uint64_t usec)
+{
+	struct timespec ts;
+	bool ok;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	ts.tv_sec += (time_t)(usec / 1000000);
+	ts.tv_nsec += (long)(usec % 1000000) * 1000;
+	if (ts.tv_nsec >= 1000000000) {
+		ts.tv_sec++;
+		ts.tv_nsec -= 1000000000;
+	}
+	pthread_mutex_lock(&r->mu);
+	while (!(ok = cond(arg)))
+		if (pthread_cond_timedwait(&r->cv, &r->mu, &ts))
+			break;
+	ok = cond(arg);
+	pthread_mutex_unlock(&r->mu);
+	return ok;
+}
+
+/*
+ * The waker changed the condition before calling; taking the mutex orders that change
+ * before any sleeper's next check, so no wakeup is lost.
+ */
+void rendez_wakeup(struct rendez *r)
+{
+	pthread_mutex_lock(&r->mu);
+	pthread_cond_broadcast(&r->cv);
+	pthread_mutex_unlock(&r->mu);
+}

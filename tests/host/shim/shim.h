@@ -1,0 +1,17 @@
+/*
+ * Host shim: lets portable kernel files (blocks, queues, the profiler's buffers) compile
+ * and run as a host program, with pthreads standing in for cores. Kernel sources are
+ * compiled with -DHOST_SHIM -I kern/include and linked with shim.c; tests include this
+ * header to steer the shim.
+ */
+#ifndef HOST_SHIM_H
+#define HOST_SHIM_H
+
+/* Pretend the calling pthread is this core (core_id() returns it). Default 0. */
+void shim_set_core(int core);
+/* What ncpus() returns. Default 1. */
+void shim_set_ncpus(int n);
+/* Live kmalloc allocations, for leak checks. */
+long shim_live_allocs(void);
+
+#endif

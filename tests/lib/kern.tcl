@@ -1,0 +1,113 @@
+# Expect helpers for tests that drive the kernel's serial console.
+#
+#   source [file dirname [info script]]/../lib/kern.tcl
+#   boot -smp 4                 ;# boots build/kern.iso, waits for the first prompt
+#   set out [cmd "echo hi"]     ;# sends a line, returns what it printed before the prompt
+#   expect_in $out "hi"         ;# fails the test unless out contains the string
+#   poweroff                    ;# expects QEMU to exit with status 0
+#
+# Every wait has a deadline (expect's timeout); the test runner adds a host deadline on the
+# whole test. A failure prints "FAIL: why" and exits 1; anything the kernel printed is in
+# the test's log (log_user 1).
+
+set top [file normalize [file dirname [info script]]/../..]
+set timeout 30
+log_user 1
+set prompt "kern> "
+
+proc fail {why} {
+	puts "\nFAIL: $why"
+	catch {close}
+	catch {wait}
+	exit 1
+}
+
+# boot ?-smp N? ?-mem M? ?-share DIR? ?extra qemu args...?
+proc boot {args} {
+	global top env spawn_id prompt timeout
+	set ncpu 4
+	set mem 512M
+	set share ""
+	set extra {}
+	while {[llength $args]} {
+		set a [lindex $args 0]
+		set args [lrange $args 1 end]
+		switch -- $a {
+			-smp { set ncpu [lindex $args 0]; set args [lrange $args 1 end] }
+			-mem { set mem [lindex $args 0]; set args [lrange $args 1 end] }
+			-share { set share [lindex $args 0]; set args [lrange $args 1 end] }
+			default { lappend extra $a }
+		}
+	}
+	set env(NCPU) $ncpu
+	set env(MEM) $mem
+	set env(ACCEL) tcg
+	if {$share ne ""} { set env(SHARE) $share } else { catch {unset env(SHARE)} }
+	spawn -noecho {*}[list $top/scripts/qemu] {*}$extra
+	set old $timeout
+	set timeout 60
+	expect {
+		-ex $prompt {}
+		"FATAL" { fail "kernel fault during boot" }
+		"panic" { fail "kernel panic during boot" }
+		timeout { fail "no prompt within 60 s of boot" }
+		eof { fail "QEMU exited during boot" }
+	}
+	set timeout $old
+}
+
+# cmd LINE ?TIMEOUT?: send LINE, wait for the next prompt, return the output in between
+# (the echoed command line removed, CRs stripped).
+proc cmd {line {tmo 30}} {
+	global prompt spawn_id
+	send -- "$line\r"
+	set timeout $tmo
+	expect {
+		-re "(.*?)\r?\n?kern> $" {}
+		"FATAL" { expect -timeout 5 eof; fail "kernel fault after: $line" }
+		"panic:" { expect -timeout 5 eof; fail "kernel panic after: $line" }
+		timeout { fail "no prompt within $tmo s after: $line" }
+		eof { fail "QEMU exited after: $line" }
+	}
+	set out [string map {"\r" ""} $expect_out(1,string)]
+	# drop the echoed command line
+	set nl [string first "\n" $out]
+	if {$nl >= 0} { set out [string range $out [expr {$nl + 1}] end] } else { set out "" }
+	return $out
+}
+
+proc expect_in {out want {what ""}} {
+	if {[string first $want $out] < 0} {
+		fail "expected '$want' in output of $what:\n$out"
+	}
+}
+
+proc expect_not_in {out bad {what ""}} {
+	if {[string first $bad $out] >= 0} {
+		fail "did not expect '$bad' in output of $what:\n$out"
+	}
+}
+
+# Wait for QEMU to exit; return its exit status.
+proc qemu_status {{tmo 30}} {
+	global spawn_id
+	set timeout $tmo
+	expect {
+		eof {}
+		timeout { fail "QEMU did not exit within $tmo s" }
+	}
+	set st [wait]
+	return [lindex $st 3]
+}
+
+proc poweroff {} {
+	global spawn_id
+	send -- "poweroff\r"
+	set st [qemu_status]
+	if {$st != 0} { fail "poweroff: QEMU exit status $st, expected 0" }
+}
+
+proc pass {} {
+	puts "\nOK"
+	exit 0
+}
