@@ -17,6 +17,12 @@ void arch_console_write(const char *s, size_t n);
 void cons_input_irq(int c);
 /* Thread context: next input byte (0..255), waiting until there is one. */
 int cons_getc(void);
+/* As cons_getc, but -EINTR when the calling thread is interrupted (Ctrl-C). */
+int cons_getc_intr(void);
+/* Drop all queued input (after Ctrl-C interrupted a command). */
+void cons_flush_input(void);
+/* Boot: input wakeups may use a rendez from now on. */
+void cons_init(void);
 /* Any context: next input byte, or -1 when none is queued. */
 int cons_trygetc(void);
 /* Thread context: return once input may be queued (may return early; callers loop). */

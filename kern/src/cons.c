@@ -4,8 +4,8 @@
  * The interrupt handler (any core the IOAPIC routes it to) appends with cons_input_irq;
  * a full ring drops the new byte, so a flood of input costs bytes, never memory or time.
  * The reader (the shell thread) takes bytes with cons_getc and, when the ring is empty,
- * waits in cons_wait_input, the one place that knows how to wait. For now that is halting
- * the core until an interrupt; once threads exist it becomes a rendez the irq wakes.
+ * sleeps on a rendez that the interrupt handler wakes (before the scheduler runs, it halts
+ * instead; see cons_wait_input).
  *
  * cons_lock (a spinlock, so interrupts are off while it is held) orders the two sides.
  */
@@ -13,6 +13,9 @@
 #include "arch.h"
 #include "lock.h"
 #include "cons.h"
+#include "error.h"
+#include "rendez.h"
+#include "thread.h"
 
 #define CONS_RING	1024	/* bytes buffered; a power of two */
 #define CTRL_C		0x03
@@ -23,7 +26,16 @@ static struct {
 	uint32_t rp;		/* next byte to read; free-running, index mod CONS_RING */
 	uint32_t wp;		/* next byte to write; wp - rp bytes are queued */
 	uint64_t dropped;	/* bytes lost to a full ring */
+	struct rendez r;	/* the reader sleeps here while the ring is empty */
+	bool r_ready;		/* r initialized (cons_init) */
 } cons = { .lock = SPINLOCK_INIT("cons") };
+
+/* Boot, before the UART interrupt is enabled. */
+void cons_init(void)
+{
+	rendez_init(&cons.r);
+	WRITE_ONCE(cons.r_ready, true);
+}
 
 static void (*intr_hook)(void);
 
@@ -43,6 +55,8 @@ void cons_input_irq(int c)
 	else
 		cons.dropped++;
 	spin_unlock(&cons.lock);
+	if (READ_ONCE(cons.r_ready))
+		rendez_wakeup(&cons.r);
 	hook = __atomic_load_n(&intr_hook, __ATOMIC_ACQUIRE);
 	if ((c & 0xff) == CTRL_C && hook)
 		hook();
@@ -75,10 +89,21 @@ static bool cons_empty(void)
  * interrupt (the timer), so input is seen within one tick. Returns with the caller's
  * interrupt state restored.
  */
+static bool cons_nonempty(void *arg)
+{
+	(void)arg;
+	return !cons_empty();
+}
+
 void cons_wait_input(void)
 {
-	unsigned long flags = irq_save();
+	unsigned long flags;
 
+	if (current()) {
+		rendez_sleep(&cons.r, cons_nonempty, NULL);
+		return;
+	}
+	flags = irq_save();
 	if (cons_empty())
 		cpu_halt();
 	irq_restore(flags);
@@ -93,7 +118,25 @@ int cons_getc(void)
 	return c;
 }
 
+int cons_getc_intr(void)
+{
+	int c;
+
+	while ((c = cons_trygetc()) < 0)
+		if (rendez_sleep_intr(&cons.r, cons_nonempty, NULL) == -EINTR)
+			return -EINTR;
+	return c;
+}
+
 void cons_write(const char *s, size_t n)
 {
 	printk_write(s, n);
+}
+
+/* Thread context: drop every queued input byte. */
+void cons_flush_input(void)
+{
+	spin_lock(&cons.lock);
+	cons.rp = cons.wp;
+	spin_unlock(&cons.lock);
 }

@@ -92,6 +92,8 @@ static void fmt_number(struct out *o, const struct spec *sp, unsigned long long 
 	if (!(sp->prec == 0 && v == 0))
 		ndig = utoa_rev(tmp, v, base, upper);
 	nzero = sp->prec > ndig ? sp->prec - ndig : 0;
+	if (!strcmp(prefix, "0") && nzero)
+		prefix = "";	/* %#o: the precision's zeros already lead with 0 */
 	npre = (sign ? 1 : 0) + (int)strlen(prefix);
 	pad = sp->width - npre - nzero - ndig;
 	if (sp->zero && !sp->left && sp->prec < 0) {
@@ -223,6 +225,7 @@ static bool fmt_conv(struct out *o, struct spec *sp, char conv, va_list *ap)
 		fmt_number(o, sp, uv, sv < 0, 10, false, "");
 		return true;
 	case 'u':
+		sp->sign = 0;	/* + and space apply to signed conversions only */
 		fmt_number(o, sp, arg_unsigned(ap, sp->lenmod), false, 10, false, "");
 		return true;
 	case 'x':
@@ -235,7 +238,7 @@ static bool fmt_conv(struct out *o, struct spec *sp, char conv, va_list *ap)
 	case 'o':
 		uv = arg_unsigned(ap, sp->lenmod);
 		sp->sign = 0;
-		fmt_number(o, sp, uv, false, 8, false, sp->alt && uv ? "0" : "");
+		fmt_number(o, sp, uv, false, 8, false, sp->alt && (uv || !sp->prec) ? "0" : "");
 		return true;
 	case 'p':
 		sp->sign = 0;

@@ -18,6 +18,7 @@
  */
 #include "alarm.h"
 #include "cpu.h"
+#include "dev.h"
 #include "error.h"
 #include "kmalloc.h"
 #include "page.h"
@@ -46,6 +47,7 @@ struct thread {
 	bool intr;			/* pending interrupt (Ctrl-C) */
 	struct rendez exited;		/* joiner waits here for gone */
 	struct alarm sleep_alarm;	/* thread_sleep_us and timeouts */
+	struct fstate *fs;		/* descriptors and cwd (ns.c) */
 };
 
 struct runq {
@@ -102,13 +104,18 @@ static struct thread *rq_pop(struct runq *rq)
 struct thread *current(void) { return this_cpu()->cur; }
 
 /* After a switch, on the new thread, rq lock released: deal with the thread we left. */
+static void thread_free(struct thread *t)
+{
+	pages_free(t->stack, STACK_PAGES);
+	kfree(t);
+}
+
 static void finish_switch(struct thread *prev)
 {
 	if (!prev || prev->state != T_DEAD)
 		return;
 	if (prev->detached) {
-		pages_free(prev->stack, STACK_PAGES);
-		kfree(prev);
+		thread_free(prev);
 		return;
 	}
 	WRITE_ONCE(prev->gone, true);
@@ -244,6 +251,12 @@ struct thread *kthread_create(const char *name, int core, thread_fn fn, void *ar
 		kfree(t);
 		return NULL;
 	}
+	t->fs = fstate_new(current() ? current()->fs : NULL);
+	if (!t->fs) {
+		pages_free(t->stack, STACK_PAGES);
+		kfree(t);
+		return NULL;
+	}
 	strlcpy(t->name, name, sizeof(t->name));
 	t->core = core;
 	t->fn = fn;
@@ -282,6 +295,8 @@ __noreturn void kthread_exit(void)
 	struct runq *rq;
 
 	unlink_thread(t);
+	fstate_free(t->fs);	/* closes its files while it can still sleep */
+	t->fs = NULL;
 	irq_disable();
 	rq = rq_of(core_id());
 	rq_lock(rq);
@@ -295,8 +310,7 @@ static bool thread_gone(void *arg) { return READ_ONCE(((struct thread *)arg)->go
 int kthread_join(struct thread *t)
 {
 	rendez_sleep(&t->exited, thread_gone, t);
-	pages_free(t->stack, STACK_PAGES);
-	kfree(t);
+	thread_free(t);
 	return 0;
 }
 
@@ -384,6 +398,7 @@ bool thread_interrupted(void)
 }
 
 struct alarm *thread_sleep_alarm(struct thread *t) { return &t->sleep_alarm; }
+struct fstate **thread_fstate(struct thread *t) { return &t->fs; }
 
 /* ---- per-core start ---- */
 

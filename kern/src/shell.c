@@ -10,15 +10,21 @@
  * bytes >= 0x80 are ignored, terminal escape sequences are swallowed whole), and a line
  * longer than the buffer rings the bell instead of growing.
  *
- * Redirection and "&" are parsed now; running them needs files and threads, so
- * shell_exec_job refuses them until those exist. Output that a redirection must capture
- * goes through shell_write, the single place to hook it.
+ * Foreground commands run in the shell's own thread, so `cd` changes the shell's
+ * directory and Ctrl-C (the console's interrupt hook) interrupts exactly the command:
+ * its interruptible sleeps return -EINTR. "> FILE" points descriptor 1 at the file for
+ * the command's duration; shell_write sends output to descriptor 1 when it is open and to
+ * the console otherwise. A trailing "&" runs the command in a new thread (which copies
+ * the shell's descriptors and directory) and returns the prompt at once.
  */
 #include "kernel.h"
 #include "error.h"
 #include "kmalloc.h"
 #include "cons.h"
 #include "shell.h"
+#include "arch.h"
+#include "dev.h"
+#include "thread.h"
 
 #define CTRL_C		0x03
 #define CTRL_U		0x15
@@ -34,10 +40,11 @@ static void console_puts(const char *s)
 	cons_write(s, strlen(s));
 }
 
-/* Redirection hooks in here: for now command output goes to the console. */
+/* Command output: descriptor 1 when a redirection opened it, else the console. */
 void shell_write(const char *s, size_t n)
 {
-	cons_write(s, n);
+	if (kwrite(1, s, n) == -EBADF)
+		cons_write(s, n);
 }
 
 /* Formats on the stack; a longer message is formatted again into a heap buffer. */
@@ -98,6 +105,8 @@ static bool esc_eat(enum esc_state *st, int c)
 {
 	switch (*st) {
 	case ESC_START:
+		if (c == ESC)
+			return true;	/* ESC ESC: still the start of one sequence */
 		*st = c == '[' || c == 'O' ? ESC_SEQ : ESC_NONE;
 		return *st == ESC_SEQ;
 	case ESC_SEQ:
@@ -245,10 +254,10 @@ static enum token lex_word(struct lexer *lx, char **word, const char **why)
 		else
 			*lx->w++ = c;
 	}
-	if (is_op(c) && lx->w == lx->r)
-		lx->pend = c;
-	else if (c)
-		lx->r++;	/* the blank is consumed */
+	if (is_blank(c))
+		lx->r++;	/* consumed: the NUL may overwrite it */
+	else if (is_op(c) && lx->w == lx->r)
+		lx->pend = c;	/* the NUL overwrites it: keep it for lex_op */
 	*lx->w++ = '\0';
 	return T_WORD;
 }
@@ -335,7 +344,85 @@ static void shell_report(const struct cmd *c, int r)
 		shell_eprintf("%s: %s\n", c->name, strerror(r));
 }
 
-/* The place where redirection (open the file, point shell_write at it) and & will go. */
+/* Point descriptor 1 at the job's redirection; returns 0 or -err (reported). */
+static int redirect_begin(struct shell_job *job)
+{
+	int fd, r;
+
+	if (!job->redirect)
+		return 0;
+	fd = kcreate(job->redirect, OWRITE | (job->append ? OAPPEND : OTRUNC), 0644);
+	if (fd < 0) {
+		shell_eprintf("shell: %s: %s\n", job->redirect, strerror(fd));
+		return fd;
+	}
+	r = kdup2(fd, 1);
+	kclose(fd);
+	return r < 0 ? r : 0;
+}
+
+static void redirect_end(struct shell_job *job)
+{
+	if (job->redirect)
+		kclose(1);
+}
+
+static int run_job(const struct cmd *c, struct shell_job *job)
+{
+	int r = redirect_begin(job);
+
+	if (r < 0)
+		return r;
+	r = c->fn(job->argc, job->argv);
+	redirect_end(job);
+	shell_report(c, r);
+	return r;
+}
+
+/* A background job owns a copy of its line and parse (the shell's buffer is reused). */
+struct bg_job {
+	char line[SHELL_LINE_MAX];
+	struct shell_job job;
+	const struct cmd *c;
+};
+
+static void bg_thread(void *arg)
+{
+	struct bg_job *bg = arg;
+
+	run_job(bg->c, &bg->job);
+	kfree(bg);
+}
+
+static int start_background(const struct cmd *c, struct shell_job *job)
+{
+	struct bg_job *bg = kzmalloc(sizeof(*bg));
+	struct thread *t;
+	size_t o = 0;
+
+	if (!bg)
+		return -ENOMEM;
+	bg->c = c;
+	bg->job = *job;
+	/* copy the words and the redirect target into the job's own buffer */
+	for (int i = 0; i < job->argc; i++) {
+		bg->job.argv[i] = bg->line + o;
+		o += strlcpy(bg->line + o, job->argv[i], sizeof(bg->line) - o) + 1;
+	}
+	if (job->redirect) {
+		bg->job.redirect = bg->line + o;
+		strlcpy(bg->line + o, job->redirect, sizeof(bg->line) - o);
+	}
+	t = kthread_create(c->name, core_id(), bg_thread, bg);
+	if (!t) {
+		kfree(bg);
+		return -ENOMEM;
+	}
+	kthread_detach(t);
+	shell_eprintf("[%d] %s\n", thread_tid(t), c->name);
+	return 0;
+}
+
 static int shell_exec_job(struct shell_job *job)
 {
 	const struct cmd *c = shell_lookup(job->argv[0]);
@@ -345,13 +432,12 @@ static int shell_exec_job(struct shell_job *job)
 		shell_eprintf("unknown command: %s (try help)\n", job->argv[0]);
 		return -ENOENT;
 	}
-	if (job->redirect || job->background) {
-		shell_eprintf("shell: %s is not supported yet\n",
-			      job->redirect ? "redirection" : "&");
-		return -ENOTSUP;
-	}
-	r = c->fn(job->argc, job->argv);
-	shell_report(c, r);
+	if (job->background)
+		return start_background(c, job);
+	thread_interrupted();		/* a Ctrl-C typed at the prompt is not for this command */
+	r = run_job(c, job);
+	if (thread_interrupted())
+		cons_flush_input();	/* the ^C (and what came with it) was for the command */
 	return r;
 }
 
@@ -369,10 +455,21 @@ int shell_exec_line(char *line)
 	return shell_exec_job(&job);
 }
 
+static struct thread *shell_thread;
+
+/* Console interrupt hook (interrupt context): Ctrl-C interrupts the foreground command. */
+static void shell_ctrl_c(void)
+{
+	if (shell_thread)
+		thread_interrupt(shell_thread);
+}
+
 void shell_run(void)
 {
 	char line[SHELL_LINE_MAX];
 
+	shell_thread = current();
+	cons_set_intr_hook(shell_ctrl_c);
 	for (;;) {
 		console_puts(PROMPT);
 		if (shell_readline(line, sizeof(line)) >= 0)

@@ -94,6 +94,36 @@ static void madt_entry(uint8_t *e)
 	}
 }
 
+/*
+ * Soft-off needs PM1a_CNT from the FADT and the S5 sleep type from the \_S5 package in
+ * the DSDT's AML. We look for the bytes "_S5_" followed by a package (0x12) and take its
+ * first element (a BytePrefix 0x0a value, or the Zero/One opcodes).
+ */
+static void fadt_init(struct rsdp *r)
+{
+	uint8_t *f = (uint8_t *)find_table(r, "FACP");
+	struct sdt *dsdt;
+	uint8_t *p, *end;
+
+	if (!f)
+		return;
+	acpi.pm1a_cnt = *(uint32_t *)(f + 64);
+	acpi.pm1b_cnt = *(uint32_t *)(f + 68);
+	dsdt = (struct sdt *)(uintptr_t)*(uint32_t *)(f + 40);
+	if (!dsdt || memcmp(dsdt->sig, "DSDT", 4))
+		return;
+	end = (uint8_t *)dsdt + dsdt->length;
+	for (p = (uint8_t *)(dsdt + 1); p + 8 < end; p++) {
+		if (memcmp(p, "_S5_", 4) || p[4] != 0x12)
+			continue;
+		p += 5;
+		p += (*p >> 6) + 1;	/* PkgLength: 1 + the count of extra bytes */
+		p++;			/* NumElements */
+		acpi.s5_typ = *p == 0x0a ? p[1] : (*p == 0x01 ? 1 : 0);
+		break;
+	}
+}
+
 void acpi_init(uintptr_t rsdp_addr)
 {
 	struct rsdp *r = (struct rsdp *)rsdp_addr;
@@ -112,6 +142,7 @@ void acpi_init(uintptr_t rsdp_addr)
 			break;
 		madt_entry(e);
 	}
+	fadt_init(r);
 	if (acpi.ncpus == 0 || !acpi.ioapic_addr)
 		panic("acpi: MADT lists %d cores and %s IOAPIC", acpi.ncpus,
 		      acpi.ioapic_addr ? "an" : "no");

@@ -57,6 +57,8 @@ struct acpi_info {
 	/* ISA IRQ -> GSI and flags from interrupt source overrides */
 	uint32_t isa_gsi[16];
 	uint16_t isa_flags[16];
+	uint32_t pm1a_cnt, pm1b_cnt;	/* FADT: PM1 control ports, for soft-off */
+	uint8_t s5_typ;			/* DSDT \_S5: SLP_TYP for soft-off */
 };
 extern struct acpi_info acpi;
 void acpi_init(uintptr_t rsdp);
@@ -71,6 +73,7 @@ void lapic_timer_calibrate(void);
 void lapic_timer_set_deadline(uint64_t tsc_deadline);
 
 /* ioapic.c */
+void pic_disable(void);
 void ioapic_init(void);
 /* Route GSI to vector on the boot core; level/active-low from flags (MADT MPS INTI). */
 void ioapic_route(uint32_t gsi, int vector, bool level, bool active_low);

@@ -63,10 +63,19 @@ void arch_exit(int code)
 		__asm__ volatile("hlt");
 }
 
-/* ACPI soft-off through the PM1a control block QEMU puts at 0x604 (pc and q35). */
+/* ACPI soft-off: SLP_TYP of S5 with SLP_EN in PM1a (and PM1b) control; QEMU exits 0. */
 void arch_poweroff(void)
 {
+	uint16_t v = (uint16_t)(acpi.s5_typ << 10 | 1 << 13);
+
 	cli();
-	outw(0x604, 0x2000);
-	arch_exit(0);	/* not QEMU's pc or q35: at least stop */
+	if (acpi.pm1a_cnt)
+		outw((uint16_t)acpi.pm1a_cnt, v);
+	if (acpi.pm1b_cnt)
+		outw((uint16_t)acpi.pm1b_cnt, v);
+	/* QEMU acts on the request asynchronously: give it a second before giving up */
+	for (uint64_t end = rdtsc() + tsc_hz(); rdtsc() < end;)
+		pause();
+	printk("poweroff: ACPI soft-off did not work\n");
+	arch_exit(0);		/* at least stop, with a status that is not 0 */
 }

@@ -15,9 +15,26 @@ static volatile uint32_t *ioapic;
 static uint32_t rd(uint32_t reg) { ioapic[IOREGSEL / 4] = reg; return ioapic[IOWIN / 4]; }
 static void wr(uint32_t reg, uint32_t v) { ioapic[IOREGSEL / 4] = reg; ioapic[IOWIN / 4] = v; }
 
-static void pic_disable(void)
+/*
+ * The 8259s are initialized (vectors 0xe0..0xef, out of the way of exceptions, in case a
+ * spurious IRQ 7 or 15 still arrives) and then masked for good.
+ *
+ * Hazard: this must happen before the LAPIC masks LINT0. The firmware leaves the PIT
+ * ticking on IRQ 0; if the PIC's output is still raised when LINT0 stops accepting it,
+ * QEMU never sees it drop and later delivers a "hardware interrupt" with no vector,
+ * which arrives as a general protection fault at the first sti.
+ */
+void pic_disable(void)
 {
-	outb(0x21, 0xff);
+	outb(0x20, 0x11);		/* ICW1: init, ICW4 follows */
+	outb(0xa0, 0x11);
+	outb(0x21, 0xe0);		/* ICW2: vector base */
+	outb(0xa1, 0xe8);
+	outb(0x21, 0x04);		/* ICW3: slave on IRQ 2 */
+	outb(0xa1, 0x02);
+	outb(0x21, 0x01);		/* ICW4: 8086 mode */
+	outb(0xa1, 0x01);
+	outb(0x21, 0xff);		/* mask everything */
 	outb(0xa1, 0xff);
 }
 
@@ -26,7 +43,6 @@ void ioapic_init(void)
 {
 	int n;
 
-	pic_disable();
 	ioapic = (volatile uint32_t *)acpi.ioapic_addr;
 	n = ((rd(REG_VER) >> 16) & 0xff) + 1;
 	for (int i = 0; i < n; i++) {

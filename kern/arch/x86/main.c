@@ -22,6 +22,7 @@ static void uart_irq_handler(struct trapframe *tf, void *arg)
 __noreturn void arch_main(uint32_t mbi)
 {
 	uart_init();				/* COM1: printk works from here */
+	pic_disable();				/* legacy 8259s off, before the LAPIC */
 	gdt_init_cpu(0);			/* our GDT and TSS */
 	cpu_setup_this(0);			/* GS -> cpus[0] */
 	cpus[0].irq_stack_lo = (uintptr_t)boot_stack;
@@ -34,9 +35,10 @@ __noreturn void arch_main(uint32_t mbi)
 	lapic_init_cpu();			/* this core's LAPIC */
 	cpus[0].apic_id = lapic_id();
 	lapic_timer_calibrate();
-	ioapic_init();				/* legacy PICs off, pins masked */
+	ioapic_init();				/* every pin masked */
 	irq_register(T_UART, uart_irq_handler, NULL);
 	ioapic_route_isa(4, T_UART);		/* COM1 receive -> core 0 */
+	cons_init();				/* console input sleeps on a rendez */
 	uart_enable_irq();
 	smp_boot_aps();				/* the other cores, each to kernel_ap_main */
 	kernel_main();

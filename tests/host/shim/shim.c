@@ -10,7 +10,9 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#define strerror libc_strerror	/* error.h declares the kernel's own */
 #include <string.h>
+#undef strerror
 #include <time.h>
 
 #include "kernel.h"

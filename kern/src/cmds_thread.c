@@ -1,0 +1,238 @@
+/*
+ * Shell commands about threads and time: ps, sleep, run.
+ *
+ * `run` starts one thread per chosen core; each calls its workload's step until the
+ * shared deadline passes or the command is interrupted (Ctrl-C), then records its count.
+ * The command joins them all and prints one result line per core and a total.
+ */
+#include "cpu.h"
+#include "error.h"
+#include "kmalloc.h"
+#include "sched.h"
+#include "shell.h"
+#include "thread.h"
+#include "workloads.h"
+
+/* ---- ps ---- */
+
+static const char *state_name(enum thread_state s)
+{
+	switch (s) {
+	case T_RUNNABLE: return "ready";
+	case T_RUNNING: return "run";
+	case T_SLEEPING: return "sleep";
+	case T_DEAD: return "dead";
+	}
+	return "?";
+}
+
+static void ps_row(struct thread *t, void *arg)
+{
+	uint64_t ms = thread_cpu_tsc(t) / (tsc_hz() / 1000);
+
+	(void)arg;
+	shell_printf("%5d %4d %-6s %8lu.%03lu  %s\n", thread_tid(t), thread_core(t),
+		     state_name(thread_state(t)), (unsigned long)(ms / 1000),
+		     (unsigned long)(ms % 1000), thread_name(t));
+}
+
+static int cmd_ps(int argc, char **argv)
+{
+	(void)argv;
+	if (argc != 1)
+		return -EINVAL;
+	shell_printf("  TID CORE STATE       CPU(s)  NAME\n");
+	thread_foreach(ps_row, NULL);
+	for (int i = 0; i < ncpus(); i++)
+		if (cpus[i].idle)
+			ps_row(cpus[i].idle, NULL);
+	return 0;
+}
+SHELL_CMD("ps", "ps", "list threads: id, core, state, CPU time, name", cmd_ps);
+
+/* ---- sleep ---- */
+
+/* Parse a non-negative decimal with up to 3 fraction digits into milliseconds. */
+static int parse_ms(const char *s, uint64_t *ms)
+{
+	uint64_t v = 0, frac = 0;
+	int fd = 0;
+
+	if (!*s)
+		return -EINVAL;
+	for (; *s >= '0' && *s <= '9'; s++) {
+		v = v * 10 + (uint64_t)(*s - '0');
+		if (v > 1000000)
+			return -EINVAL;
+	}
+	if (*s == '.')
+		for (s++; *s >= '0' && *s <= '9'; s++)
+			if (fd < 3)
+				frac = frac * 10 + (uint64_t)(*s - '0'), fd++;
+	if (*s)
+		return -EINVAL;
+	while (fd++ < 3)
+		frac *= 10;
+	*ms = v * 1000 + frac;
+	return 0;
+}
+
+static int cmd_sleep(int argc, char **argv)
+{
+	uint64_t ms;
+
+	if (argc != 2 || parse_ms(argv[1], &ms) < 0)
+		return -EINVAL;
+	return thread_sleep_us(ms * 1000) == -EINTR ? -EINTR : 0;
+}
+SHELL_CMD("sleep", "sleep SECONDS", "wait (fractions allowed; Ctrl-C interrupts)", cmd_sleep);
+
+/* ---- run ---- */
+
+/* "all", "N", "A-B" or a comma list of those, into a mask of online cores. */
+static int parse_cores(const char *s, uint64_t *mask)
+{
+	int n = ncpus();
+
+	*mask = 0;
+	if (!strcmp(s, "all")) {
+		*mask = n >= 64 ? ~0ull : (1ull << n) - 1;
+		return 0;
+	}
+	while (*s) {
+		long a = 0, b;
+
+		if (*s < '0' || *s > '9')
+			return -EINVAL;
+		for (; *s >= '0' && *s <= '9'; s++)
+			if ((a = a * 10 + (*s - '0')) >= n)
+				return -ERANGE;
+		b = a;
+		if (*s == '-') {
+			s++;
+			if (*s < '0' || *s > '9')
+				return -EINVAL;
+			for (b = 0; *s >= '0' && *s <= '9'; s++)
+				if ((b = b * 10 + (*s - '0')) >= n)
+					return -ERANGE;
+			if (b < a)
+				return -EINVAL;
+		}
+		for (long i = a; i <= b; i++)
+			*mask |= 1ull << i;
+		if (*s == ',' && s[1])
+			s++;
+		else if (*s)
+			return -EINVAL;
+	}
+	return *mask ? 0 : -EINVAL;
+}
+
+struct run_slot {
+	const struct workload *w;
+	uint64_t deadline;		/* TSC */
+	volatile bool *stop;
+	uint64_t units, start, end;	/* result */
+	int core;
+	struct thread *t;
+};
+
+static void run_thread(void *arg)
+{
+	struct run_slot *s = arg;
+	void *st = s->w->setup ? s->w->setup() : NULL;
+
+	s->start = tsc_read();
+	if (!s->w->setup || st)
+		while (tsc_read() < s->deadline && !*s->stop)
+			s->units += s->w->step(st);
+	s->end = tsc_read();
+	kfree(st);
+}
+
+static void run_report(const struct workload *w, struct run_slot *slots, int n)
+{
+	uint64_t total = 0;
+
+	for (int i = 0; i < n; i++) {
+		uint64_t ticks = slots[i].end - slots[i].start;
+		uint64_t rate = ticks ? slots[i].units * tsc_hz() / ticks : 0;
+
+		total += rate;
+		shell_printf("run %s: cpu %d: %lu %s/s\n", w->name, slots[i].core,
+			     (unsigned long)rate, w->unit);
+	}
+	shell_printf("run %s: total: %lu %s/s on %d cores\n", w->name, (unsigned long)total,
+		     w->unit, n);
+}
+
+/* Wait for the deadline or Ctrl-C, then for every thread. */
+static int run_wait(struct run_slot *slots, int n, uint64_t secs_ms, volatile bool *stop)
+{
+	int r = thread_sleep_us(secs_ms * 1000);
+
+	*stop = true;
+	for (int i = 0; i < n; i++)
+		kthread_join(slots[i].t);
+	return r;
+}
+
+static int run_parse(int argc, char **argv, uint64_t *mask, uint64_t *ms)
+{
+	*mask = 1;
+	*ms = 1000;
+	for (int i = 2; i < argc; i++) {
+		if (i + 1 >= argc)
+			return -EINVAL;
+		if (!strcmp(argv[i], "-c")) {
+			if (parse_cores(argv[++i], mask) < 0)
+				return -EINVAL;
+		} else if (!strcmp(argv[i], "-t")) {
+			if (parse_ms(argv[++i], ms) < 0 || *ms == 0 || *ms > 3600 * 1000)
+				return -EINVAL;
+		} else {
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+static int cmd_run(int argc, char **argv)
+{
+	const struct workload *w;
+	struct run_slot *slots;
+	volatile bool stop = false;
+	uint64_t mask, ms;
+	int n = 0, r;
+
+	if (argc < 2 || run_parse(argc, argv, &mask, &ms) < 0)
+		return -EINVAL;
+	if (!(w = workload_find(argv[1]))) {
+		shell_eprintf("run: no app %s (apps: spin matrix fib memcpy)\n", argv[1]);
+		return 1;
+	}
+	slots = kzmalloc(64 * sizeof(*slots));
+	if (!slots)
+		return -ENOMEM;
+	uint64_t deadline = tsc_read() + ms * (tsc_hz() / 1000);
+	for (int c = 0; c < ncpus(); c++) {
+		if (!(mask & (1ull << c)))
+			continue;
+		slots[n] = (struct run_slot){ .w = w, .deadline = deadline, .stop = &stop,
+					      .core = c };
+		slots[n].t = kthread_create(w->name, c, run_thread, &slots[n]);
+		if (!slots[n].t) {
+			stop = true;
+			break;
+		}
+		n++;
+	}
+	r = run_wait(slots, n, ms, &stop);
+	if (r == -EINTR)
+		shell_eprintf("run: interrupted\n");
+	run_report(w, slots, n);
+	kfree(slots);
+	return r == -EINTR ? 1 : 0;
+}
+SHELL_CMD("run", "run APP [-c CORES] [-t SECONDS]",
+	  "run a workload (spin matrix fib memcpy) on CORES (all, N, A-B, list)", cmd_run);

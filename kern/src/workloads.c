@@ -1,0 +1,120 @@
+/*
+ * Built-in workloads for `run`: small, recognizable hot spots to profile and compare.
+ * Each app does one unit of work per call of its step function and returns a count of
+ * what it did (iterations, bytes); `run` calls it on every chosen core until time is up.
+ * The hot functions are noinline so profiles and call graphs name them.
+ */
+#include "kmalloc.h"
+#include "workloads.h"
+
+/* spin: a tight loop in its own function */
+__attribute__((noinline)) uint64_t spin_loop(uint64_t n)
+{
+	volatile uint64_t x = 0;
+
+	for (uint64_t i = 0; i < n; i++)
+		x += i;
+	return x;
+}
+
+static uint64_t spin_step(void *st)
+{
+	(void)st;
+	spin_loop(10000);
+	return 10000;
+}
+
+/* matrix: integer matrix multiply; the inner dot product is the hot function */
+#define MN 48
+
+struct matrix_state {
+	uint32_t a[MN][MN], b[MN][MN], c[MN][MN];
+};
+
+__attribute__((noinline)) uint32_t matrix_inner(const uint32_t *row, const uint32_t (*b)[MN],
+						 int col)
+{
+	uint32_t s = 0;
+
+	for (int k = 0; k < MN; k++)
+		s += row[k] * b[k][col];
+	return s;
+}
+
+__attribute__((noinline)) void matrix_multiply(struct matrix_state *m)
+{
+	for (int i = 0; i < MN; i++)
+		for (int j = 0; j < MN; j++)
+			m->c[i][j] = matrix_inner(m->a[i], m->b, j);
+}
+
+static void *matrix_setup(void)
+{
+	struct matrix_state *m = kmalloc(sizeof(*m));
+
+	if (m)
+		for (int i = 0; i < MN; i++)
+			for (int j = 0; j < MN; j++) {
+				m->a[i][j] = (uint32_t)(i * 7 + j);
+				m->b[i][j] = (uint32_t)(i + j * 3);
+			}
+	return m;
+}
+
+static uint64_t matrix_step(void *st)
+{
+	matrix_multiply(st);
+	return 1;
+}
+
+/* fib: deep recursion, for call graphs */
+__attribute__((noinline)) uint64_t fib(int n)
+{
+	return n < 2 ? (uint64_t)n : fib(n - 1) + fib(n - 2);
+}
+
+static uint64_t fib_step(void *st)
+{
+	(void)st;
+	fib(20);
+	return 1;
+}
+
+/* memcpy: bandwidth between two 1 MiB buffers */
+#define MC_BYTES (1u << 20)
+
+static void *memcpy_setup(void)
+{
+	uint8_t *p = kmalloc(2 * MC_BYTES);
+
+	if (p)
+		memset(p, 0x5a, 2 * MC_BYTES);
+	return p;
+}
+
+__attribute__((noinline)) void memcpy_copy(uint8_t *buf)
+{
+	memcpy(buf + MC_BYTES, buf, MC_BYTES);
+}
+
+static uint64_t memcpy_step(void *st)
+{
+	memcpy_copy(st);
+	return MC_BYTES;
+}
+
+const struct workload workloads[] = {
+	{ "spin", "iterations", NULL, spin_step },
+	{ "matrix", "multiplies", matrix_setup, matrix_step },
+	{ "fib", "fib(20) calls", NULL, fib_step },
+	{ "memcpy", "bytes", memcpy_setup, memcpy_step },
+	{ NULL, NULL, NULL, NULL },
+};
+
+const struct workload *workload_find(const char *name)
+{
+	for (const struct workload *w = workloads; w->name; w++)
+		if (!strcmp(w->name, name))
+			return w;
+	return NULL;
+}

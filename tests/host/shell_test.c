@@ -1,0 +1,251 @@
+/*
+ * Host test of kern/src/shell.c: the tokenizer (quotes, operators, limits), command
+ * dispatch and its messages, and the line editor fed scripted console bytes, then random
+ * bytes (under ASan/UBSan this is the "nothing typed may crash" check). The console is
+ * stubbed here: cons_getc reads a script, cons_write appends to a capture buffer.
+ * Prints one PASSED/FAILED line; the exit status is the verdict.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+/* No <string.h>: its strerror clashes with error.h's; kernel.h declares what we use. */
+
+#include "kernel.h"
+#include "error.h"
+#include "cons.h"
+#include "shell.h"
+
+static int failures;
+
+#define FAIL(...) do { printf("line %d: ", __LINE__); printf(__VA_ARGS__); printf("\n"); \
+	failures++; } while (0)
+
+/* ---- console stub ---- */
+
+static const char *script;	/* bytes cons_getc hands out */
+static size_t script_len, script_pos;
+static char captured[1 << 16];
+static size_t captured_len;
+
+int cons_getc(void)
+{
+	if (script_pos >= script_len) {
+		printf("cons_getc: script exhausted\n");
+		exit(1);
+	}
+	return (unsigned char)script[script_pos++];
+}
+
+void cons_write(const char *s, size_t n)
+{
+	n = MIN(n, sizeof(captured) - 1 - captured_len);
+	memcpy(captured + captured_len, s, n);
+	captured_len += n;
+	captured[captured_len] = '\0';
+}
+
+static void feed(const char *s, size_t n)
+{
+	script = s;
+	script_len = n;
+	script_pos = 0;
+	captured_len = 0;
+	captured[0] = '\0';
+}
+
+/* ---- test commands ---- */
+
+static int last_argc;
+static char last_argv[SHELL_MAXARGS][SHELL_LINE_MAX];
+
+static int cmd_targs(int argc, char **argv)
+{
+	last_argc = argc;
+	for (int i = 0; i < argc; i++)
+		snprintf(last_argv[i], sizeof(last_argv[i]), "%s", argv[i]);
+	return 0;
+}
+SHELL_CMD("targs", "targs [ARGS...]", "record the arguments", cmd_targs);
+
+static int cmd_tinval(int argc, char **argv)
+{
+	(void)argc, (void)argv;
+	return -EINVAL;
+}
+SHELL_CMD("tinval", "tinval NEVER-RIGHT", "always wrong arguments", cmd_tinval);
+
+/* ---- parse ---- */
+
+/* want: words separated by '|', then optional " >F", " >>F", " &" markers. */
+static void check_parse(const char *line, int want_rc, int want_argc, const char *want_words,
+			const char *want_redirect, bool want_append, bool want_bg)
+{
+	char buf[512], words[512] = "";
+	struct shell_job job;
+	const char *why;
+	int rc;
+
+	snprintf(buf, sizeof(buf), "%s", line);
+	rc = shell_parse(buf, &job, &why);
+	if (rc != want_rc) {
+		FAIL("parse \"%s\": rc %d want %d (%s)", line, rc, want_rc, why ? why : "");
+		return;
+	}
+	if (rc)
+		return;
+	for (int i = 0; i < job.argc; i++)
+		snprintf(words + strlen(words), sizeof(words) - strlen(words), "%s%s",
+			 i ? "|" : "", job.argv[i]);
+	if (job.argc != want_argc || strcmp(words, want_words) || job.argv[job.argc])
+		FAIL("parse \"%s\": %d words \"%s\", want %d \"%s\"", line, job.argc, words,
+		     want_argc, want_words);
+	if ((want_redirect == NULL) != (job.redirect == NULL) ||
+	    (want_redirect && strcmp(want_redirect, job.redirect)) ||
+	    job.append != want_append || job.background != want_bg)
+		FAIL("parse \"%s\": redirect \"%s\" append %d bg %d", line,
+		     job.redirect ? job.redirect : "(none)", job.append, job.background);
+}
+
+static void test_parse(void)
+{
+	char many[512] = "";
+
+	check_parse("", 0, 0, "", NULL, false, false);
+	check_parse("  \t ", 0, 0, "", NULL, false, false);
+	check_parse("echo a  b\tc", 0, 4, "echo|a|b|c", NULL, false, false);
+	check_parse("  echo   x  ", 0, 2, "echo|x", NULL, false, false);
+	check_parse("echo \"a b\" c", 0, 3, "echo|a b|c", NULL, false, false);
+	check_parse("echo x\"y z\"w", 0, 2, "echo|xy zw", NULL, false, false);
+	check_parse("echo \"\"", 0, 2, "echo|", NULL, false, false);
+	check_parse("echo \"a > b &\"", 0, 2, "echo|a > b &", NULL, false, false);
+	check_parse("echo \"unterminated", -EINVAL, 0, "", NULL, false, false);
+	check_parse("cat f > out", 0, 2, "cat|f", "out", false, false);
+	check_parse("cat f>out", 0, 2, "cat|f", "out", false, false);
+	check_parse("cat f>>out", 0, 2, "cat|f", "out", true, false);
+	check_parse("cat \"f\">\"o u\"", 0, 2, "cat|f", "o u", false, false);
+	check_parse("cat /dev/oprofile > prof.out &", 0, 2, "cat|/dev/oprofile", "prof.out",
+		    false, true);
+	check_parse("sleep 3&", 0, 2, "sleep|3", NULL, false, true);
+	check_parse("a&b", -EINVAL, 0, "", NULL, false, false);
+	check_parse("a > b > c", -EINVAL, 0, "", NULL, false, false);
+	check_parse("a >", -EINVAL, 0, "", NULL, false, false);
+	check_parse("a > &", -EINVAL, 0, "", NULL, false, false);
+	check_parse("> f", -EINVAL, 0, "", NULL, false, false);
+	check_parse("&", -EINVAL, 0, "", NULL, false, false);
+	for (int i = 0; i < SHELL_MAXARGS; i++)
+		memcpy(many + 2 * i, "x ", 3);
+	check_parse(many, 0, SHELL_MAXARGS, "x|x|x|x|x|x|x|x|x|x|x|x|x|x|x|x|x|x|x|x|x|x|x|x|x|x|"
+		    "x|x|x|x|x|x", NULL, false, false);
+	memcpy(many + 2 * SHELL_MAXARGS, "x", 2);
+	check_parse(many, -EINVAL, 0, "", NULL, false, false);
+}
+
+/* ---- exec ---- */
+
+static void check_exec(const char *line, int want_rc, const char *want_out)
+{
+	char buf[512];
+	int rc;
+
+	snprintf(buf, sizeof(buf), "%s", line);
+	feed("", 0);
+	rc = shell_exec_line(buf);
+	if (rc != want_rc || strcmp(captured, want_out))
+		FAIL("exec \"%s\": rc %d output \"%s\", want %d \"%s\"", line, rc, captured,
+		     want_rc, want_out);
+}
+
+static void test_exec(void)
+{
+	check_exec("", 0, "");
+	check_exec("targs 1 \"2 3\"", 0, "");
+	if (last_argc != 3 || strcmp(last_argv[0], "targs") || strcmp(last_argv[2], "2 3"))
+		FAIL("targs got %d args", last_argc);
+	check_exec("nosuch a b", -ENOENT, "unknown command: nosuch (try help)\n");
+	check_exec("tinval", -EINVAL, "usage: tinval NEVER-RIGHT\n");
+	check_exec("echo \"x", -EINVAL, "shell: unterminated quote\n");
+	check_exec("targs > f", -ENOTSUP, "shell: redirection is not supported yet\n");
+	if (!shell_lookup("targs") || shell_lookup("targ") || shell_lookup(""))
+		FAIL("shell_lookup");
+}
+
+/* ---- line editor ---- */
+
+static void check_line(const char *in, size_t n, int want_rc, const char *want_line,
+		       const char *want_echo)
+{
+	char buf[SHELL_LINE_MAX];
+	int rc;
+
+	feed(in, n);
+	rc = shell_readline(buf, sizeof(buf));
+	if (rc != want_rc || (rc >= 0 && strcmp(buf, want_line)) ||
+	    (want_echo && strcmp(captured, want_echo)))
+		FAIL("readline: rc %d line \"%s\" echo \"%s\", want %d \"%s\" \"%s\"", rc,
+		     rc >= 0 ? buf : "", captured, want_rc, want_line, want_echo ? want_echo : "*");
+}
+#define LINE(s, ...) check_line(s, sizeof(s) - 1, __VA_ARGS__)
+
+static void test_readline(void)
+{
+	char big[600];
+
+	LINE("ls\r", 2, "ls", "ls\n");
+	LINE("\nab\n", 2, "ab", "ab\n");	/* the LF after the last line's CR is its tail */
+	LINE("\n\r", 0, "", "\n");		/* but after an LF, an LF is an empty line */
+	LINE("x\r", 1, "x", "x\n");
+	LINE("\nabc\x7f\x08" "d\r", 2, "ad", "abc\b \b\b \bd\n");
+	LINE("\n\x7f\x7fz\r", 1, "z", "z\n");	/* backspace on an empty line */
+	LINE("\nabc\x15xy\r", 2, "xy", "abc\b \b\b \b\b \bxy\n");
+	LINE("\nabc\x03", -EINTR, "", "abc^C\n");
+	LINE("a\x01\x02\x09\x80\xff\x1b[A\x1b\x1b[1;5Cb\x1bOPc\r", 3, "abc", "abc\n");
+	LINE("\n\x1b[12\x03", -EINTR, "", "^C\n");	/* Ctrl-C inside an escape sequence */
+	memset(big, 'q', sizeof(big));
+	big[sizeof(big) - 1] = '\r';
+	feed(big, sizeof(big));
+	{
+		char buf[SHELL_LINE_MAX];
+		int rc = shell_readline(buf, sizeof(buf));
+
+		if (rc != SHELL_LINE_MAX - 1 || strlen(buf) != SHELL_LINE_MAX - 1 ||
+		    !strchr(captured, '\a'))
+			FAIL("long line: rc %d", rc);
+	}
+}
+
+/* Random bytes through the editor and the parser: must never crash or overflow. */
+static void test_fuzz(void)
+{
+	static char in[4096];
+	char buf[SHELL_LINE_MAX];
+	unsigned seed = 12345;
+
+	for (int round = 0; round < 2000; round++) {
+		size_t n = 2 + (size_t)(seed = seed * 1103515245 + 12345) % (sizeof(in) - 2);
+
+		for (size_t i = 0; i < n; i++) {
+			seed = seed * 1103515245 + 12345;
+			in[i] = round % 2 ? (char)(seed >> 16) : " \"ab>&\t\x7f\x03\x1b["[(seed >> 16) % 12];
+		}
+		in[n - 2] = in[n - 1] = '\n';	/* ends a line even after a CR */
+		feed(in, n);
+		while (script_pos < script_len) {
+			int rc = shell_readline(buf, sizeof(buf));
+
+			if (rc >= 0 && (size_t)rc >= sizeof(buf))
+				FAIL("fuzz: line length %d", rc);
+			if (rc >= 0)
+				shell_exec_line(buf);
+			captured_len = 0;
+		}
+	}
+}
+
+int main(void)
+{
+	test_parse();
+	test_exec();
+	test_readline();
+	test_fuzz();
+	printf("%s shell (%d failures)\n", failures ? "FAILED" : "PASSED", failures);
+	return failures ? 1 : 0;
+}
