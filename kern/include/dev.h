@@ -110,7 +110,9 @@ void devfs_add(const struct devfile *f);
 int ns_mount(const char *path, struct dev *d, const char *spec);
 
 int kopen(const char *path, int omode);			/* fd or -err */
-int kcreate(const char *path, int omode, uint32_t perm);	/* create or truncate: fd */
+/* Open path, creating it (perm) if missing; an existing file keeps its data unless omode
+ * has OTRUNC. With OEXCL an existing file is an error. Returns fd or -err. */
+int kcreate(const char *path, int omode, uint32_t perm);
 long kread(int fd, void *buf, size_t n);
 long kwrite(int fd, const void *buf, size_t n);		/* all of it, or -err */
 int kclose(int fd);

@@ -297,7 +297,7 @@ int kcreate(const char *path, int omode, uint32_t perm)
 			chan_put(c);
 			return -EEXIST;
 		}
-		return open_chan(c, omode | OTRUNC);
+		return open_chan(c, omode);
 	}
 	if (r != -ENOENT)
 		return r;

@@ -60,6 +60,8 @@ proc boot {args} {
 # (the echoed command line removed, CRs stripped).
 proc cmd {line {tmo 30}} {
 	global prompt spawn_id
+	# forget output nobody waited for (an earlier prompt must not end this command)
+	expect -timeout 0 -re {.+} {}
 	send -- "$line\r"
 	set timeout $tmo
 	expect {
