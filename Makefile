@@ -27,8 +27,11 @@ ARCH_SRCS := $(addprefix kern/arch/x86/, boot.S trampoline.S trapentry.S swtch.S
 CORE_SRCS := $(addprefix kern/src/, init.c init_late.c panic.c printf.c string.c errstr.c \
 	spinlock.c page.c kmalloc.c cons.c shell.c cmds_sys.c sched.c rendez.c qlock.c \
 	alarm.c block.c qio.c ns.c devtab.c devcons.c ramfs.c cmds_fs.c \
-	cmds_thread.c workloads.c)
-KSRCS := $(ARCH_SRCS) $(CORE_SRCS)
+	cmds_thread.c workloads.c cmds_oprofile.c)
+# the profiler
+OPROF_SRCS := $(addprefix kern/src/oprofile/, percpu.c backtrace.c worker.c pool.c session.c \
+	ctl.c reader.c stat.c glue.c devoprofile.c)
+KSRCS := $(ARCH_SRCS) $(CORE_SRCS) $(OPROF_SRCS)
 KOBJS := $(patsubst %,$(B)/%.o,$(basename $(KSRCS)))
 
 all: $(B)/kernel.elf $(B)/kern.iso user

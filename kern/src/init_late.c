@@ -8,6 +8,7 @@
 extern struct dev ramfs, devfs;
 void ramfs_init(void);
 void devcons_init(void);
+void oprofile_init(void);
 
 void kernel_late_init(void)
 {
@@ -15,4 +16,5 @@ void kernel_late_init(void)
 	if (ns_mount("/", &ramfs, "") < 0 || ns_mount("/dev", &devfs, "") < 0)
 		panic("cannot mount / and /dev");
 	devcons_init();				/* /dev/cons, /dev/null, /dev/zero */
+	oprofile_init();			/* the profiler: worker, /dev/oprofile* */
 }

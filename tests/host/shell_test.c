@@ -13,6 +13,7 @@
 #include "error.h"
 #include "cons.h"
 #include "shell.h"
+#include "thread.h"
 
 static int failures;
 
@@ -33,6 +34,40 @@ int cons_getc(void)
 		exit(1);
 	}
 	return (unsigned char)script[script_pos++];
+}
+
+/*
+ * The shell's other neighbours, as a host stand-in: no descriptors (so output goes to
+ * the console and redirections report their error), no threads, no interrupts.
+ */
+long kwrite(int fd, const void *buf, size_t n) { (void)fd; (void)buf; (void)n; return -EBADF; }
+int kcreate(const char *path, int omode, uint32_t perm) { (void)path; (void)omode; (void)perm; return -ENOSYS; }
+int kdup2(int a, int b) { (void)a; (void)b; return -EBADF; }
+int kclose(int fd) { (void)fd; return -EBADF; }
+struct thread *current(void) { return NULL; }
+struct thread *kthread_create(const char *name, int core, thread_fn fn, void *arg)
+{
+	(void)name; (void)core; (void)fn; (void)arg;
+	return NULL;
+}
+void kthread_detach(struct thread *t) { (void)t; }
+int thread_tid(struct thread *t) { (void)t; return 0; }
+void thread_interrupt(struct thread *t) { (void)t; }
+bool thread_interrupted(void) { return false; }
+void cons_flush_input(void) {}
+void cons_set_intr_hook(void (*fn)(void)) { (void)fn; }
+
+size_t strlcpy(char *d, const char *s, size_t n)
+{
+	size_t len = strlen(s);
+
+	if (n) {
+		size_t k = len < n - 1 ? len : n - 1;
+
+		memcpy(d, s, k);
+		d[k] = 0;
+	}
+	return len;
 }
 
 void cons_write(const char *s, size_t n)
@@ -163,7 +198,7 @@ static void test_exec(void)
 	check_exec("nosuch a b", -ENOENT, "unknown command: nosuch (try help)\n");
 	check_exec("tinval", -EINVAL, "usage: tinval NEVER-RIGHT\n");
 	check_exec("echo \"x", -EINVAL, "shell: unterminated quote\n");
-	check_exec("targs > f", -ENOTSUP, "shell: redirection is not supported yet\n");
+	check_exec("targs > f", -ENOSYS, "shell: f: error\n");	/* the stand-in kcreate fails */
 	if (!shell_lookup("targs") || shell_lookup("targ") || shell_lookup(""))
 		FAIL("shell_lookup");
 }

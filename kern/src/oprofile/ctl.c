@@ -1,0 +1,324 @@
+/*
+ * /dev/oprofilectl: text commands, one per line, as a table (name, usage, handler).
+ *
+ * Runs in the writing thread (it may sleep); oprof_ctl takes the ctl mutex around the
+ * whole command, so commands, worker passes and stat snapshots never interleave.
+ * Handlers check the state and their arguments and fill err with one line starting
+ * "oprofile: " that says what was wrong and what is allowed; session.c does the work.
+ *
+ * Settings are the defaults of the next session ("start" options override hz, depth and
+ * block size for that session only). Changing one while a session runs is refused: the
+ * hot path reads the session's settings without a lock, which is safe only because they
+ * are constant from start to stop.
+ */
+#include "internal.h"
+#include "error.h"
+
+#define CTL_MAXARGS	12
+#define CTL_LINE	160
+
+typedef int (*ctl_fn)(int argc, char **argv, char *err, size_t errlen);
+
+struct ctl_cmd {
+	const char *name;
+	const char *usage;
+	ctl_fn fn;
+	bool args;		/* takes arguments; if not, any are refused with the usage */
+};
+
+/* A setting: a cfg field with its range; size settings take K/M/G suffixes (unit: MiB). */
+struct ctl_setting {
+	const char *name;
+	const char *what;	/* for messages: "bad <what> X: must be ..." */
+	size_t off;		/* offsetof(struct oprof_cfg, field) */
+	bool wide;		/* uint64_t field, else uint32_t */
+	bool size;		/* takes a size with suffix */
+	uint64_t min, max;
+};
+
+#define CFG32(f)	offsetof(struct oprof_cfg, f), false
+#define CFG64(f)	offsetof(struct oprof_cfg, f), true
+
+static const struct ctl_setting settings[] = {
+	{ "hz", "rate", CFG32(hz), false, 1, OPROF_MAX_HZ },
+	{ "depth", "depth", CFG32(depth), false, 0, OPF_MAX_DEPTH },
+	{ "blockbytes", "block size", CFG32(block_bytes), false, OPROF_MIN_BLOCK, OPROF_MAX_BLOCK },
+	{ "period", "period", CFG32(period_ms), false, 1, 10000 },
+	{ "cap", "cap", CFG64(cap), true, 64 << 10, 1ull << 40 },
+	{ "stale", "staleness", CFG32(stale), false, 1, 1000 },
+	{ "emptydepth", "empty-queue depth", CFG32(emptydepth), false, 1, 1024 },
+};
+
+/* Decimal with an optional K, M or G suffix (no suffix: times unit). False if malformed. */
+static bool parse_num(const char *s, uint64_t unit, uint64_t *v)
+{
+	uint64_t n = 0;
+
+	if (!*s)
+		return false;
+	for (; *s >= '0' && *s <= '9'; s++) {
+		if (n > (UINT64_MAX - 9) / 10)
+			return false;
+		n = n * 10 + (uint64_t)(*s - '0');
+	}
+	if (*s) {
+		if (unit == 1 || s[1])
+			return false;
+		switch (*s) {
+		case 'k': case 'K': unit = 1ull << 10; break;
+		case 'm': case 'M': unit = 1ull << 20; break;
+		case 'g': case 'G': unit = 1ull << 30; break;
+		default: return false;
+		}
+	}
+	if (n > UINT64_MAX / unit)
+		return false;
+	*v = n * unit;
+	return true;
+}
+
+/* Parse s into st's field of cfg; 0 or -EINVAL with the range in err. */
+static int setting_parse(const struct ctl_setting *st, const char *s, struct oprof_cfg *cfg,
+			 char *err, size_t errlen)
+{
+	uint64_t v;
+	char *field = (char *)cfg + st->off;
+
+	if (!parse_num(s, st->size ? 1ull << 20 : 1, &v) || v < st->min || v > st->max ||
+	    (st->off == offsetof(struct oprof_cfg, block_bytes) && v % 8)) {
+		if (st->size)
+			snprintf(err, errlen, "oprofile: bad %s %s: must be %luK..%luG "
+				 "(plain numbers are MiB)", st->what, s,
+				 (unsigned long)(st->min >> 10), (unsigned long)(st->max >> 30));
+		else
+			snprintf(err, errlen, "oprofile: bad %s %s: must be %lu..%lu%s",
+				 st->what, s, (unsigned long)st->min, (unsigned long)st->max,
+				 st->off == offsetof(struct oprof_cfg, block_bytes) ?
+				 ", a multiple of 8" : "");
+		return -EINVAL;
+	}
+	if (st->wide)
+		memcpy(field, &v, sizeof(uint64_t));
+	else
+		memcpy(field, &(uint32_t){ (uint32_t)v }, sizeof(uint32_t));
+	return 0;
+}
+
+static const struct ctl_setting *setting_find(const char *name)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(settings); i++)
+		if (!strcmp(settings[i].name, name))
+			return &settings[i];
+	return NULL;
+}
+
+static bool ctl_running(void)
+{
+	return flag_get(&oprof.state) != OPROF_IDLE && flag_get(&oprof.state) != OPROF_DRAINING;
+}
+
+static int ctl_not_running(char *err, size_t errlen)
+{
+	snprintf(err, errlen, "oprofile: not running");
+	return -EINVAL;
+}
+
+/* A whole session's settings must fit together, whichever way they were set. */
+static int cfg_check(const struct oprof_cfg *cfg, char *err, size_t errlen)
+{
+	uint32_t need = opf_sample_len(cfg->depth);
+
+	if (cfg->block_bytes < need) {
+		snprintf(err, errlen, "oprofile: block size %u too small for depth %u "
+			 "(need at least %u)", cfg->block_bytes, cfg->depth, need);
+		return -EINVAL;
+	}
+	if (cfg->cap < 2ull * cfg->block_bytes) {
+		snprintf(err, errlen, "oprofile: cap %luK too small for block size %u "
+			 "(need room for two blocks)", (unsigned long)(cfg->cap >> 10),
+			 cfg->block_bytes);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int ctl_start(int argc, char **argv, char *err, size_t errlen)
+{
+	struct oprof_cfg cfg = oprof.next;
+	int rc;
+
+	if (ctl_running()) {
+		snprintf(err, errlen, "oprofile: already running (stop it first)");
+		return -EBUSY;
+	}
+	if (flag_get(&oprof.state) == OPROF_DRAINING) {
+		snprintf(err, errlen, "oprofile: the last session is not read yet "
+			 "(read /dev/oprofile to its end, or 'discard' it)");
+		return -EBUSY;
+	}
+	for (int i = 1; i < argc; i++) {
+		const char *name = !strcmp(argv[i], "-f") ? "hz" : !strcmp(argv[i], "-d") ?
+			"depth" : !strcmp(argv[i], "-b") ? "blockbytes" : NULL;
+
+		if (!name || i + 1 >= argc) {
+			const char *what = name ? "missing value after" : "unknown option";
+
+			snprintf(err, errlen, "oprofile: %s %s (usage: start [-f HZ] [-d DEPTH] "
+				 "[-b BLOCKBYTES])", what, argv[i]);
+			return -EINVAL;
+		}
+		if ((rc = setting_parse(setting_find(name), argv[++i], &cfg, err, errlen)) < 0)
+			return rc;
+	}
+	if ((rc = cfg_check(&cfg, err, errlen)) < 0)
+		return rc;
+	return session_start(&cfg, err, errlen);
+}
+
+static int ctl_stop(int argc, char **argv, char *err, size_t errlen)
+{
+	(void)argc, (void)argv;
+	if (!session_active())
+		return ctl_not_running(err, errlen);
+	session_stop();
+	return 0;
+}
+
+static int ctl_pause(int argc, char **argv, char *err, size_t errlen)
+{
+	(void)argc, (void)argv;
+	if (!session_active())
+		return ctl_not_running(err, errlen);
+	if (flag_get(&oprof.state) == OPROF_PAUSED) {
+		snprintf(err, errlen, "oprofile: already paused");
+		return -EINVAL;
+	}
+	session_pause(true);
+	return 0;
+}
+
+static int ctl_resume(int argc, char **argv, char *err, size_t errlen)
+{
+	(void)argc, (void)argv;
+	if (flag_get(&oprof.state) != OPROF_PAUSED) {
+		snprintf(err, errlen, "oprofile: not paused");
+		return -EINVAL;
+	}
+	session_pause(false);
+	return 0;
+}
+
+static int ctl_flush(int argc, char **argv, char *err, size_t errlen)
+{
+	(void)argc, (void)argv;
+	if (!session_active())
+		return ctl_not_running(err, errlen);
+	session_flush();
+	return 0;
+}
+
+static int ctl_discard(int argc, char **argv, char *err, size_t errlen)
+{
+	(void)argc, (void)argv;
+	if (flag_get(&oprof.state) != OPROF_DRAINING) {
+		snprintf(err, errlen, "oprofile: nothing to discard (only a stopped, unread "
+			 "session can be)");
+		return -EINVAL;
+	}
+	session_discard();
+	return 0;
+}
+
+static int ctl_set(int argc, char **argv, char *err, size_t errlen)
+{
+	const struct ctl_setting *st = setting_find(argv[0]);
+	struct oprof_cfg cfg = oprof.next;
+	int rc;
+
+	if (argc != 2) {
+		snprintf(err, errlen, "oprofile: usage: %s VALUE", argv[0]);
+		return -EINVAL;
+	}
+	if (ctl_running()) {
+		snprintf(err, errlen, "oprofile: cannot change %s while running (stop it first)",
+			 argv[0]);
+		return -EBUSY;
+	}
+	if ((rc = setting_parse(st, argv[1], &cfg, err, errlen)) < 0)
+		return rc;
+	oprof.next = cfg;
+	flag_set(&oprof.wait_ms, cfg.period_ms);
+	return 0;
+}
+
+static const struct ctl_cmd cmds[] = {
+	{ "start", "start [-f HZ] [-d DEPTH] [-b BLOCKBYTES]", ctl_start, true },
+	{ "stop", "stop", ctl_stop, false },
+	{ "pause", "pause", ctl_pause, false },
+	{ "resume", "resume", ctl_resume, false },
+	{ "flush", "flush", ctl_flush, false },
+	{ "discard", "discard", ctl_discard, false },
+};
+static const struct ctl_cmd set_cmd = { "SETTING", "SETTING VALUE", ctl_set, true };
+
+/* Split line into words in buf; returns the count, or -1 if the line is too long. */
+static int ctl_split(const char *line, char *buf, char **argv)
+{
+	size_t len = strnlen(line, CTL_LINE);
+	int argc = 0;
+	char *p;
+
+	if (len >= CTL_LINE)
+		return -1;
+	memcpy(buf, line, len + 1);
+	for (p = buf; *p;) {
+		while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')
+			*p++ = '\0';
+		if (!*p)
+			break;
+		if (argc == CTL_MAXARGS)
+			return -1;
+		argv[argc++] = p;
+		while (*p && *p != ' ' && *p != '\t' && *p != '\n' && *p != '\r')
+			p++;
+	}
+	return argc;
+}
+
+static const struct ctl_cmd *ctl_find(const char *name)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(cmds); i++)
+		if (!strcmp(cmds[i].name, name))
+			return &cmds[i];
+	return setting_find(name) ? &set_cmd : NULL;
+}
+
+int oprof_ctl(const char *line, char *err, size_t errlen)
+{
+	char buf[CTL_LINE], *argv[CTL_MAXARGS];
+	int argc = ctl_split(line, buf, argv), rc;
+	const struct ctl_cmd *cmd;
+
+	if (errlen)
+		err[0] = '\0';
+	if (argc < 0) {
+		snprintf(err, errlen, "oprofile: command too long");
+		return -EINVAL;
+	}
+	if (argc == 0)
+		return 0;
+	if (!(cmd = ctl_find(argv[0]))) {
+		snprintf(err, errlen, "oprofile: unknown command '%s' (commands: start stop pause "
+			 "resume flush discard; settings: hz depth blockbytes period cap stale "
+			 "emptydepth)", argv[0]);
+		return -EINVAL;
+	}
+	if (!cmd->args && argc > 1) {
+		snprintf(err, errlen, "oprofile: usage: %s", cmd->usage);
+		return -EINVAL;
+	}
+	ctl_lock();
+	rc = cmd->fn(argc, argv, err, errlen);
+	ctl_unlock();
+	return rc;
+}

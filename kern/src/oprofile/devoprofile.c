@@ -1,0 +1,138 @@
+/*
+ * The profiler's device files, in the manner of Plan 9's devkprof:
+ *
+ *	/dev/oprofile		the data stream (one reader at a time; see reader.c)
+ *	/dev/oprofilectl	write a command line (oprof_ctl); read back the outcome of
+ *				this open's last command ("ok" or the error message)
+ *	/dev/oprofilestat	"name value" lines, a snapshot taken when opened
+ *
+ * All run in the calling thread's context and may sleep.
+ */
+#include "dev.h"
+#include "error.h"
+#include "kmalloc.h"
+#include "oprofile.h"
+
+#define CTL_MSG	160
+
+/* ---- /dev/oprofile ---- */
+
+static int data_open(struct chan *c, int omode)
+{
+	(void)c;
+	(void)omode;
+	return oprof_open();
+}
+
+static long data_read(struct chan *c, void *buf, size_t n, uint64_t off)
+{
+	(void)c;
+	(void)off;
+	return oprof_read(buf, n);
+}
+
+static void data_close(struct chan *c)
+{
+	(void)c;
+	oprof_close();
+}
+
+/* ---- /dev/oprofilectl ---- */
+
+static int ctl_open(struct chan *c, int omode)
+{
+	(void)omode;
+	c->aux = kzmalloc(CTL_MSG);
+	if (!c->aux)
+		return -ENOMEM;
+	strlcpy(c->aux, "ok", CTL_MSG);
+	return 0;
+}
+
+static long ctl_write(struct chan *c, const void *buf, size_t n, uint64_t off)
+{
+	char line[160];
+	int r;
+
+	(void)off;
+	if (n >= sizeof(line))
+		return -EINVAL;
+	memcpy(line, buf, n);
+	line[n] = 0;
+	r = oprof_ctl(line, c->aux, CTL_MSG);
+	if (r == 0)
+		strlcpy(c->aux, "ok", CTL_MSG);
+	return r < 0 ? r : (long)n;
+}
+
+static long text_read(const char *text, void *buf, size_t n, uint64_t off)
+{
+	size_t len = strlen(text);
+
+	if (off >= len)
+		return 0;
+	n = MIN(n, len - (size_t)off);
+	memcpy(buf, text + off, n);
+	return (long)n;
+}
+
+static long ctl_read(struct chan *c, void *buf, size_t n, uint64_t off)
+{
+	char msg[CTL_MSG + 1];
+
+	snprintf(msg, sizeof(msg), "%s\n", (char *)c->aux);
+	return text_read(msg, buf, n, off);
+}
+
+static void aux_close(struct chan *c)
+{
+	kfree(c->aux);
+	c->aux = NULL;
+}
+
+/* ---- /dev/oprofilestat ---- */
+
+static int stat_open(struct chan *c, int omode)
+{
+	size_t cap = 4096, len;
+
+	(void)omode;
+	for (;;) {
+		char *text = kmalloc(cap);
+
+		if (!text)
+			return -ENOMEM;
+		len = oprof_stat_text(text, cap);
+		if (len < cap) {
+			c->aux = text;
+			return 0;
+		}
+		kfree(text);
+		cap = len + 1;
+	}
+}
+
+static long stat_read(struct chan *c, void *buf, size_t n, uint64_t off)
+{
+	return text_read(c->aux, buf, n, off);
+}
+
+static const struct devfile data_file = {
+	.name = "oprofile", .perm = 0444, .read = data_read,
+	.open = data_open, .close = data_close,
+};
+static const struct devfile ctl_file = {
+	.name = "oprofilectl", .perm = 0666, .read = ctl_read, .write = ctl_write,
+	.open = ctl_open, .close = aux_close,
+};
+static const struct devfile stat_file = {
+	.name = "oprofilestat", .perm = 0444, .read = stat_read,
+	.open = stat_open, .close = aux_close,
+};
+
+void devoprofile_init(void)
+{
+	devfs_add(&data_file);
+	devfs_add(&ctl_file);
+	devfs_add(&stat_file);
+}

@@ -1,0 +1,358 @@
+/*
+ * Per-core sample buffers and the interrupt-context hot path.
+ *
+ * Each core owns a struct oprof_cpu: a current block (cur) it appends records to, and two
+ * queues it shares with the worker only:
+ *	fullq	the core pushes (qiwrite_block) blocks it is done with, oldest first;
+ *		the worker takes them (qget) and forwards them, in order, to the output queue.
+ *	emptyq	the worker refills it from the pool of recycled blocks; the core pops (qget)
+ *		a block when cur is full.
+ * Each queue's spinlock is taken by this core and, briefly, by the worker: that is the
+ * only lock of the hot path, and it is contended only while the worker is on that queue.
+ * The hot path never allocates, never sleeps and never waits.
+ *
+ * Block ownership: cur belongs to the core alone. A block is the core's from qget(emptyq)
+ * until qiwrite_block(fullq) succeeds, then the worker's. A record never straddles blocks;
+ * block->aux counts the block's samples and the flags above bit 16 its truncated samples,
+ * so the worker can account for a block it drops; block->stamp is the TSC of its first
+ * record, for the staleness bound.
+ *
+ * Contexts: oprof_tick_irq/oprof_sample_irq run in the timer interrupt on their core;
+ * oprof_thread_created runs in a thread on its core with interrupts off. Both bracket
+ * their use of the core's state by cpu_enter/cpu_exit. The ctl thread, to stop a core,
+ * clears on and waits until busy is clear (cpu_quiesce): a Dekker handshake on two
+ * SEQ_CST flags, so afterwards the core will not touch its state again and everything it
+ * wrote is visible. The cpu_* functions below the hot path run with the ctl mutex held.
+ *
+ * Lost samples: a sample that finds no room and no empty block, a sample while paused,
+ * or one that cannot fit a block is counted in lost[reason] and unreported[reason]; the
+ * next sample first writes OPF_LOST records for the unreported counts, so the stream
+ * tells where the gaps are. What is still unreported at stop goes into the closing records.
+ */
+#include "internal.h"
+#include "error.h"
+
+struct oprof_cpu oprof_cpus[MAX_CPUS];
+
+/* Hot path: may this core record? Pairs with cpu_quiesce. */
+static bool cpu_enter(struct oprof_cpu *c)
+{
+	__atomic_store_n(&c->busy, 1, __ATOMIC_SEQ_CST);
+	if (__atomic_load_n(&c->on, __ATOMIC_SEQ_CST))
+		return true;
+	__atomic_store_n(&c->busy, 0, __ATOMIC_RELEASE);
+	return false;
+}
+
+static void cpu_exit(struct oprof_cpu *c)
+{
+	__atomic_store_n(&c->busy, 0, __ATOMIC_SEQ_CST);
+}
+
+static void cpu_lose(struct oprof_cpu *c, unsigned reason)
+{
+	cnt_add(&c->lost[reason], 1);
+	c->unreported[reason]++;
+}
+
+/*
+ * Hand cur to the worker. qiwrite_block fails only on a hung-up queue, which a core's
+ * queue never is; should it anyway, the samples are counted lost and the block reused.
+ */
+static void cpu_push(struct oprof_cpu *c)
+{
+	struct block *b = c->cur;
+	uint32_t samples = b->aux, trunc = BLK_TRUNC(b);
+
+	if (qiwrite_block(c->fullq, b) >= 0) {
+		c->cur = NULL;
+		cnt_add(&c->blocks, 1);
+		return;
+	}
+	cnt_add(&c->written, -(uint64_t)samples);
+	cnt_add(&c->truncated, -(uint64_t)trunc);
+	cnt_add(&c->lost[OPF_LOST_OTHER], samples);
+	c->unreported[OPF_LOST_OTHER] += samples;
+	block_reset(b);
+	b->aux = 0;
+	b->flags &= BLK_TRUNC_ONE - 1;
+}
+
+/* A fresh block from emptyq as cur, or false. The first miss of a dry spell kicks the worker. */
+static bool cpu_next_block(struct oprof_cpu *c)
+{
+	struct block *b = qget(c->emptyq);
+
+	if (!b) {
+		if (!c->starving) {
+			c->starving = 1;
+			worker_kick();
+		}
+		return false;
+	}
+	c->starving = 0;
+	block_reset(b);
+	b->aux = 0;
+	b->flags &= BLK_TRUNC_ONE - 1;
+	c->cur = b;
+	return true;
+}
+
+/*
+ * len bytes for one record in cur, switching blocks when it is full; NULL: no block. The
+ * caller fills every byte of the record.
+ */
+static void *cpu_reserve(struct oprof_cpu *c, uint32_t len, uint64_t tsc)
+{
+	struct block *b = c->cur;
+	void *p;
+
+	if (b && BFREE(b) < len) {
+		if (BLEN(b) > 0)
+			cpu_push(c);
+		else
+			return NULL;	/* cannot happen: ctl_start checks len against blocks */
+	}
+	if (!c->cur && !cpu_next_block(c))
+		return NULL;
+	b = c->cur;
+	if (BFREE(b) < len)
+		return NULL;
+	if (b->wp == b->base)
+		b->stamp = tsc;
+	p = b->wp;
+	b->wp += len;
+	return p;
+}
+
+/* Write OPF_LOST records for whatever is unreported; false if a record found no block. */
+static bool cpu_report_lost(struct oprof_cpu *c, uint64_t tsc)
+{
+	for (unsigned r = 0; r < OPF_LOST_NREASONS; r++) {
+		void *p;
+
+		if (!c->unreported[r])
+			continue;
+		p = cpu_reserve(c, sizeof(struct opf_lost), tsc);
+		if (!p)
+			return false;
+		rec_lost(p, (uint16_t)(c - oprof_cpus), (uint16_t)r, c->unreported[r], tsc);
+		c->unreported[r] = 0;
+	}
+	return true;
+}
+
+static void cpu_record(struct oprof_cpu *c, uint32_t tid, uint64_t tsc, uint64_t pc,
+		       const uint64_t *frames, unsigned nframes, unsigned flags)
+{
+	uint32_t len;
+	struct opf_sample *s;
+
+	nframes = MIN(nframes, oprof.cfg.depth);
+	len = opf_sample_len(nframes);
+	if (len > oprof.cfg.block_bytes) {
+		cpu_lose(c, OPF_LOST_OTHER);
+		return;
+	}
+	if (!cpu_report_lost(c, tsc) || !(s = cpu_reserve(c, len, tsc))) {
+		cpu_lose(c, OPF_LOST_NO_BLOCK);
+		return;
+	}
+	s->h.type = OPF_SAMPLE;
+	s->h.flags = (uint16_t)flags;
+	s->h.len = len;
+	s->core = (uint16_t)(c - oprof_cpus);
+	s->nframes = (uint16_t)nframes;
+	s->tid = tid;
+	s->tsc = tsc;
+	s->pc = pc;
+	memcpy(s->frames, frames, 8 * (size_t)nframes);
+	c->cur->aux++;
+	cnt_add(&c->written, 1);
+	if (flags & OPF_F_TRUNCATED) {
+		c->cur->flags += BLK_TRUNC_ONE;
+		cnt_add(&c->truncated, 1);
+	}
+}
+
+/* Push cur early when "flush" was asked or its first record is older than the bound. */
+static void cpu_housekeep(struct oprof_cpu *c, uint64_t tsc)
+{
+	uint32_t gen = flag_get(&oprof.flushgen);
+	bool flush = gen != c->seen_flush;
+	struct block *b = c->cur;
+
+	c->seen_flush = gen;
+	if (!b || BLEN(b) == 0)
+		return;
+	if (flush || tsc - b->stamp >= oprof.stale_ticks)
+		cpu_push(c);
+}
+
+static void cpu_tick(struct oprof_cpu *c, uint32_t tid, uint64_t tsc, uint64_t pc,
+		     const uint64_t *frames, unsigned nframes, unsigned flags)
+{
+	cnt_add(&c->taken, 1);
+	if (flag_get(&oprof.paused))
+		cpu_lose(c, OPF_LOST_PAUSED);
+	else
+		cpu_record(c, tid, tsc, pc, frames, nframes, flags);
+	cpu_housekeep(c, tsc);
+}
+
+void oprof_sample_irq(int core, uint32_t tid, uint64_t tsc, uint64_t pc,
+		      const uint64_t *frames, unsigned nframes, unsigned flags)
+{
+	struct oprof_cpu *c = &oprof_cpus[core];
+
+	if ((unsigned)core >= MAX_CPUS || !cpu_enter(c))
+		return;
+	cpu_tick(c, tid, tsc, pc, frames, nframes, flags);
+	cpu_exit(c);
+}
+
+void oprof_tick_irq(const struct oprof_tick *t)
+{
+	struct oprof_cpu *c = &oprof_cpus[t->core];
+	unsigned n = 0, flags = t->flags;
+	bool trunc = false;
+
+	if (t->core >= MAX_CPUS || !cpu_enter(c))
+		return;
+	if (!flag_get(&oprof.paused) && oprof.cfg.depth > 0) {
+		n = oprof_backtrace(t->fp, t->stack_lo, t->stack_hi, c->frames, oprof.cfg.depth,
+				    &trunc);
+		if (trunc)
+			flags |= OPF_F_TRUNCATED;
+	}
+	cpu_tick(c, t->tid, t->tsc, t->pc, c->frames, n, flags);
+	cpu_exit(c);
+}
+
+void oprof_thread_created(uint32_t tid, int core, const char *name)
+{
+	unsigned long irq = irq_save();
+	struct oprof_cpu *c = &oprof_cpus[core_id()];
+	uint16_t namelen = (uint16_t)strnlen(name ? name : "", OPF_MAX_NAME);
+	uint64_t tsc = tsc_read();
+	struct opf_thread *t;
+
+	if (cpu_enter(c)) {
+		t = cpu_reserve(c, opf_thread_len(namelen), tsc);
+		if (t) {
+			memset(t, 0, opf_thread_len(namelen));
+			t->h.type = OPF_THREAD;
+			t->h.len = opf_thread_len(namelen);
+			t->tid = tid;
+			t->core = (uint16_t)core;
+			t->namelen = namelen;
+			t->tsc = tsc;
+			memcpy(t->name, name, namelen);
+			cnt_add(&c->threads, 1);
+		} else {
+			cnt_add(&c->threads_lost, 1);
+		}
+		cpu_exit(c);
+	}
+	irq_restore(irq);
+}
+
+/* --- ctl side: ctl mutex held, core not enabled (except cpu_quiesce, cpu_wait_idle) --- */
+
+/*
+ * Zero what a session counts. Not a memset: a thread on this core may be running
+ * cpu_enter (on is clear, so it touches nothing but busy) while the next session starts.
+ */
+static void cpu_reset(struct oprof_cpu *c)
+{
+	c->cur = NULL;
+	c->fullq = c->emptyq = NULL;
+	c->seen_flush = flag_get(&oprof.flushgen);
+	c->starving = 0;
+	c->taken = c->written = c->truncated = c->blocks = 0;
+	c->threads = c->threads_lost = 0;
+	memset(c->lost, 0, sizeof(c->lost));
+	memset(c->unreported, 0, sizeof(c->unreported));
+	c->dropped_samples = c->dropped_truncated = c->dropped_blocks = 0;
+	c->threads_dropped = 0;
+	memset(c->w_unreported, 0, sizeof(c->w_unreported));
+}
+
+/* Fresh counters, queues, a current block and a full empty queue. 0 or -ENOMEM. */
+int cpu_setup(struct oprof_cpu *c)
+{
+	cpu_reset(c);
+	c->fullq = qopen(SIZE_MAX, 0);
+	c->emptyq = qopen(SIZE_MAX, 0);
+	if (!c->fullq || !c->emptyq)
+		return -ENOMEM;
+	c->cur = pool_get(false);
+	if (!c->cur)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < oprof.cfg.emptydepth; i++) {
+		struct block *b = pool_get(false);
+
+		if (!b)
+			return -ENOMEM;
+		qiwrite_block(c->emptyq, b);
+	}
+	return 0;
+}
+
+/* Publish the session's settings and let the core record (release via SEQ_CST). */
+void cpu_enable(struct oprof_cpu *c)
+{
+	__atomic_store_n(&c->on, 1, __ATOMIC_SEQ_CST);
+}
+
+/* Stop the core recording; on return it is outside the hot path for good. */
+void cpu_quiesce(struct oprof_cpu *c)
+{
+	__atomic_store_n(&c->on, 0, __ATOMIC_SEQ_CST);
+	cpu_wait_idle(c);
+}
+
+/* Wait until the core is between ticks: a tick after this sees stores made before it. */
+void cpu_wait_idle(struct oprof_cpu *c)
+{
+	while (__atomic_load_n(&c->busy, __ATOMIC_SEQ_CST))
+		cpu_relax();
+}
+
+/* After cpu_quiesce: push a partial cur (an empty one goes back to the pool). */
+void cpu_flush_partial(struct oprof_cpu *c)
+{
+	if (!c->cur)
+		return;
+	if (BLEN(c->cur) > 0) {
+		cpu_push(c);
+		if (!c->cur)
+			return;
+	}
+	pool_put(c->cur);
+	c->cur = NULL;
+}
+
+/* Every block of q to the pool, then q itself freed. */
+static void cpu_free_queue(struct queue *q)
+{
+	struct block *b;
+
+	if (!q)
+		return;
+	while ((b = qget(q)))
+		pool_put(b);
+	qfree(q);
+}
+
+/* After the worker drained fullq (or a failed setup): blocks to the pool, queues freed. */
+void cpu_teardown(struct oprof_cpu *c)
+{
+	if (c->cur) {
+		pool_put(c->cur);
+		c->cur = NULL;
+	}
+	cpu_free_queue(c->fullq);
+	cpu_free_queue(c->emptyq);
+	c->fullq = c->emptyq = NULL;
+}

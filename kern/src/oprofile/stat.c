@@ -1,0 +1,107 @@
+/*
+ * /dev/oprofilestat: a text snapshot, one "name value" per line.
+ *
+ * Runs in the reading thread with the ctl mutex held, so the per-core queues it looks at
+ * exist for the whole snapshot and no pass is half done. The cores keep counting
+ * meanwhile; their counters are read with relaxed loads, so lines of a running session
+ * are each exact but not taken at one instant. While a session runs, "delivered" counts
+ * samples written into blocks and not dropped (some are still on their way); after stop
+ * it equals the OPF_CORE_END value. Per-core lines stay until the next start.
+ */
+#include "internal.h"
+
+struct sbuf {
+	char *buf;
+	size_t n;	/* size of buf */
+	size_t len;	/* length of the whole text so far (may exceed n) */
+};
+
+/* Append; past the end of buf only the length grows (buf stays NUL terminated). */
+static __printf(2, 3) void putf(struct sbuf *sb, const char *fmt, ...)
+{
+	size_t room = sb->len < sb->n ? sb->n - sb->len : 0;
+	va_list ap;
+	int k;
+
+	va_start(ap, fmt);
+	k = vsnprintf(room ? sb->buf + sb->len : NULL, room, fmt, ap);
+	va_end(ap);
+	if (k > 0)
+		sb->len += (size_t)k;
+}
+
+static void put(struct sbuf *sb, const char *name, uint64_t v)
+{
+	putf(sb, "%s %lu\n", name, (unsigned long)v);
+}
+
+static void put_cpu(struct sbuf *sb, int core, const char *what, uint64_t v)
+{
+	char name[40];
+
+	snprintf(name, sizeof(name), "cpu%d.%s", core, what);
+	put(sb, name, v);
+}
+
+static void stat_cpu(struct sbuf *sb, int i)
+{
+	struct oprof_cpu *c = &oprof_cpus[i];
+
+	put_cpu(sb, i, "taken", cnt_get(&c->taken));
+	put_cpu(sb, i, "delivered", cpu_delivered(c));
+	put_cpu(sb, i, "lost_noblock", cnt_get(&c->lost[OPF_LOST_NO_BLOCK]));
+	put_cpu(sb, i, "lost_outfull", c->dropped_samples);
+	put_cpu(sb, i, "lost_paused", cnt_get(&c->lost[OPF_LOST_PAUSED]));
+	put_cpu(sb, i, "lost_other", cnt_get(&c->lost[OPF_LOST_OTHER]));
+	put_cpu(sb, i, "truncated", cnt_get(&c->truncated) - c->dropped_truncated);
+	put_cpu(sb, i, "blocks", cnt_get(&c->blocks));
+	put_cpu(sb, i, "blocks_dropped", c->dropped_blocks);
+	put_cpu(sb, i, "emptyq", c->emptyq ? qblocks(c->emptyq) : 0);
+	put_cpu(sb, i, "threads", cnt_get(&c->threads));
+	put_cpu(sb, i, "threads_lost", cnt_get(&c->threads_lost));
+	put_cpu(sb, i, "threads_dropped", c->threads_dropped);
+}
+
+static void stat_global(struct sbuf *sb)
+{
+	uint32_t state = flag_get(&oprof.state);
+	const struct oprof_cfg *cfg = state == OPROF_IDLE ? &oprof.next : &oprof.cfg;
+	uint64_t alloc, pooled, max;
+
+	putf(sb, "state %s\n", session_state_name(state));
+	pool_stats(&alloc, &pooled, &max);
+	put(sb, "session", oprof.session_id);
+	put(sb, "ncores", (uint64_t)oprof.ncores);
+	put(sb, "hz", cfg->hz);
+	put(sb, "depth", cfg->depth);
+	put(sb, "block_bytes", cfg->block_bytes);
+	put(sb, "period_ms", cfg->period_ms);
+	put(sb, "stale", cfg->stale);
+	put(sb, "emptydepth", cfg->emptydepth);
+	put(sb, "outq_bytes", qlen(oprof.outq));
+	put(sb, "outq_blocks", qblocks(oprof.outq));
+	/* the cap bounds outq_mem, the queued blocks' full size */
+	put(sb, "outq_mem", qblocks(oprof.outq) * (uint64_t)cfg->block_bytes);
+	put(sb, "outq_cap", cfg->cap);
+	put(sb, "stream_bytes", oprof.stream_bytes);
+	put(sb, "blocks_alloc", alloc);
+	put(sb, "blocks_max", max);
+	put(sb, "blocks_pooled", pooled);
+	put(sb, "blocks_inflight", alloc - pooled);
+	put(sb, "blocks_dropped", oprof.blocks_dropped);
+	put(sb, "reader", reader_is_open());
+}
+
+size_t oprof_stat_text(char *buf, size_t n)
+{
+	struct sbuf sb = { .buf = buf, .n = n, .len = 0 };
+
+	if (n)
+		buf[0] = '\0';
+	ctl_lock();
+	stat_global(&sb);
+	for (int i = 0; i < oprof.ncores; i++)
+		stat_cpu(&sb, i);
+	ctl_unlock();
+	return sb.len;
+}

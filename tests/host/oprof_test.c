@@ -1,0 +1,1037 @@
+/*
+ * Host tests of the profiler's portable core (kern/src/oprofile), under pthreads:
+ * threads stand in for cores (shim_set_core), for the core-0 worker and for the reader of
+ * /dev/oprofile. The test implements struct oprof_hooks: start_sampling spawns one thread
+ * per core running the subtest's core body, stop_sampling joins them.
+ *
+ * Everything is checked from the stream alone (parsed with the ABI header): per core,
+ * taken == delivered + sum(lost), delivered == its OPF_SAMPLE records, OPF_LOST records
+ * add up to OPF_CORE_END's lost[], samples are in order and carry exactly the frames the
+ * core built, and taken equals the ticks the core really made. After every subtest the
+ * profiler's blocks and allocations are back to the baseline. Prints PASS/FAIL per subtest;
+ * the exit status is the verdict.
+ */
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#define strerror libc_strerror	/* error.h declares the kernel's own */
+#include <string.h>
+#undef strerror
+#include <time.h>
+#include <unistd.h>
+
+#include "kernel.h"
+#include "abi/oprofile.h"
+#include "arch.h"
+#include "block.h"
+#include "error.h"
+#include "oprofile.h"
+#include "shim.h"
+
+#define MAXC		8
+#define TID_START	1	/* threads alive at start: tids 1..NSTART */
+#define NSTART		5
+#define TID_NEW		100000	/* threads "created" during a session */
+
+static int failures;
+static int sub_failed;
+
+static __printf(1, 2) void fail(const char *fmt, ...)
+{
+	va_list ap;
+
+	if (sub_failed++ < 8) {
+		va_start(ap, fmt);
+		fprintf(stderr, "    ");
+		vfprintf(stderr, fmt, ap);
+		fprintf(stderr, "\n");
+		va_end(ap);
+	}
+}
+
+#define CHECK(c, ...) do { if (!(c)) fail(__VA_ARGS__); } while (0)
+
+static void verdict(const char *name)
+{
+	printf("%s %s\n", sub_failed ? "FAIL" : "PASS", name);
+	fflush(stdout);
+	failures += sub_failed != 0;
+	sub_failed = 0;
+}
+
+static void sleep_us(long us)
+{
+	struct timespec ts = { us / 1000000, (us % 1000000) * 1000 };
+
+	nanosleep(&ts, NULL);
+}
+
+static uint64_t now_ms(void)
+{
+	return nsec() / 1000000;
+}
+
+/* ---- platform hooks ---- */
+
+static struct {
+	int ncores;
+	void (*body)(int core);
+	pthread_t th[MAXC];
+	int running;
+	uint64_t ticks[MAXC];	/* ticks each core made while sampling */
+	int start_fail;		/* start_sampling returns this once */
+} plat;
+
+static void *core_main(void *arg)
+{
+	int core = (int)(intptr_t)arg;
+
+	shim_set_core(core);
+	if (plat.body)
+		plat.body(core);
+	return NULL;
+}
+
+static int hook_start(uint32_t hz)
+{
+	(void)hz;
+	if (plat.start_fail) {
+		int rc = plat.start_fail;
+
+		plat.start_fail = 0;
+		return rc;
+	}
+	for (int i = 0; i < plat.ncores; i++)
+		pthread_create(&plat.th[i], NULL, core_main, (void *)(intptr_t)i);
+	plat.running = 1;
+	return 0;
+}
+
+static void hook_stop(void)
+{
+	if (!plat.running)
+		return;
+	for (int i = 0; i < plat.ncores; i++)
+		pthread_join(plat.th[i], NULL);
+	plat.running = 0;
+}
+
+static void hook_threads(oprof_thread_fn fn, void *arg)
+{
+	static const char *names[NSTART] = {
+		"idle", "shell", "worker", "a-thread-with-a-very-long-name-over-32", "x",
+	};
+
+	for (int i = 0; i < NSTART; i++)
+		fn(arg, TID_START + (uint32_t)i, i % plat.ncores, names[i]);
+}
+
+static const struct oprof_hooks hooks = {
+	.start_sampling = hook_start,
+	.stop_sampling = hook_stop,
+	.foreach_thread = hook_threads,
+};
+
+/* ---- the worker thread (lives for the whole program) ---- */
+
+static int worker_exit;
+
+static void *worker_main(void *arg)
+{
+	(void)arg;
+	shim_set_core(0);
+	while (!__atomic_load_n(&worker_exit, __ATOMIC_RELAXED)) {
+		oprof_worker_wait();
+		oprof_worker_pass();
+	}
+	return NULL;
+}
+
+/* ---- ctl helpers ---- */
+
+static int ctl(const char *line)
+{
+	char err[256];
+	int rc = oprof_ctl(line, err, sizeof(err));
+
+	if (rc < 0)
+		fail("ctl '%s' failed: %d %s", line, rc, err);
+	return rc;
+}
+
+/* Expect line to fail with rc and an error containing want. */
+static void ctl_refused(const char *line, int rc_want, const char *want)
+{
+	char err[256];
+	int rc = oprof_ctl(line, err, sizeof(err));
+
+	CHECK(rc == rc_want, "ctl '%s': rc %d, want %d (%s)", line, rc, rc_want, err);
+	CHECK(strstr(err, want) != NULL, "ctl '%s': error '%s' lacks '%s'", line, err, want);
+	CHECK(strncmp(err, "oprofile: ", 10) == 0, "ctl '%s': error '%s' lacks prefix", line, err);
+}
+
+/* The value of one stat line, as text ("" if missing). */
+static const char *stat_str(const char *name)
+{
+	static char buf[1 << 16], val[64];
+	size_t n = oprof_stat_text(buf, sizeof(buf)), len = strlen(name);
+
+	CHECK(n < sizeof(buf), "stat text too long: %zu", n);
+	for (char *p = buf; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
+		if (!strncmp(p, name, len) && p[len] == ' ') {
+			sscanf(p + len + 1, "%63s", val);
+			return val;
+		}
+	fail("stat: no %s", name);
+	return "";
+}
+
+static uint64_t stat_value(const char *name)
+{
+	return strtoull(stat_str(name), NULL, 10);
+}
+
+static uint64_t stat_cpu(int core, const char *what)
+{
+	char name[48];
+
+	snprintf(name, sizeof(name), "cpu%d.%s", core, what);
+	return stat_value(name);
+}
+
+/* ---- what the cores record: every sample is checkable on its own ---- */
+
+#define PC(core, seq)		((1ull << 63) | ((uint64_t)(core) << 40) | (seq))
+#define RET(core, seq, i) \
+	((1ull << 62) | ((uint64_t)(core) << 40) | (((seq) & 0xffffffffull) << 6) | (i))
+#define SEQ_OF(pc)		((pc) & ((1ull << 40) - 1))
+#define CORE_OF(pc)		(((pc) >> 40) & 0xff)
+#define STACK_WORDS		(2 * 24)
+
+static unsigned depth_of(uint64_t seq) { return (unsigned)(seq % 21); }
+static bool corrupt_of(uint64_t seq) { return seq % 7 == 3 && depth_of(seq) > 0; }
+static bool idle_of(uint64_t seq) { return seq % 11 == 0; }
+
+/* Build seq's frame chain in st and take one tick with it. */
+static void tick(int core, uint64_t seq, uintptr_t *st)
+{
+	unsigned d = depth_of(seq);
+	struct oprof_tick t = {
+		.tsc = tsc_read(), .pc = PC(core, seq), .fp = d ? (uintptr_t)st : 0,
+		.stack_lo = (uintptr_t)st, .stack_hi = (uintptr_t)(st + STACK_WORDS),
+		.tid = 1000 + (uint32_t)core, .flags = idle_of(seq) ? OPF_F_IDLE : 0,
+		.core = (uint16_t)core,
+	};
+
+	for (unsigned i = 0; i < d; i++) {
+		st[2 * i] = i + 1 < d ? (uintptr_t)&st[2 * i + 2] : 0;
+		st[2 * i + 1] = RET(core, seq, i);
+	}
+	if (corrupt_of(seq))	/* misaligned, but above: the walk must stop there */
+		st[2 * d - 2] = (uintptr_t)&st[2 * d] + 4;
+	oprof_tick_irq(&t);
+	plat.ticks[core]++;
+}
+
+/* ---- stream parser: incremental, so a long stream needs no big buffer ---- */
+
+struct pstate {
+	uint8_t *buf;
+	size_t len, cap;
+	uint64_t off;			/* stream offset of buf[0] */
+	bool checkframes;		/* samples follow tick()'s pattern */
+	bool have_session, have_end;
+	struct opf_session sess;
+	struct opf_session_end send;
+	uint64_t end_off;
+	uint64_t samples[MAXC], trunc[MAXC], lostrec[MAXC][OPF_LOST_NREASONS];
+	uint64_t last_seq[MAXC], last_tsc[MAXC];
+	uint64_t seq_lo[MAXC], seq_hi[MAXC];	/* samples with seq in [lo, hi) are refused */
+	bool core_end_seen[MAXC];
+	struct opf_core_end ce[MAXC];
+	uint64_t threads_start, threads_new[MAXC], pauses, resumes;
+	uint64_t eofs;
+};
+
+static void ps_sample(struct pstate *ps, const struct opf_sample *s)
+{
+	unsigned c = s->core;
+	uint64_t seq = SEQ_OF(s->pc);
+
+	if (c >= ps->sess.ncores || c >= MAXC) {
+		fail("sample of core %u", c);
+		return;
+	}
+	CHECK(s->h.len == opf_sample_len(s->nframes), "sample len %u for %u frames", s->h.len,
+	      s->nframes);
+	CHECK(s->nframes <= ps->sess.depth, "sample has %u frames, depth %u", s->nframes,
+	      ps->sess.depth);
+	ps->samples[c]++;
+	ps->trunc[c] += (s->h.flags & OPF_F_TRUNCATED) != 0;
+	CHECK(s->tsc >= ps->last_tsc[c], "core %u tsc went back", c);
+	ps->last_tsc[c] = s->tsc;
+	if (!ps->checkframes)
+		return;
+	CHECK(CORE_OF(s->pc) == c, "core %u sample has pc of core %lu", c,
+	      (unsigned long)CORE_OF(s->pc));
+	CHECK(seq > ps->last_seq[c], "core %u: seq %lu after %lu", c, (unsigned long)seq,
+	      (unsigned long)ps->last_seq[c]);
+	CHECK(seq < ps->seq_lo[c] || seq >= ps->seq_hi[c], "core %u: sample %lu while paused", c,
+	      (unsigned long)seq);
+	ps->last_seq[c] = seq;
+	CHECK(s->tid == 1000 + c, "tid %u on core %u", s->tid, c);
+	CHECK(!!(s->h.flags & OPF_F_IDLE) == idle_of(seq), "idle flag of %lu", (unsigned long)seq);
+	unsigned want = MIN(depth_of(seq), ps->sess.depth);
+	bool wtrunc = corrupt_of(seq) && depth_of(seq) < ps->sess.depth;
+	CHECK(s->nframes == want, "core %u seq %lu: %u frames, want %u", c, (unsigned long)seq,
+	      s->nframes, want);
+	CHECK(!!(s->h.flags & OPF_F_TRUNCATED) == wtrunc, "core %u seq %lu: truncated flag %d",
+	      c, (unsigned long)seq, !!(s->h.flags & OPF_F_TRUNCATED));
+	for (unsigned i = 0; i < s->nframes && i < want; i++)
+		if (s->frames[i] != RET(c, seq, i)) {
+			fail("core %u seq %lu frame %u wrong", c, (unsigned long)seq, i);
+			break;
+		}
+}
+
+static void ps_record(struct pstate *ps, const struct opf_rec *r)
+{
+	if (!ps->have_session) {
+		const struct opf_session *s = (const void *)r;
+
+		if (r->type != OPF_SESSION || r->len < sizeof(*s) || s->magic != OPF_MAGIC ||
+		    s->version != OPF_VERSION) {
+			fail("stream does not start with a session header (type %u)", r->type);
+			return;
+		}
+		ps->sess = *s;
+		ps->have_session = true;
+		return;
+	}
+	CHECK(!ps->have_end, "record type %u after the session end", r->type);
+	switch (r->type) {
+	case OPF_SAMPLE:
+		ps_sample(ps, (const void *)r);
+		break;
+	case OPF_THREAD: {
+		const struct opf_thread *t = (const void *)r;
+
+		CHECK(r->len == opf_thread_len(t->namelen) && t->namelen <= OPF_MAX_NAME,
+		      "thread record len %u namelen %u", r->len, t->namelen);
+		if (t->tid >= TID_NEW && t->core < MAXC)
+			ps->threads_new[t->core]++;
+		else
+			ps->threads_start++;
+		break;
+	}
+	case OPF_LOST: {
+		const struct opf_lost *l = (const void *)r;
+
+		CHECK(l->core < ps->sess.ncores && l->reason < OPF_LOST_NREASONS && l->count,
+		      "bad lost record core %u reason %u", l->core, l->reason);
+		if (l->core < MAXC && l->reason < OPF_LOST_NREASONS)
+			ps->lostrec[l->core][l->reason] += l->count;
+		break;
+	}
+	case OPF_CORE_END: {
+		const struct opf_core_end *e = (const void *)r;
+
+		CHECK(e->core < ps->sess.ncores && !ps->core_end_seen[e->core], "core end %u", e->core);
+		if (e->core < MAXC) {
+			ps->core_end_seen[e->core] = true;
+			ps->ce[e->core] = *e;
+		}
+		break;
+	}
+	case OPF_SESSION_END:
+		ps->send = *(const struct opf_session_end *)r;
+		ps->have_end = true;
+		ps->end_off = ps->off;
+		break;
+	case OPF_PAUSE:
+		ps->pauses++;
+		break;
+	case OPF_RESUME:
+		ps->resumes++;
+		break;
+	default:
+		fail("unexpected record type %u", r->type);
+	}
+}
+
+static void ps_feed(struct pstate *ps, const void *data, size_t n)
+{
+	size_t pos = 0;
+
+	if (ps->len + n > ps->cap) {
+		ps->cap = (ps->len + n) * 2;
+		ps->buf = realloc(ps->buf, ps->cap);
+	}
+	memcpy(ps->buf + ps->len, data, n);
+	ps->len += n;
+	while (ps->len - pos >= sizeof(struct opf_rec)) {
+		struct opf_rec r;
+
+		memcpy(&r, ps->buf + pos, sizeof(r));
+		if (r.len < sizeof(r) || r.len % 8 || r.len > OPF_MAX_REC) {
+			fail("bad record length %u at offset %lu", r.len, (unsigned long)ps->off);
+			ps->len = 0;
+			return;
+		}
+		if (ps->len - pos < r.len)
+			break;
+		/* copy out so the record is aligned for the casts in ps_record */
+		uint64_t rec[OPF_MAX_REC / 8 / 64];
+		if (r.len > sizeof(rec)) {
+			fail("record of %u bytes", r.len);
+			ps->len = 0;
+			return;
+		}
+		memcpy(rec, ps->buf + pos, r.len);
+		ps_record(ps, (const struct opf_rec *)rec);
+		pos += r.len;
+		ps->off += r.len;
+	}
+	memmove(ps->buf, ps->buf + pos, ps->len - pos);
+	ps->len -= pos;
+}
+
+/* The whole stream is in: conservation, totals and the end records. */
+static void ps_verify(struct pstate *ps, const uint64_t *ticks)
+{
+	CHECK(ps->have_session, "no session header");
+	CHECK(ps->have_end, "no session end");
+	CHECK(ps->len == 0, "%zu trailing bytes", ps->len);
+	if (!ps->have_session || !ps->have_end)
+		return;
+	CHECK(ps->send.bytes == ps->end_off, "session end says %lu bytes, saw %lu",
+	      (unsigned long)ps->send.bytes, (unsigned long)ps->end_off);
+	CHECK(ps->threads_start == NSTART, "%lu start threads", (unsigned long)ps->threads_start);
+	for (unsigned c = 0; c < ps->sess.ncores && c < MAXC; c++) {
+		const struct opf_core_end *e = &ps->ce[c];
+		uint64_t lost = 0;
+
+		CHECK(ps->core_end_seen[c], "no core end for core %u", c);
+		for (int r = 0; r < OPF_LOST_NREASONS; r++) {
+			lost += e->lost[r];
+			CHECK(ps->lostrec[c][r] == e->lost[r], "core %u reason %d: records %lu, end %lu",
+			      c, r, (unsigned long)ps->lostrec[c][r], (unsigned long)e->lost[r]);
+		}
+		CHECK(e->taken == e->delivered + lost + e->overwritten,
+		      "core %u: taken %lu != delivered %lu + lost %lu", c, (unsigned long)e->taken,
+		      (unsigned long)e->delivered, (unsigned long)lost);
+		CHECK(e->delivered == ps->samples[c], "core %u: delivered %lu, stream has %lu", c,
+		      (unsigned long)e->delivered, (unsigned long)ps->samples[c]);
+		CHECK(e->truncated == ps->trunc[c], "core %u: truncated %lu, stream has %lu", c,
+		      (unsigned long)e->truncated, (unsigned long)ps->trunc[c]);
+		if (ticks)
+			CHECK(e->taken == ticks[c], "core %u: taken %lu, ticked %lu", c,
+			      (unsigned long)e->taken, (unsigned long)ticks[c]);
+	}
+}
+
+/* ---- reader thread ---- */
+
+struct reader {
+	pthread_t th;
+	struct pstate ps;
+	long delay_us;		/* before the first read */
+	bool wait_drop;		/* before the first read, wait until the worker drops a block */
+	long pace_us;		/* between reads: a slow reader */
+	bool opened;		/* the caller already opened the device */
+	uint64_t bytes;
+};
+
+static void *reader_main(void *arg)
+{
+	struct reader *r = arg;
+	static __thread char buf[9000];
+	unsigned seed = 12345;
+	long n;
+
+	if (!r->opened && oprof_open() < 0) {
+		fail("reader: open failed");
+		return NULL;
+	}
+	if (r->delay_us)
+		sleep_us(r->delay_us);
+	for (uint64_t t0 = now_ms(); r->wait_drop && now_ms() - t0 < 10000; sleep_us(1000)) {
+		static __thread char st[1 << 16];
+		char *p;
+
+		oprof_stat_text(st, sizeof(st));
+		if ((p = strstr(st, "\nblocks_dropped ")) && strtoull(p + 16, NULL, 10) > 0)
+			break;
+	}
+	while ((n = oprof_read(buf, 1 + rand_r(&seed) % sizeof(buf))) > 0) {
+		ps_feed(&r->ps, buf, (size_t)n);
+		r->bytes += (uint64_t)n;
+		if (r->pace_us)
+			sleep_us(r->pace_us);
+	}
+	CHECK(n == 0, "read returned %ld", n);
+	CHECK(oprof_read(buf, sizeof(buf)) == 0, "read after EOF is not EOF");
+	oprof_close();
+	return NULL;
+}
+
+static void reader_start(struct reader *r)
+{
+	pthread_create(&r->th, NULL, reader_main, r);
+}
+
+static void reader_join(struct reader *r, const uint64_t *ticks)
+{
+	pthread_join(r->th, NULL);
+	ps_verify(&r->ps, ticks);
+	free(r->ps.buf);
+}
+
+/* ---- leak baseline ---- */
+
+static uint64_t base_blocks;
+static long base_allocs;
+
+static void check_no_leak(const char *when)
+{
+	CHECK(block_count() == base_blocks, "%s: %lu blocks live, baseline %lu", when,
+	      (unsigned long)block_count(), (unsigned long)base_blocks);
+	CHECK(shim_live_allocs() == base_allocs, "%s: %ld allocations live, baseline %ld", when,
+	      shim_live_allocs(), base_allocs);
+}
+
+static void setup(int ncores, void (*body)(int))
+{
+	plat.ncores = ncores;
+	plat.body = body;
+	memset(plat.ticks, 0, sizeof(plat.ticks));
+	shim_set_ncpus(ncores);
+}
+
+/* ---- subtests ---- */
+
+/* The walker on chains built in exactly sized heap buffers (ASan sees any stray read). */
+static void test_backtrace(void)
+{
+	enum { W = 32 };
+	uintptr_t *st = malloc(W * sizeof(uintptr_t));
+	uintptr_t lo = (uintptr_t)st, hi = (uintptr_t)(st + W);
+	uint64_t fr[OPF_MAX_DEPTH];
+	bool tr;
+	unsigned n;
+
+	/* a clean chain of 10 frames ending in fp 0 */
+	for (int i = 0; i < 10; i++) {
+		st[2 * i] = i < 9 ? (uintptr_t)&st[2 * i + 2] : 0;
+		st[2 * i + 1] = 0x1000 + (uintptr_t)i;
+	}
+	n = oprof_backtrace(lo, lo, hi, fr, 64, &tr);
+	CHECK(n == 10 && !tr, "clean chain: n %u tr %d", n, tr);
+	for (unsigned i = 0; i < n; i++)
+		CHECK(fr[i] == 0x1000 + i, "frame %u", i);
+	n = oprof_backtrace(lo, lo, hi, fr, 4, &tr);
+	CHECK(n == 4 && !tr, "depth limit: n %u tr %d (must not count as truncated)", n, tr);
+	n = oprof_backtrace(lo, lo, hi, fr, 0, &tr);
+	CHECK(n == 0 && !tr, "depth 0");
+	n = oprof_backtrace(0, lo, hi, fr, 64, &tr);
+	CHECK(n == 0 && !tr, "fp 0 is a clean end");
+
+	/* bad starting points: nothing may be read */
+	const uintptr_t bad[] = { lo + 4, lo - 8, lo - 16, hi - 8, hi, hi + 8, 8, UINTPTR_MAX - 7,
+				  UINTPTR_MAX & ~(uintptr_t)7 };
+	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
+		n = oprof_backtrace(bad[i], lo, hi, fr, 64, &tr);
+		CHECK(n == 0 && tr, "bad fp #%zu: n %u tr %d", i, n, tr);
+	}
+	n = oprof_backtrace(UINTPTR_MAX - 15, UINTPTR_MAX - 15, UINTPTR_MAX, fr, 64, &tr);
+	CHECK(n == 0 && tr, "stack at the top of the address space");
+	n = oprof_backtrace(lo, hi, lo, fr, 64, &tr);
+	CHECK(n == 0 && tr, "inverted bounds");
+	n = oprof_backtrace(lo, lo, lo + 8, fr, 64, &tr);
+	CHECK(n == 0 && tr, "stack smaller than a frame");
+
+	/* the last frame that fits exactly ends at hi */
+	st[W - 2] = 0;
+	st[W - 1] = 0x77;
+	n = oprof_backtrace(hi - 16, lo, hi, fr, 64, &tr);
+	CHECK(n == 1 && !tr && fr[0] == 0x77, "frame ending at hi");
+
+	/* cycle: frame 3 points back to frame 0 */
+	st[6] = (uintptr_t)&st[0];
+	n = oprof_backtrace(lo, lo, hi, fr, 64, &tr);
+	CHECK(n == 4 && tr, "cycle: n %u tr %d", n, tr);
+	/* self loop */
+	st[0] = (uintptr_t)&st[0];
+	n = oprof_backtrace(lo, lo, hi, fr, 64, &tr);
+	CHECK(n == 1 && tr, "self loop: n %u tr %d", n, tr);
+	/* next out of the stack, above it */
+	st[0] = hi + 64;
+	n = oprof_backtrace(lo, lo, hi, fr, 64, &tr);
+	CHECK(n == 1 && tr, "escape above: n %u tr %d", n, tr);
+	/* next straddling hi */
+	st[0] = hi - 8;
+	n = oprof_backtrace(lo, lo, hi, fr, 64, &tr);
+	CHECK(n == 1 && tr, "straddle hi: n %u tr %d", n, tr);
+	/* misaligned next */
+	st[0] = (uintptr_t)&st[2] + 3;
+	n = oprof_backtrace(lo, lo, hi, fr, 64, &tr);
+	CHECK(n == 1 && tr, "misaligned: n %u tr %d", n, tr);
+	/* zero return address ends the chain cleanly */
+	st[0] = (uintptr_t)&st[2];
+	st[3] = 0;
+	n = oprof_backtrace(lo, lo, hi, fr, 64, &tr);
+	CHECK(n == 1 && !tr, "zero return: n %u tr %d", n, tr);
+
+	/* random garbage, random starts, random bounds inside the buffer */
+	unsigned seed = 99;
+	for (int it = 0; it < 200000; it++) {
+		int a = rand_r(&seed) % W, b = rand_r(&seed) % (W + 1);
+		uintptr_t l = (uintptr_t)(st + MIN(a, b)), h = (uintptr_t)(st + MAX(a, b));
+
+		for (int k = 0; k < 4; k++) {
+			int w = rand_r(&seed) % W;
+			int kind = rand_r(&seed) % 4;
+
+			st[w] = kind == 0 ? (uintptr_t)(st + rand_r(&seed) % (W + 4)) - 16 :
+				kind == 1 ? (uintptr_t)st + (uintptr_t)(rand_r(&seed) % (W * 8 + 64)) :
+				kind == 2 ? 0 : (uintptr_t)rand_r(&seed) * 0x10001u;
+		}
+		n = oprof_backtrace((uintptr_t)st + (uintptr_t)(rand_r(&seed) % (W * 8 + 32)) - 16,
+				    l, h, fr, 1 + rand_r(&seed) % 64, &tr);
+		CHECK(n <= (unsigned)W / 2, "garbage walk returned %u frames", n);
+	}
+	free(st);
+	verdict("backtrace: walker stays in bounds (corrupt chains, cycles, misaligned, fuzz)");
+}
+
+static void body_none(int core) { (void)core; }
+
+/* Reads a whole stream on the calling thread (the device must be open). */
+static void drain_stream(struct pstate *ps)
+{
+	static char buf[4096];
+	long n;
+
+	while ((n = oprof_read(buf, sizeof(buf))) > 0)
+		ps_feed(ps, buf, (size_t)n);
+	CHECK(n == 0, "read %ld", n);
+}
+
+static void test_ctl(void)
+{
+	struct pstate ps = { 0 };
+
+	setup(2, body_none);
+	ctl_refused("start -f 0", -EINVAL, "bad rate 0: must be 1..20000");
+	ctl_refused("start -f 20001", -EINVAL, "bad rate 20001");
+	ctl_refused("start -f abc", -EINVAL, "bad rate abc");
+	ctl_refused("start -d 65", -EINVAL, "bad depth 65: must be 0..64");
+	ctl_refused("start -b 100", -EINVAL, "bad block size 100");
+	ctl_refused("start -b 1001", -EINVAL, "multiple of 8");
+	ctl_refused("start -b 256 -d 64", -EINVAL, "too small for depth 64");
+	ctl_refused("start -x 3", -EINVAL, "unknown option -x");
+	ctl_refused("start -f", -EINVAL, "missing value after -f");
+	ctl_refused("frob", -EINVAL, "unknown command 'frob'");
+	ctl_refused("stop now", -EINVAL, "usage: stop");
+	ctl_refused("stop", -EINVAL, "not running");
+	ctl_refused("pause", -EINVAL, "not running");
+	ctl_refused("flush", -EINVAL, "not running");
+	ctl_refused("resume", -EINVAL, "not paused");
+	ctl_refused("discard", -EINVAL, "nothing to discard");
+	ctl_refused("period 0", -EINVAL, "bad period 0");
+	ctl_refused("cap 10K", -EINVAL, "bad cap 10K");
+	ctl_refused("cap 1X", -EINVAL, "bad cap 1X");
+	ctl_refused("emptydepth", -EINVAL, "usage: emptydepth VALUE");
+	CHECK(oprof_ctl("", NULL, 0) == 0 && oprof_ctl("  \n", NULL, 0) == 0, "blank lines");
+	ctl("cap 1");
+	ctl("period 7");
+	ctl("stale 3");
+	CHECK(stat_value("outq_cap") == 1u << 20 && stat_value("period_ms") == 7, "settings");
+	ctl("cap 64K");
+	ctl_refused("start -b 65536", -EINVAL, "too small for block size");
+	ctl("cap 64");
+	ctl("period 2");
+
+	/* an odd rate, a session, refusals while it runs */
+	ctl("start -f 7777 -d 5 -b 1024\n");
+	CHECK(stat_value("cpu1.emptyq") == 4, "empty queue filled at start");
+	ctl_refused("start", -EBUSY, "already running (stop it first)");
+	ctl_refused("period 5", -EBUSY, "cannot change period while running");
+	ctl_refused("cap 5", -EBUSY, "while running");
+	ctl("pause");
+	ctl_refused("pause", -EINVAL, "already paused");
+	ctl_refused("stale 5", -EBUSY, "while running");
+	ctl("resume");
+	ctl_refused("resume", -EINVAL, "not paused");
+	ctl("flush");
+	ctl("stop");
+	CHECK(!strcmp(stat_str("state"), "draining"), "state %s", stat_str("state"));
+	ctl_refused("start", -EBUSY, "not read yet");
+	ctl("period 3");	/* settings are fine once stopped */
+
+	/* second open is busy; the stream of the stopped session is intact */
+	CHECK(oprof_open() == 0, "open");
+	CHECK(oprof_open() == -EBUSY, "second open not busy");
+	drain_stream(&ps);
+	oprof_close();
+	ps_verify(&ps, NULL);
+	CHECK(ps.sess.hz == 7777 && ps.sess.depth == 5 && ps.sess.block_bytes == 1024 &&
+	      ps.sess.ncores == 2 && ps.sess.period_ms == 2 && ps.sess.build_id_len == 20 &&
+	      ps.sess.build_id[0] == 0x5e && ps.sess.tsc_hz == 1000000000ull,
+	      "session header fields");
+	CHECK(ps.pauses == 1 && ps.resumes == 1, "pause/resume marks %lu %lu",
+	      (unsigned long)ps.pauses, (unsigned long)ps.resumes);
+	free(ps.buf);
+
+	/* drained: a new session may start; stopped and discarded, it leaves nothing */
+	ctl("start");
+	ctl("stop");
+	ctl("discard");
+	ctl_refused("discard", -EINVAL, "nothing to discard");
+
+	/* a failing timer start leaves the profiler idle and nothing allocated */
+	plat.start_fail = -ENOMEM;
+	ctl_refused("start", -ENOMEM, "cannot start the sampling timers");
+	ctl("start");
+	ctl("stop");
+	ctl("discard");
+	check_no_leak("ctl");
+	verdict("ctl: bad options, start twice, settings while running, pause/resume, busy open");
+}
+
+/* Stream subtest: a reader opened before start gets the whole stream, then EOF. */
+static uint64_t stream_n;
+
+static void body_stream(int core)
+{
+	uintptr_t st[STACK_WORDS];
+
+	for (uint64_t seq = 1; seq <= stream_n; seq++) {
+		tick(core, seq, st);
+		if (seq % 997 == 0)
+			oprof_thread_created(TID_NEW + (uint32_t)seq, core, "spawned");
+	}
+}
+
+static void test_stream_eof(void)
+{
+	for (int round = 0; round < 2; round++) {
+		struct reader r = { .ps.checkframes = true };
+		uint64_t sid;
+
+		setup(4, body_stream);
+		stream_n = 20000;
+		CHECK(oprof_open() == 0, "open before start");
+		r.opened = true;
+		reader_start(&r);
+		sleep_us(2000);	/* the reader blocks: nothing to read, idle */
+		ctl("cap 64");
+		ctl("emptydepth 8");
+		ctl("period 2");
+		ctl("start -d 16 -b 4096");
+		sid = stat_value("session");
+		hook_stop();	/* wait for the cores' quota */
+		sleep_us(5000);
+		ctl("stop");
+		reader_join(&r, plat.ticks);
+		for (int c = 0; c < 4; c++) {
+			CHECK(r.ps.ce[c].lost[OPF_LOST_OUTPUT_FULL] == 0, "output full with a 64M cap");
+			CHECK(r.ps.threads_new[c] == stat_cpu(c, "threads") &&
+			      stat_cpu(c, "threads") + stat_cpu(c, "threads_lost") == stream_n / 997,
+			      "thread records of core %d: stream %lu, written %lu, lost %lu", c,
+			      (unsigned long)r.ps.threads_new[c], (unsigned long)stat_cpu(c, "threads"),
+			      (unsigned long)stat_cpu(c, "threads_lost"));
+		}
+		CHECK(r.ps.sess.session_id == sid, "session id");
+		CHECK(!strcmp(stat_str("state"), "idle") && stat_value("blocks_alloc") == 0,
+		      "idle after EOF");
+		check_no_leak("stream");
+	}
+	verdict("stream: reader before start gets header, threads, samples, closing records, EOF");
+}
+
+/* Pause: phase 1 ticks, pause, phase 2 ticks (all lost PAUSED), resume, phase 3. */
+static pthread_barrier_t bar;
+#define PHASE	3000
+
+static void body_pause(int core)
+{
+	uintptr_t st[STACK_WORDS];
+	uint64_t seq = 1;
+
+	for (int phase = 0; phase < 3; phase++) {
+		for (int i = 0; i < PHASE; i++)
+			tick(core, seq++, st);
+		pthread_barrier_wait(&bar);	/* main pauses or resumes */
+		pthread_barrier_wait(&bar);
+	}
+}
+
+static void test_pause(void)
+{
+	struct reader r = { .ps.checkframes = true };
+	int nc = 3;
+
+	setup(nc, body_pause);
+	pthread_barrier_init(&bar, NULL, (unsigned)nc + 1);
+	for (int c = 0; c < nc; c++) {
+		r.ps.seq_lo[c] = PHASE + 1;
+		r.ps.seq_hi[c] = 2 * PHASE + 1;
+	}
+	reader_start(&r);
+	ctl("start -b 2048");
+	pthread_barrier_wait(&bar);
+	ctl("pause");
+	CHECK(!strcmp(stat_str("state"), "paused"), "state %s", stat_str("state"));
+	pthread_barrier_wait(&bar);
+	pthread_barrier_wait(&bar);
+	ctl("resume");
+	pthread_barrier_wait(&bar);
+	pthread_barrier_wait(&bar);
+	pthread_barrier_wait(&bar);
+	ctl("stop");
+	reader_join(&r, plat.ticks);
+	for (int c = 0; c < nc; c++)
+		CHECK(r.ps.ce[c].lost[OPF_LOST_PAUSED] == PHASE, "core %d lost %lu paused", c,
+		      (unsigned long)r.ps.ce[c].lost[OPF_LOST_PAUSED]);
+	CHECK(r.ps.pauses == 1 && r.ps.resumes == 1, "marks");
+	pthread_barrier_destroy(&bar);
+	check_no_leak("pause");
+	verdict("pause: no samples while paused, each counted lost PAUSED; resume continues");
+}
+
+/* Flush and staleness push partial blocks while the session runs; one tick per step. */
+static int fs_go, fs_done[MAXC];
+
+static void body_flush(int core)
+{
+	uintptr_t st[STACK_WORDS];
+
+	for (int step = 1; step <= 4; step++) {
+		while (__atomic_load_n(&fs_go, __ATOMIC_ACQUIRE) < step)
+			sleep_us(100);
+		tick(core, (uint64_t)step, st);
+		__atomic_store_n(&fs_done[core], step, __ATOMIC_RELEASE);
+	}
+}
+
+static void fs_step(int nc, int step)
+{
+	__atomic_store_n(&fs_go, step, __ATOMIC_RELEASE);
+	for (int c = 0; c < nc; c++)
+		while (__atomic_load_n(&fs_done[c], __ATOMIC_ACQUIRE) < step)
+			sleep_us(100);
+}
+
+static void fs_blocks(int nc, uint64_t want, const char *why)
+{
+	for (int c = 0; c < nc; c++)
+		CHECK(stat_cpu(c, "blocks") == want, "core %d: %lu blocks pushed, want %lu (%s)", c,
+		      (unsigned long)stat_cpu(c, "blocks"), (unsigned long)want, why);
+}
+
+static void test_flush_stale(void)
+{
+	struct reader r = { .ps.checkframes = true };
+	int nc = 2;
+	uint64_t bytes0, t0;
+
+	setup(nc, body_flush);
+	fs_go = 0;
+	memset(fs_done, 0, sizeof(fs_done));
+	reader_start(&r);
+	ctl("period 5");
+	ctl("stale 4");
+	ctl("start -b 65536");
+	bytes0 = stat_value("stream_bytes");
+	fs_step(nc, 1);
+	fs_blocks(nc, 0, "before flush");
+	ctl("flush");
+	fs_step(nc, 2);
+	fs_blocks(nc, 1, "flush honoured at the next tick");
+	fs_step(nc, 3);
+	fs_blocks(nc, 1, "fresh block");
+	sleep_us(30000);	/* past the bound: 4 periods of 5 ms */
+	fs_step(nc, 4);
+	fs_blocks(nc, 2, "stale block pushed");
+	/* the worker forwards them without being asked */
+	t0 = now_ms();
+	while (stat_value("stream_bytes") - bytes0 < (uint64_t)nc * 4 * opf_sample_len(0) &&
+	       now_ms() - t0 < 2000)
+		sleep_us(1000);
+	CHECK(stat_value("stream_bytes") - bytes0 >= (uint64_t)nc * 4 * opf_sample_len(0),
+	      "flushed blocks not forwarded while running");
+	ctl("stop");
+	reader_join(&r, plat.ticks);
+	check_no_leak("flush");
+	verdict("flush and staleness push partial blocks while running");
+}
+
+/* Stress: many cores, tiny blocks, small cap, shallow empty queues, slow reader. */
+struct stress {
+	const char *name;
+	int ncores;
+	uint64_t n;
+	const char *start;
+	const char *cap, *emptydepth;
+	int burst;		/* cores sleep a little every burst ticks (0: never) */
+	long pace_us, delay_us;
+	bool want_full, want_noblock;
+};
+
+static int poll_exit;
+static int poll_errors;
+
+static void *stat_poller(void *arg)
+{
+	static char buf[1 << 16];
+
+	(void)arg;
+	while (!__atomic_load_n(&poll_exit, __ATOMIC_RELAXED)) {
+		uint64_t alloc = 0, max = 0, outq = 0, cap = 0;
+		char state[32] = "";
+
+		oprof_stat_text(buf, sizeof(buf));
+		for (char *p = buf; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
+			sscanf(p, "blocks_alloc %lu", &alloc);
+			sscanf(p, "blocks_max %lu", &max);
+			sscanf(p, "outq_bytes %lu", &outq);
+			sscanf(p, "outq_cap %lu", &cap);
+			sscanf(p, "state %31s", state);
+		}
+		if (!strcmp(state, "running") && (alloc > max || outq > cap))
+			__atomic_add_fetch(&poll_errors, 1, __ATOMIC_RELAXED);
+		sleep_us(500);
+	}
+	return NULL;
+}
+
+static uint64_t stress_n;
+static int stress_burst;
+
+static void body_stress(int core)
+{
+	uintptr_t *st = malloc(STACK_WORDS * sizeof(uintptr_t));
+
+	for (uint64_t seq = 1; seq <= stress_n; seq++) {
+		tick(core, seq, st);
+		if (seq % 5000 == 0)
+			oprof_thread_created(TID_NEW + (uint32_t)seq, core, "stress");
+		if (stress_burst && seq % (uint64_t)stress_burst == 0)
+			sleep_us(50);
+	}
+	free(st);
+}
+
+static void test_stress(const struct stress *s)
+{
+	struct reader r = { .ps.checkframes = true, .pace_us = s->pace_us, .delay_us = s->delay_us,
+			    .wait_drop = s->want_full };
+	pthread_t poller;
+	char line[64];
+	uint64_t full = 0, noblock = 0, delivered = 0, t0 = now_ms();
+
+	setup(s->ncores, body_stress);
+	stress_n = s->n;
+	stress_burst = s->burst;
+	snprintf(line, sizeof(line), "cap %s", s->cap);
+	ctl(line);
+	snprintf(line, sizeof(line), "emptydepth %s", s->emptydepth);
+	ctl(line);
+	ctl("period 2");
+	ctl("stale 2");
+	poll_exit = 0;
+	poll_errors = 0;
+	pthread_create(&poller, NULL, stat_poller, NULL);
+	reader_start(&r);
+	ctl(s->start);
+	hook_stop();
+	ctl("stop");
+	reader_join(&r, plat.ticks);
+	__atomic_store_n(&poll_exit, 1, __ATOMIC_RELAXED);
+	pthread_join(poller, NULL);
+	CHECK(poll_errors == 0, "memory over the cap %d times", poll_errors);
+	for (int c = 0; c < s->ncores; c++) {
+		full += r.ps.ce[c].lost[OPF_LOST_OUTPUT_FULL];
+		noblock += r.ps.ce[c].lost[OPF_LOST_NO_BLOCK];
+		delivered += r.ps.ce[c].delivered;
+	}
+	CHECK(!s->want_full || full > 0, "no output-full losses");
+	CHECK(!s->want_noblock || noblock > 0, "no no-empty-block losses");
+	CHECK(delivered > 0, "nothing delivered");
+	for (int c = 0; c < s->ncores; c++) {
+		uint64_t made = stat_cpu(c, "threads") + stat_cpu(c, "threads_lost");
+
+		CHECK(made == s->n / 5000, "core %d: %lu thread records made", c, (unsigned long)made);
+		CHECK(r.ps.threads_new[c] == stat_cpu(c, "threads") - stat_cpu(c, "threads_dropped"),
+		      "core %d: %lu thread records in the stream", c,
+		      (unsigned long)r.ps.threads_new[c]);
+	}
+	check_no_leak("stress");
+	printf("    %s: %d cores x %lu samples: delivered %lu, lost no-block %lu, "
+	       "output-full %lu; %lu bytes read, %lu ms\n", s->name, s->ncores,
+	       (unsigned long)s->n, (unsigned long)delivered, (unsigned long)noblock,
+	       (unsigned long)full, (unsigned long)r.bytes, (unsigned long)(now_ms() - t0));
+	snprintf(line, sizeof(line), "stress %s: every sample conserved and in order", s->name);
+	verdict(line);
+}
+
+/* Start/stop cycles leave no block and no allocation behind. */
+static void test_cycles(void)
+{
+	setup(3, body_stream);
+	stream_n = 50;
+	ctl("cap 1");
+	ctl("emptydepth 2");
+	for (int i = 0; i < 20; i++) {
+		struct reader r = { .ps.checkframes = true };
+		char line[64];
+
+		memset(plat.ticks, 0, sizeof(plat.ticks));
+		reader_start(&r);
+		snprintf(line, sizeof(line), "start -b %d -d %d", 512 + 64 * (i % 5), i % 17);
+		ctl(line);
+		if (i % 3 == 0) {
+			ctl("pause");
+			ctl("resume");
+		}
+		hook_stop();
+		ctl("stop");
+		reader_join(&r, plat.ticks);
+		check_no_leak("cycle");
+	}
+	verdict("start/stop cycles leave block_count and allocations unchanged");
+}
+
+int main(int argc, char **argv)
+{
+	pthread_t worker;
+	bool quick = argc > 1 && !strcmp(argv[1], "-q");
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	base_blocks = block_count();
+	oprof_init(&hooks);
+	base_allocs = shim_live_allocs();
+	pthread_create(&worker, NULL, worker_main, NULL);
+
+	test_backtrace();
+	test_ctl();
+	test_stream_eof();
+	test_pause();
+	test_flush_stale();
+	test_stress(&(struct stress){ "lossy", 8, quick ? 50000 : 200000, "start -d 16 -b 256",
+		    "64K", "1", 16, 200, 0, true, true });
+	test_stress(&(struct stress){ "fast", 4, quick ? 30000 : 200000, "start -d 16 -b 8192",
+		    "64", "16", 16, 0, 0, false, false });
+	test_cycles();
+
+	__atomic_store_n(&worker_exit, 1, __ATOMIC_RELAXED);
+	pthread_join(worker, NULL);
+	oprof_fini();
+	CHECK(block_count() == base_blocks, "blocks live at exit");
+	verdict("teardown");
+	printf("%s: %d failed\n", failures ? "FAIL" : "PASS", failures);
+	return failures ? 1 : 0;
+}

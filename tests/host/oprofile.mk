@@ -1,0 +1,6 @@
+# The profiler's portable core under pthreads (tests/host/oprof_test.c).
+OPROF_SRCS := $(wildcard $(TOP)/kern/src/oprofile/*.c)
+OPROF_SRCS := $(filter-out %/devoprofile.c %/glue.c,$(OPROF_SRCS))
+HOST_TESTS += oprof
+HOST_TEST_SRCS_oprof := $(TOP)/tests/host/oprof_test.c $(OPROF_SRCS) \
+	$(TOP)/kern/src/qio.c $(TOP)/kern/src/block.c
