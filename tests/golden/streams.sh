@@ -1,0 +1,25 @@
+# Streams behind the golden files (sourced by tests/t/opreport-golden). Every count below is
+# exact; tests/golden/README.md derives the expected reports from them.
+make_streams() {
+	local dir=$1 gen="user/build/opgen -e user/build/fakekern"
+
+	# 1500 samples on 2 cores at 1000 Hz; 5 lost on core 1 (no empty block).
+	$gen -c 2 -r 1000 -o "$dir/golden.opf" \
+		-t 11:0:spinner -t 12:1:matrix -t 13:0:fibber \
+		-S '600@0:11=main;kthread_entry;worker;spin@14' \
+		-S '150@0:11=main;kthread_entry;worker;spin@15' \
+		-S '300@1:12=main;kthread_entry;worker;matrix_mul;matrix_inner@22' \
+		-S '100@1:12=main;kthread_entry;worker;matrix_mul@30' \
+		-S '200@0:13=main;kthread_entry;worker;fib;fib;fib@36' \
+		-S '100@1:13=main;kthread_entry;worker;fib;fib@37' \
+		-S '50@1:0=idle_loop@42' \
+		-l 1:0:5
+
+	# Events: a throttle, 2 snapshots (flight recorder), a 0.5 s pause, 3 unknown records,
+	# 20 overwritten and lost samples of several reasons; 4 truncated samples.
+	$gen -c 2 -r 1000 -o "$dir/events.opf" --snapshots 2 --pause --unknown 3 \
+		--throttle 1:1000:500 --overwritten 0:20 -l 0:2:7 -l 1:1:3 -l 1:3:1 \
+		-S '96@0:5=main;kthread_entry;worker;spin@14' \
+		-S '4/t@1:5=spin@15' \
+		-S '100@1:0=idle_loop@42'
+}

@@ -1,0 +1,59 @@
+/*
+ * report.h: what the output modules share: the options, the parsed profile, the symbols, and
+ * per-function totals derived from the unique stacks.
+ */
+#ifndef OPREPORT_REPORT_H
+#define OPREPORT_REPORT_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "profile.h"
+#include "symbols.h"
+
+struct options {
+	const char *file;
+	const char *kernel;	/* -k, or NULL for the default */
+	long limit;		/* -n: most rows (or blocks, or symbols); -1 for all */
+	int inclusive, cpu, thread, lines, callgraph, folded, stats, bench_stats;
+	const char *flame;	/* --flame FILE.svg */
+	const char *pprof;	/* --pprof FILE.pb.gz */
+};
+
+struct ctx {
+	const struct options *o;
+	struct profile *p;
+	struct symbols *sym;
+	const char *kernel_path;	/* ELF actually used, NULL for raw addresses */
+	uint32_t ncores, nfuncs;
+	uint64_t total;		/* samples */
+	uint64_t *self;		/* per function: samples with it as the leaf (pc) */
+	uint64_t *incl;		/* per function: samples with it anywhere, once per sample */
+	uint64_t *self_core;	/* [f * ncores + c] */
+	uint64_t *incl_core;
+};
+
+/* Compute the per-function totals (symbols must be resolved). Returns 0 or -1 (no memory). */
+int ctx_aggregate(struct ctx *c);
+void ctx_free(struct ctx *c);
+
+/* Function ids with a nonzero key[] (or all when key is NULL), sorted by key desc then name. */
+uint32_t *ctx_ranked(const struct ctx *c, const uint64_t *key, uint32_t *n);
+
+double pct(uint64_t part, uint64_t whole);
+
+void report_header(const struct ctx *c, FILE *out);
+void report_symbols(const struct ctx *c, FILE *out);
+void report_threads(const struct ctx *c, FILE *out);
+void report_lines(const struct ctx *c, FILE *out);
+/* Returns 0 when conservation holds (or cannot be checked: incomplete stream), 3 if not. */
+int report_stats(const struct ctx *c, FILE *out);
+/* 1 when some complete core violates the conservation rule (for warnings outside --stats). */
+int conservation_failed(const struct profile *p);
+
+int report_callgraph(const struct ctx *c, FILE *out);
+int report_folded(const struct ctx *c, FILE *out);
+int report_flame(const struct ctx *c, const char *path);
+int report_pprof(const struct ctx *c, const char *path);
+
+#endif

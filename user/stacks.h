@@ -1,0 +1,74 @@
+/*
+ * stacks.h: the table of unique stacks. Memory grows with distinct (thread, pc, frames)
+ * tuples, never with the number of samples; each entry carries its per-core sample counts.
+ */
+#ifndef OPREPORT_STACKS_H
+#define OPREPORT_STACKS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct stack {
+	uint64_t total;		/* samples with exactly this key */
+	uint32_t tid;
+	uint16_t naddr;		/* 1 + nframes: addr[0] is the pc, then return addresses */
+	uint16_t pad;
+	uint32_t *fids;		/* function of each addr (filled by symbol resolution) */
+	uint64_t addr[];	/* naddr addresses, then ncores per-core counts */
+};
+
+static inline uint64_t *stack_cores(struct stack *s)
+{
+	return s->addr + s->naddr;
+}
+
+struct stack_slot {
+	uint64_t hash;
+	struct stack *s;
+};
+
+/* A sample hashed and waiting in the batch (frames point into the caller's buffer). */
+struct stack_pending {
+	uint64_t hash;
+	uint64_t pc;
+	const uint8_t *frames;
+	uint32_t tid;
+	uint16_t core;
+	uint16_t nframes;
+};
+
+#define STACK_BATCH	32
+
+struct stacks {
+	uint32_t ncores;
+	struct stack_pending batch[STACK_BATCH];	/* prefetch pipeline, see stacks_add */
+	uint32_t nbatch;
+	struct stack_slot *tab;	/* open addressing, power-of-two size */
+	size_t mask;
+	size_t n;		/* unique stacks */
+	struct stack **list;	/* insertion order, for deterministic iteration */
+	size_t listcap;
+	uint8_t *arena;		/* bump allocator for entries */
+	size_t arena_left;
+	void **chunks;		/* every arena chunk, to free */
+	size_t nchunks;
+};
+
+/* Set up an empty table for ncores cores. Returns 0 or -1 (out of memory). */
+int stacks_init(struct stacks *t, uint32_t ncores);
+
+/*
+ * Count one sample on core (< ncores). frames holds nframes unaligned little-endian uint64s.
+ * Samples are batched so that table and entry cache misses overlap: frames must stay valid
+ * until the next stacks_flush, which the caller must call before reusing that memory and
+ * before reading the table. Returns 0 or -1 (out of memory).
+ */
+int stacks_add(struct stacks *t, uint32_t tid, uint16_t core, uint64_t pc, const uint8_t *frames,
+	       uint16_t nframes);
+
+/* Count every batched sample. Returns 0 or -1 (out of memory). */
+int stacks_flush(struct stacks *t);
+
+void stacks_free(struct stacks *t);
+
+#endif

@@ -1,0 +1,60 @@
+/*
+ * symbols.h: address -> function and address -> source line for the kernel ELF, through
+ * elfutils (libdwfl). Every lookup is cached per unique address. Without an ELF, every
+ * address is its own "function" named by its hex value.
+ */
+#ifndef OPREPORT_SYMBOLS_H
+#define OPREPORT_SYMBOLS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "stacks.h"
+#include "u64map.h"
+
+struct func {
+	char *name;
+	uint64_t start;		/* symbol address, or the raw address when unsymbolized */
+	int resolved;		/* 1 if named by a symbol */
+};
+
+struct symbols {
+	void *dwfl;		/* Dwfl *, NULL without an ELF */
+	void *mod;		/* Dwfl_Module * */
+	char *path;		/* the ELF opened, for messages and pprof */
+	uint64_t low, high;	/* address range of the module */
+	struct func *funcs;
+	uint32_t nfuncs, funccap;
+	struct u64map addr2func;	/* lookup address -> func id */
+	struct u64map start2func;	/* func start (or raw address) -> func id */
+	struct u64map addr2line;	/* lookup address -> file id << 32 | line, +1 */
+	char **files;		/* interned source file names (shortened) */
+	uint32_t nfiles;
+	char cwd[4096];
+};
+
+/* Open path. Returns 0, or -1 with a reason in err (the symbols are then unusable: call
+ * sym_init_raw). */
+int sym_open(struct symbols *s, const char *path, char *err, size_t errlen);
+
+/* Set up for raw addresses only. Returns 0 or -1 (out of memory). */
+int sym_init_raw(struct symbols *s);
+
+/* Build-id of the ELF (pointer and length), length 0 if none or no ELF. */
+size_t sym_build_id(struct symbols *s, const uint8_t **id);
+
+/* Function id of a lookup address addr (a pc, or a return address minus 1); raw is the
+ * address as recorded, which names the function when no symbol covers addr. UINT32_MAX only
+ * on out of memory. */
+uint32_t sym_func(struct symbols *s, uint64_t addr, uint64_t raw);
+
+/* Source file and line of a lookup address; returns 0, or -1 when DWARF does not say. */
+int sym_line(struct symbols *s, uint64_t addr, const char **file, int *line);
+
+/* Fill stack->fids for every stack: pc as is, return addresses as (addr - 1).
+ * Returns 0 or -1 (out of memory). */
+int sym_resolve(struct symbols *s, struct stacks *t);
+
+void sym_close(struct symbols *s);
+
+#endif
