@@ -22,16 +22,19 @@ KLDFLAGS := -n -nostdlib -T kern/arch/x86/kernel.ld --build-id=sha1 -z max-page-
 # arch: boot, traps, interrupt controllers, clocks, other cores
 ARCH_SRCS := $(addprefix kern/arch/x86/, boot.S trampoline.S trapentry.S swtch.S main.c \
 	uart.c cpu.c gdt.c trap.c multiboot.c acpi.c lapic.c ioapic.c tsc.c smp.c ksyms.c \
-	thread_x86.c)
+	thread_x86.c io.c pci_x86.c)
 # portable core
 CORE_SRCS := $(addprefix kern/src/, init.c init_late.c panic.c printf.c string.c errstr.c \
 	spinlock.c page.c kmalloc.c cons.c shell.c cmds_sys.c sched.c rendez.c qlock.c \
 	alarm.c block.c qio.c ns.c devtab.c devcons.c ramfs.c cmds_fs.c \
-	cmds_thread.c workloads.c cmds_oprofile.c)
+	cmds_thread.c workloads.c cmds_oprofile.c cmds_opbench.c)
 # the profiler
 OPROF_SRCS := $(addprefix kern/src/oprofile/, percpu.c backtrace.c worker.c pool.c session.c \
 	ctl.c reader.c stat.c glue.c devoprofile.c)
-KSRCS := $(ARCH_SRCS) $(CORE_SRCS) $(OPROF_SRCS)
+# drivers: PCI, virtio, the 9P host share; and the files that go with them in kern/src
+DRIVER_SRCS := $(addprefix kern/drivers/, pci.c cmds_pci.c virtio_pci.c ninep.c dev9p.c) \
+	kern/src/devrandom.c kern/src/cmds_dd.c
+KSRCS := $(ARCH_SRCS) $(CORE_SRCS) $(OPROF_SRCS) $(DRIVER_SRCS)
 KOBJS := $(patsubst %,$(B)/%.o,$(basename $(KSRCS)))
 
 all: $(B)/kernel.elf $(B)/kern.iso user

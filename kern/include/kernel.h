@@ -53,5 +53,7 @@ char *strchr(const char *s, int c);
 char *strrchr(const char *s, int c);
 size_t strlcpy(char *d, const char *s, size_t n);
 char *strdup(const char *s);
+/* All of s as a decimal number: 0, or -1 if s is empty, not a number or too big. */
+int parse_u64(const char *s, uint64_t *v);
 
 #endif

@@ -8,6 +8,7 @@
 static const char *const errtab[] = {
 	[EPERM] = "operation not permitted",
 	[ENOENT] = "file does not exist",
+	[ENODEV] = "no such device",
 	[EINTR] = "interrupted",
 	[EIO] = "i/o error",
 	[EBADF] = "bad file descriptor",

@@ -4,11 +4,13 @@
  */
 #include "dev.h"
 #include "kernel.h"
+#include "ninep.h"
 
 extern struct dev ramfs, devfs;
 void ramfs_init(void);
 void devcons_init(void);
 void oprofile_init(void);
+void devrandom_init(void);
 
 void kernel_late_init(void)
 {
@@ -16,5 +18,10 @@ void kernel_late_init(void)
 	if (ns_mount("/", &ramfs, "") < 0 || ns_mount("/dev", &devfs, "") < 0)
 		panic("cannot mount / and /dev");
 	devcons_init();				/* /dev/cons, /dev/null, /dev/zero */
+	devrandom_init();			/* /dev/random */
 	oprofile_init();			/* the profiler: worker, /dev/oprofile* */
+	if (ninep_init() == 0)			/* virtio-9p tag "host" at /host */
+		kchdir("/host");		/* the shell starts in the host's directory */
+	else
+		printk("no host share (virtio-9p with mount tag \"host\"): the shell starts in /\n");
 }

@@ -244,11 +244,12 @@ int ns_mount(const char *path, struct dev *d, const char *spec)
 
 /* ---- descriptors ---- */
 
+/* Descriptors 0-2 are the standard ones: only kdup2 puts a chan there. */
 static int fd_install(struct chan *c)
 {
 	struct fstate *fs = my_fs();
 
-	for (int i = 0; fs && i < NFD; i++)
+	for (int i = 3; fs && i < NFD; i++)
 		if (!fs->fd[i]) {
 			fs->fd[i] = c;
 			return i;

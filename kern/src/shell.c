@@ -40,11 +40,17 @@ static void console_puts(const char *s)
 	cons_write(s, strlen(s));
 }
 
+static int out_err;	/* first error writing a redirected command's output */
+
 /* Command output: descriptor 1 when a redirection opened it, else the console. */
 void shell_write(const char *s, size_t n)
 {
-	if (kwrite(1, s, n) == -EBADF)
+	long r = kwrite(1, s, n);
+
+	if (r == -EBADF)
 		cons_write(s, n);
+	else if (r < 0 && !out_err)
+		out_err = (int)r;
 }
 
 /* Formats on the stack; a longer message is formatted again into a heap buffer. */
@@ -373,9 +379,14 @@ static int run_job(const struct cmd *c, struct shell_job *job)
 
 	if (r < 0)
 		return r;
+	out_err = 0;
 	r = c->fn(job->argc, job->argv);
 	redirect_end(job);
 	shell_report(c, r);
+	if (out_err) {
+		shell_eprintf("%s: %s: %s\n", c->name, job->redirect, strerror(out_err));
+		r = r ? r : out_err;
+	}
 	return r;
 }
 

@@ -12,10 +12,21 @@
 
 #define NO_LIBCALL __attribute__((optimize("no-tree-loop-distribute-patterns")))
 
+/*
+ * memset and memcpy move 8 bytes at a time once the pointers allow it (x86 tolerates
+ * unaligned words, but aligned ones are what the bulk users — blocks, pages — have):
+ * eight times fewer iterations matter under emulation, where /dev/zero, the 9P client
+ * and the profiler's reader spend their time here.
+ */
 NO_LIBCALL void *memset(void *d, int c, size_t n)
 {
 	unsigned char *p = d;
+	uint64_t w = 0x0101010101010101ull * (unsigned char)c;
 
+	for (; n && ((uintptr_t)p & 7); n--)
+		*p++ = (unsigned char)c;
+	for (; n >= 8; n -= 8, p += 8)
+		*(uint64_t *)p = w;
 	while (n--)
 		*p++ = (unsigned char)c;
 	return d;
@@ -26,6 +37,12 @@ NO_LIBCALL void *memcpy(void *d, const void *s, size_t n)
 	unsigned char *dp = d;
 	const unsigned char *sp = s;
 
+	if ((((uintptr_t)dp ^ (uintptr_t)sp) & 7) == 0) {
+		for (; n && ((uintptr_t)dp & 7); n--)
+			*dp++ = *sp++;
+		for (; n >= 8; n -= 8, dp += 8, sp += 8)
+			*(uint64_t *)dp = *(const uint64_t *)sp;
+	}
 	while (n--)
 		*dp++ = *sp++;
 	return d;
@@ -138,4 +155,20 @@ char *strdup(const char *s)
 	if (d)
 		memcpy(d, s, n);
 	return d;
+}
+
+/* Parse all of s as a decimal number; 0, or -1 if s is empty, not a number or too big. */
+int parse_u64(const char *s, uint64_t *v)
+{
+	uint64_t x = 0;
+
+	if (!*s)
+		return -1;
+	for (; *s; s++) {
+		if (*s < '0' || *s > '9' || x > (UINT64_MAX - 9) / 10)
+			return -1;
+		x = x * 10 + (uint64_t)(*s - '0');
+	}
+	*v = x;
+	return 0;
 }

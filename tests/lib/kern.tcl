@@ -41,7 +41,8 @@ proc boot {args} {
 	}
 	set env(NCPU) $ncpu
 	set env(MEM) $mem
-	set env(ACCEL) tcg
+	# tests run under TCG; benchmarks may pass TEST_ACCEL=kvm
+	set env(ACCEL) [expr {[info exists env(TEST_ACCEL)] ? $env(TEST_ACCEL) : "tcg"}]
 	if {$share ne ""} { set env(SHARE) $share } else { catch {unset env(SHARE)} }
 	spawn -noecho {*}[list $top/scripts/qemu] {*}$extra
 	set old $timeout

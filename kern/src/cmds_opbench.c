@@ -1,0 +1,208 @@
+/*
+ * `opbench`: the cost of recording one sample, in TSC cycles, for the benchmark table.
+ *
+ * Each chosen core runs a thread that records batches of samples with interrupts off,
+ * timing each batch with the TSC, and sleeps between batches so the worker can recycle
+ * the blocks (the measurement is of the hot path, not of running out of blocks). All
+ * threads start together, so "-c 8" measures 8 cores recording at once.
+ *
+ * "-o" measures instead the design the profiler replaced (Akaros's original kprof path):
+ * allocate a block per sample and append it to one global queue under one global lock.
+ * Those blocks are freed between batches, outside the timing.
+ *
+ * The profiler must be running (oprofile start -f 1 keeps its own alarms out of the way)
+ * for the per-core path; opbench starts and stops such a session itself.
+ */
+#include "abi/oprofile.h"
+#include "block.h"
+#include "cpu.h"
+#include "dev.h"
+#include "error.h"
+#include "kmalloc.h"
+#include "lock.h"
+#include "oprofile.h"
+#include "shell.h"
+#include "thread.h"
+
+#define BATCH		200
+#define MAX_BATCHES	64
+
+struct bench {
+	unsigned depth;
+	int batches;
+	bool old;
+	volatile int ready;		/* threads waiting at the start line */
+	volatile bool go;
+	uint64_t frames[OPF_MAX_DEPTH];
+	uint64_t per_core[MAX_CPUS];	/* median cycles per record, per core */
+};
+
+/* The replaced design: one lock and one list for every core. */
+static struct spinlock old_lock = SPINLOCK_INIT("opbench-old");
+static struct block *old_head, *old_tail;
+
+static void old_record(struct bench *bn, int core, uint64_t tsc)
+{
+	uint32_t len = opf_sample_len(bn->depth);
+	struct block *b = block_alloc(len);
+	struct opf_sample *s;
+
+	if (!b)
+		return;
+	s = (struct opf_sample *)b->wp;
+	s->h = (struct opf_rec){ .type = OPF_SAMPLE, .len = len };
+	s->core = (uint16_t)core;
+	s->nframes = (uint16_t)bn->depth;
+	s->tid = 1;
+	s->tsc = tsc;
+	s->pc = (uintptr_t)old_record;
+	memcpy(s->frames, bn->frames, 8 * bn->depth);
+	b->wp += len;
+	spin_lock(&old_lock);
+	if (old_tail)
+		old_tail->next = b;
+	else
+		old_head = b;
+	old_tail = b;
+	spin_unlock(&old_lock);
+}
+
+static void old_drain(void)
+{
+	struct block *b;
+
+	spin_lock(&old_lock);
+	b = old_head;
+	old_head = old_tail = NULL;
+	spin_unlock(&old_lock);
+	block_free_list(b);
+}
+
+/* One batch with interrupts off; cycles per record. */
+static uint64_t batch(struct bench *bn, int core)
+{
+	unsigned long f = irq_save();
+	uint64_t t0 = tsc_read(), t1;
+
+	for (int i = 0; i < BATCH; i++) {
+		if (bn->old)
+			old_record(bn, core, t0);
+		else
+			oprof_sample_irq(core, 1, t0, (uintptr_t)batch, bn->frames, bn->depth, 0);
+	}
+	t1 = tsc_read();
+	irq_restore(f);
+	return (t1 - t0) / BATCH;
+}
+
+static void sort_u64(uint64_t *v, int n)
+{
+	for (int i = 1; i < n; i++)
+		for (int j = i; j > 0 && v[j - 1] > v[j]; j--) {
+			uint64_t t = v[j];
+
+			v[j] = v[j - 1];
+			v[j - 1] = t;
+		}
+}
+
+static void bench_thread(void *arg)
+{
+	struct bench *bn = arg;
+	int core = core_id();
+	uint64_t v[MAX_BATCHES];
+
+	__atomic_add_fetch(&bn->ready, 1, __ATOMIC_SEQ_CST);
+	while (!bn->go)
+		cpu_relax();
+	for (int i = 0; i < bn->batches; i++) {
+		v[i] = batch(bn, core);
+		if (bn->old && core == 0)
+			old_drain();
+		thread_sleep_us(20000);
+	}
+	sort_u64(v, bn->batches);
+	bn->per_core[core] = v[bn->batches / 2];
+}
+
+static int ctl(const char *line)
+{
+	char err[160];
+	int r = oprof_ctl(line, err, sizeof(err));
+
+	if (r < 0)
+		shell_eprintf("%s\n", err);
+	return r;
+}
+
+static int run_bench(struct bench *bn, int ncores)
+{
+	struct thread *ts[MAX_CPUS];
+	uint64_t sum = 0, worst = 0;
+
+	for (int i = 0; i < ncores; i++)
+		if (!(ts[i] = kthread_create("opbench", i, bench_thread, bn)))
+			return -ENOMEM;
+	while (bn->ready < ncores)
+		thread_sleep_us(1000);
+	bn->go = true;
+	for (int i = 0; i < ncores; i++)
+		kthread_join(ts[i]);
+	old_drain();
+	for (int i = 0; i < ncores; i++) {
+		sum += bn->per_core[i];
+		worst = MAX(worst, bn->per_core[i]);
+	}
+	shell_printf("opbench: %s depth %u cores %d: %lu cycles/record (mean of per-core "
+		     "medians), worst core %lu\n", bn->old ? "global-lock" : "per-core",
+		     bn->depth, ncores, (unsigned long)(sum / ncores), (unsigned long)worst);
+	return 0;
+}
+
+static int cmd_opbench(int argc, char **argv)
+{
+	struct bench *bn = kzmalloc(sizeof(*bn));
+	int ncores = 1, r;
+	uint64_t v;
+
+	if (!bn)
+		return -ENOMEM;
+	bn->depth = 16;
+	bn->batches = 20;
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "-o")) {
+			bn->old = true;
+			continue;
+		}
+		if (i + 1 >= argc || parse_u64(argv[i + 1], &v) < 0)
+			goto usage;
+		if (!strcmp(argv[i], "-d") && v <= OPF_MAX_DEPTH)
+			bn->depth = (unsigned)v;
+		else if (!strcmp(argv[i], "-c") && v >= 1 && v <= (uint64_t)ncpus())
+			ncores = (int)v;
+		else if (!strcmp(argv[i], "-n") && v >= 1 && v <= MAX_BATCHES)
+			bn->batches = (int)v;
+		else
+			goto usage;
+		i++;
+	}
+	for (unsigned i = 0; i < OPF_MAX_DEPTH; i++)
+		bn->frames[i] = (uintptr_t)cmd_opbench + i;
+	if (!bn->old && (r = ctl("start -f 1 -d 64")) < 0) {
+		kfree(bn);
+		return 1;
+	}
+	r = run_bench(bn, ncores);
+	if (!bn->old) {
+		ctl("stop");
+		ctl("discard");
+	}
+	kfree(bn);
+	return r;
+usage:
+	kfree(bn);
+	return -EINVAL;
+}
+SHELL_CMD("opbench", "opbench [-o] [-d DEPTH] [-c NCORES] [-n BATCHES]",
+	  "cycles per profiler record on NCORES cores at once (-o: the old global-lock design)",
+	  cmd_opbench);
