@@ -41,5 +41,10 @@ bool rendez_sleep_timeout(struct rendez *r, bool (*cond)(void *), void *arg, uin
  */
 int rendez_sleep_intr(struct rendez *r, bool (*cond)(void *), void *arg);
 void rendez_wakeup(struct rendez *r);
+/*
+ * Set *flag and wake all, atomically for sleepers whose cond reads *flag: safe when a woken
+ * sleeper frees the memory holding r (nothing touches r after the lock is released).
+ */
+void rendez_wakeup_set(struct rendez *r, bool *flag);
 
 #endif

@@ -118,8 +118,8 @@ static void finish_switch(struct thread *prev)
 		thread_free(prev);
 		return;
 	}
-	WRITE_ONCE(prev->gone, true);
-	rendez_wakeup(&prev->exited);
+	/* the joiner frees prev as soon as it sees gone: set it and wake under the lock */
+	rendez_wakeup_set(&prev->exited, &prev->gone);
 }
 
 /*
