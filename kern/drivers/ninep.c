@@ -417,18 +417,20 @@ static uint32_t io_piece(struct p9_client *c, uint32_t iounit)
 }
 
 /* One Tread of n <= io_piece bytes into buf: bytes read (0 at EOF) or -errno. */
-static long read_once(struct p9_client *c, uint32_t fid, uint64_t off, void *buf, uint32_t n)
+/* Tread and Treaddir have the same shape: fid, offset, count in; count and data out. */
+static long read_rpc(struct p9_client *c, int ttype, int rtype, uint32_t fid, uint64_t off,
+		     void *buf, uint32_t n)
 {
 	struct call k;
 	long r;
 
-	call_begin(c, &k, Tread, 0);
+	call_begin(c, &k, ttype, 0);
 	put(&k.t, fid, 4);
 	put(&k.t, off, 8);
 	put(&k.t, n, 4);
 	k.idata = buf;
 	k.ilen = n;
-	r = rpc(c, &k, Rread);
+	r = rpc(c, &k, rtype);
 	if (r == 0) {
 		uint32_t got = (uint32_t)get(&k.r, 4);
 
@@ -436,6 +438,11 @@ static long read_once(struct p9_client *c, uint32_t fid, uint64_t off, void *buf
 	}
 	call_end(c, &k);
 	return r;
+}
+
+static long read_once(struct p9_client *c, uint32_t fid, uint64_t off, void *buf, uint32_t n)
+{
+	return read_rpc(c, Tread, Rread, fid, off, buf, n);
 }
 
 long p9_read(struct p9_client *c, uint32_t fid, uint64_t off, void *buf, size_t n,
@@ -499,24 +506,7 @@ long p9_write(struct p9_client *c, uint32_t fid, uint64_t off, const void *buf, 
 
 long p9_readdir(struct p9_client *c, uint32_t fid, uint64_t off, void *buf, uint32_t n)
 {
-	struct call k;
-	long r;
-
-	n = MIN(n, c->msize - P9_IOHDRSZ);
-	call_begin(c, &k, Treaddir, 0);
-	put(&k.t, fid, 4);
-	put(&k.t, off, 8);
-	put(&k.t, n, 4);
-	k.idata = buf;
-	k.ilen = n;
-	r = rpc(c, &k, Rreaddir);
-	if (r == 0) {
-		uint32_t got = (uint32_t)get(&k.r, 4);
-
-		r = k.r.bad || got > n ? -EPROTO : (long)got;
-	}
-	call_end(c, &k);
-	return r;
+	return read_rpc(c, Treaddir, Rreaddir, fid, off, buf, MIN(n, c->msize - P9_IOHDRSZ));
 }
 
 int p9_dirent_parse(const uint8_t *buf, uint32_t len, uint32_t *pos, struct p9_dirent *e,

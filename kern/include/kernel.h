@@ -55,5 +55,7 @@ size_t strlcpy(char *d, const char *s, size_t n);
 char *strdup(const char *s);
 /* All of s as a decimal number: 0, or -1 if s is empty, not a number or too big. */
 int parse_u64(const char *s, uint64_t *v);
+/* Decimal with an optional K, M or G suffix; no suffix: times unit. 0 or -1. */
+int parse_size(const char *s, uint64_t unit, uint64_t *v);
 
 #endif

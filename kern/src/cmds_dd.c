@@ -75,25 +75,6 @@ struct dd_args {
 	uint64_t count;		/* blocks; 0: until end of input */
 };
 
-/* "123", "64k", "1M": a positive count of bytes (or blocks) in *v. */
-static bool parse_num(const char *s, uint64_t *v)
-{
-	uint64_t n = 0;
-
-	if (!*s)
-		return false;
-	for (; *s >= '0' && *s <= '9'; s++) {
-		if (n > (UINT64_MAX - 9) / 10)
-			return false;
-		n = n * 10 + (uint64_t)(*s - '0');
-	}
-	if (*s == 'k' || *s == 'K')
-		n <<= 10, s++;
-	else if (*s == 'm' || *s == 'M')
-		n <<= 20, s++;
-	*v = n;
-	return *s == 0;
-}
 
 static int dd_parse(int argc, char **argv, struct dd_args *a)
 {
@@ -105,9 +86,9 @@ static int dd_parse(int argc, char **argv, struct dd_args *a)
 			a->in = s + 3;
 		else if (!strncmp(s, "of=", 3) && s[3])
 			a->out = s + 3;
-		else if (!strncmp(s, "bs=", 3) && parse_num(s + 3, &a->bs) && a->bs)
+		else if (!strncmp(s, "bs=", 3) && parse_size(s + 3, 1, &a->bs) == 0 && a->bs)
 			continue;
-		else if (!strncmp(s, "count=", 6) && parse_num(s + 6, &a->count) && a->count)
+		else if (!strncmp(s, "count=", 6) && parse_size(s + 6, 1, &a->count) == 0 && a->count)
 			continue;
 		else
 			return -EINVAL;
