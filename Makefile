@@ -22,7 +22,7 @@ KLDFLAGS := -n -nostdlib -T kern/arch/x86/kernel.ld --build-id=sha1 -z max-page-
 # arch: boot, traps, interrupt controllers, clocks, other cores
 ARCH_SRCS := $(addprefix kern/arch/x86/, boot.S trampoline.S trapentry.S swtch.S main.c \
 	uart.c cpu.c gdt.c trap.c multiboot.c acpi.c lapic.c ioapic.c tsc.c smp.c ksyms.c \
-	thread_x86.c io.c pci_x86.c)
+	thread_x86.c unwind.c io.c pci_x86.c)
 # portable core
 CORE_SRCS := $(addprefix kern/src/, init.c init_late.c panic.c printf.c string.c errstr.c \
 	spinlock.c page.c kmalloc.c cons.c shell.c cmds_sys.c sched.c rendez.c qlock.c \

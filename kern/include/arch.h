@@ -38,6 +38,14 @@ __noreturn void arch_exit(int code);
 /* The build-id note of the running kernel (GNU build-id), for the profiler's header. */
 const uint8_t *kernel_build_id(size_t *len);
 
+/*
+ * For the profiler's unwinder, interrupt context: the return address of the function
+ * interrupted at pc with stack pointer sp (stack [lo, hi)) when its frame is not linked
+ * into the frame-pointer chain (prologue, ret, frameless leaf); 0 when the chain is
+ * complete as it stands.
+ */
+uintptr_t arch_unlinked_return(uintptr_t pc, uintptr_t sp, uintptr_t lo, uintptr_t hi);
+
 /* Symbol of a kernel address, for backtraces: name and offset, false if unknown. */
 bool ksym_lookup(uintptr_t pc, const char **name, uintptr_t *off);
 

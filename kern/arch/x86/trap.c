@@ -12,6 +12,7 @@
 #include "alarm.h"
 #include "cpu.h"
 #include "sched.h"
+#include "thread.h"
 
 struct idt_entry {
 	uint16_t off_lo;
@@ -63,17 +64,22 @@ void irq_register(int vector, irq_handler fn, void *arg)
 	handlers[vector].arg = arg;
 }
 
-/* Print the frame-pointer chain starting at pc, fp; stops at anything implausible. */
-void backtrace_print(uintptr_t pc, uintptr_t fp)
+static void print_frame(int depth, uintptr_t pc)
 {
 	const char *name;
 	uintptr_t off;
 
-	for (int depth = 0; depth < 32; depth++) {
-		if (ksym_lookup(pc, &name, &off))
-			printk("  #%d %016lx %s+0x%lx\n", depth, pc, name, off);
-		else
-			printk("  #%d %016lx ?\n", depth, pc);
+	if (ksym_lookup(pc, &name, &off))
+		printk("  #%d %016lx %s+0x%lx\n", depth, pc, name, off);
+	else
+		printk("  #%d %016lx ?\n", depth, pc);
+}
+
+/* Print the frame-pointer chain starting at pc, fp; stops at anything implausible. */
+static void backtrace_from(int depth, uintptr_t pc, uintptr_t fp)
+{
+	for (; depth < 32; depth++) {
+		print_frame(depth, pc);
 		if (fp == 0 || (fp & 7) || fp < 0x100000 || fp >= (1ull << 32))
 			break;
 		pc = ((uintptr_t *)fp)[1];
@@ -81,6 +87,28 @@ void backtrace_print(uintptr_t pc, uintptr_t fp)
 		if (pc == 0)
 			break;
 	}
+}
+
+void backtrace_print(uintptr_t pc, uintptr_t fp)
+{
+	backtrace_from(0, pc, fp);
+}
+
+/* The faulting function, its caller if the frame chain skips it (leaf), then the chain. */
+static void backtrace_print_tf(struct trapframe *tf)
+{
+	struct thread *t = this_cpu()->cur;
+	uintptr_t lo = this_cpu()->irq_stack_lo, hi = this_cpu()->irq_stack_hi, ret;
+
+	if (t)
+		thread_stack(t, &lo, &hi);
+	ret = arch_unlinked_return(tf->rip, tf->rsp, lo, hi);
+	if (!ret) {
+		backtrace_print(tf->rip, tf->rbp);
+		return;
+	}
+	print_frame(0, tf->rip);	/* frameless: its caller's address is on the stack */
+	backtrace_from(1, ret, tf->rbp);
 }
 
 static __noreturn void trap_fatal(struct trapframe *tf)
@@ -103,7 +131,7 @@ static __noreturn void trap_fatal(struct trapframe *tf)
 	       tf->r13);
 	printk("  r14 %016lx r15 %016lx cs %lx ss %lx\n", tf->r14, tf->r15, tf->cs, tf->ss);
 	printk("backtrace:\n");
-	backtrace_print(tf->rip, tf->rbp);
+	backtrace_print_tf(tf);
 	panic("%s at %016lx", name, tf->rip);
 }
 
