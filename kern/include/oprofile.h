@@ -2,7 +2,8 @@
  * The sampling profiler, as the rest of the kernel sees it (implemented in kern/src/oprofile/).
  *
  * Contexts, and what each may call:
- *	timer interrupt (core N)	oprof_tick_irq, oprof_sample_irq
+ *	timer interrupt (core N)	oprof_tick_irq, oprof_sample_irq (which may call back
+ *					hooks->set_rate on the same core)
  *	any thread, on core N		oprof_thread_created (the thread-create hook)
  *	the worker kthread (core 0)	oprof_worker_wait, oprof_worker_pass
  *	device file operations		oprof_open, oprof_read, oprof_close, oprof_ctl,
@@ -19,7 +20,8 @@
 
 /* Defaults and limits of the settings (see oprof_ctl). */
 #define OPROF_DEF_HZ		1000
-#define OPROF_MAX_HZ		20000
+#define OPROF_MAX_HZ		20000		/* default "maxhz": the rates the profiler is built for */
+#define OPROF_ABS_MAX_HZ	100000		/* "maxhz" may go this far; the budget guards it */
 #define OPROF_DEF_DEPTH		16
 #define OPROF_DEF_BLOCK		(32 * 1024)
 #define OPROF_MIN_BLOCK		256
@@ -27,14 +29,22 @@
 #define OPROF_DEF_PERIOD_MS	100
 #define OPROF_DEF_CAP		(64ull << 20)
 #define OPROF_DEF_STALE		2		/* worker periods */
-#define OPROF_DEF_EMPTYDEPTH	4		/* blocks per core's empty queue */
+#define OPROF_DEF_EMPTYDEPTH	4		/* least blocks per core's empty queue */
+#define OPROF_MAX_EMPTYDEPTH	256		/* most the worker gives a core as its rate grows */
+#define OPROF_DEF_WINDOW	8		/* flight recorder: blocks per core */
+#define OPROF_MAX_WINDOW	1024
+#define OPROF_DEF_BUDGET	25		/* percent of a core's time sampling may take */
+#define OPROF_BUDGET_MS		100		/* the window the budget is measured over */
+#define OPROF_TICK_MAX_US	1000		/* most one tick is charged against the budget, */
+#define OPROF_TICK_MAX_PERIODS	4		/* ... and at most this many of its periods */
+#define OPROF_BUDGET_STRIKES	5		/* windows over budget in a row before halving */
 
 /* Callback of oprof_hooks.foreach_thread: one live thread. */
 typedef void (*oprof_thread_fn)(void *arg, uint32_t tid, int core, const char *name);
 
 /*
- * What the glue provides. All four are called from the ctl thread (thread context, may
- * sleep) with the profiler's ctl mutex held, so they must not call back into oprof_ctl,
+ * What the glue provides. All but set_rate are called from the ctl thread (thread context,
+ * may sleep) with the profiler's ctl mutex held, so they must not call back into oprof_ctl,
  * oprof_worker_pass or oprof_stat_text.
  */
 struct oprof_hooks {
@@ -54,6 +64,12 @@ struct oprof_hooks {
 	 * it may kmalloc (never sleeps); it does not otherwise care which locks are held.
 	 */
 	void (*foreach_thread)(oprof_thread_fn fn, void *arg);
+	/*
+	 * Interrupt context on core, from inside oprof_tick_irq/oprof_sample_irq (that is,
+	 * from the core's own sampling timer callback): from now on tick this core at hz.
+	 * Used by the overhead budget to lower a core's rate. May be NULL.
+	 */
+	void (*set_rate)(int core, uint32_t hz);
 };
 
 /* Boot: set defaults, create the output queue. hooks must stay valid forever. */
@@ -64,11 +80,25 @@ void oprof_fini(void);
 /*
  * Run one line of /dev/oprofilectl (trailing newline allowed). 0 on success; otherwise
  * -errno, with a one-line message starting "oprofile: " in err (always NUL terminated).
- *	start [-f HZ] [-d DEPTH] [-b BLOCKBYTES]	stop	pause	resume	flush
+ *	start [-f HZ] [-d DEPTH] [-b BLOCKBYTES] [-s [-w BLOCKS]]
+ *			-s: flight recorder. Each core keeps only its newest BLOCKS blocks
+ *			(its window), reusing the oldest for new samples; those samples
+ *			count as overwritten. Nothing reaches /dev/oprofile until...
+ *	snapshot	(flight recorder) append every core's window to the stream between
+ *			OPF_SNAPSHOT begin and end records, and go on recording. A snapshot
+ *			consumes what it dumps: those samples count as delivered, each once,
+ *			and every window starts empty again, so taken == delivered + lost +
+ *			overwritten holds however many snapshots are taken. "stop" dumps the
+ *			last windows as a final snapshot before the closing records.
+ *	stop	pause	resume	flush (refused in flight-recorder mode)
  *	discard		throw away a stopped session's unread stream
- *	hz N | depth N | blockbytes N | period MS | cap SIZE | stale N | emptydepth N
+ *	hz N | depth N | blockbytes N | period MS | cap SIZE | stale N | emptydepth N |
+ *	window N | budget PCT | maxhz N
  *			defaults for the next session; refused while a session runs.
- *			SIZE is MiB, or takes a K, M or G suffix.
+ *			SIZE is MiB, or takes a K, M or G suffix. budget: a core whose
+ *			hot path takes more than PCT% of its time over OPROF_BUDGET_MS
+ *			halves its rate (OPF_THROTTLE); 100 turns that off. maxhz: the rate
+ *			limit, OPROF_MAX_HZ unless raised (up to OPROF_ABS_MAX_HZ).
  */
 int oprof_ctl(const char *line, char *err, size_t errlen);
 
@@ -104,12 +134,16 @@ struct oprof_tick {
 	uint32_t tid;		/* interrupted thread; 0 for the idle loop */
 	uint16_t flags;		/* OPF_F_IDLE when the core was idle */
 	uint16_t core;		/* core_id() */
+	uint64_t missed;	/* timer expiries skipped so far, for the stat file (0: unknown) */
+	uintptr_t leaf_ret;	/* caller of pc when fp does not include it (arch_unlinked_return);
+				   0: the frame chain from fp is complete */
 };
 
 /*
  * Interrupt context, on t->core, interrupts off: walk t's frames (up to the session's
  * depth) and record one sample. Takes no lock another core takes in the common case,
- * never allocates, never sleeps. Harmless when no session is running.
+ * never allocates, never sleeps. Harmless when no session is running. The time from
+ * t->tsc to its return counts against the core's budget, which may call hooks->set_rate.
  */
 void oprof_tick_irq(const struct oprof_tick *t);
 /* As oprof_tick_irq with the frames already walked (tests, other unwinders). */

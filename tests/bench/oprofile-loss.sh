@@ -49,7 +49,8 @@ set r [cmd "oprofile start -f $rate -d $depth $extra"]
 if {[string first "oprofile:" $r] >= 0} { puts "ERROR start: $r"; exit 1 }
 cmd "run spin -c all -t $secs" [expr {$secs * 40 + 60}]
 cmd "oprofile stop" 120
-cmd "sleep 1"
+# the reader has the rest of the stream to write out: wait until it is gone
+for {set i 0} {[string first " cat" [cmd "ps"]] >= 0 && $i < 600} {incr i} { cmd "sleep 1" }
 set stat [cmd "oprofile stat"]
 puts "TARGET $target"
 puts "STAT-BEGIN\n$stat\nSTAT-END"

@@ -13,6 +13,7 @@
  */
 #define _GNU_SOURCE
 #include <pthread.h>
+#include <sched.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -82,6 +83,10 @@ static struct {
 	int running;
 	uint64_t ticks[MAXC];	/* ticks each core made while sampling */
 	int start_fail;		/* start_sampling returns this once */
+	uint32_t hz[MAXC];	/* each core's rate, as set_rate last told it */
+	uint64_t set_rates[MAXC];	/* set_rate calls per core */
+	int bad_rate_calls;	/* set_rate called from another core */
+	int64_t backdate;	/* tick(): t.tsc this many ns before the tick (a slow hot path) */
 } plat;
 
 static void *core_main(void *arg)
@@ -96,7 +101,8 @@ static void *core_main(void *arg)
 
 static int hook_start(uint32_t hz)
 {
-	(void)hz;
+	for (int i = 0; i < MAXC; i++)
+		plat.hz[i] = hz;
 	if (plat.start_fail) {
 		int rc = plat.start_fail;
 
@@ -128,10 +134,22 @@ static void hook_threads(oprof_thread_fn fn, void *arg)
 		fn(arg, TID_START + (uint32_t)i, i % plat.ncores, names[i]);
 }
 
+/* On the core's own thread, from inside its tick. */
+static void hook_set_rate(int core, uint32_t hz)
+{
+	if (core != core_id() || core < 0 || core >= MAXC) {
+		__atomic_add_fetch(&plat.bad_rate_calls, 1, __ATOMIC_RELAXED);
+		return;
+	}
+	__atomic_store_n(&plat.hz[core], hz, __ATOMIC_RELAXED);
+	plat.set_rates[core]++;
+}
+
 static const struct oprof_hooks hooks = {
 	.start_sampling = hook_start,
 	.stop_sampling = hook_stop,
 	.foreach_thread = hook_threads,
+	.set_rate = hook_set_rate,
 };
 
 /* ---- the worker thread (lives for the whole program) ---- */
@@ -219,7 +237,8 @@ static void tick(int core, uint64_t seq, uintptr_t *st)
 {
 	unsigned d = depth_of(seq);
 	struct oprof_tick t = {
-		.tsc = tsc_read(), .pc = PC(core, seq), .fp = d ? (uintptr_t)st : 0,
+		.tsc = tsc_read() - (uint64_t)plat.backdate, .pc = PC(core, seq),
+		.fp = d ? (uintptr_t)st : 0,
 		.stack_lo = (uintptr_t)st, .stack_hi = (uintptr_t)(st + STACK_WORDS),
 		.tid = 1000 + (uint32_t)core, .flags = idle_of(seq) ? OPF_F_IDLE : 0,
 		.core = (uint16_t)core,
@@ -253,6 +272,18 @@ struct pstate {
 	struct opf_core_end ce[MAXC];
 	uint64_t threads_start, threads_new[MAXC], pauses, resumes;
 	uint64_t eofs;
+	/* flight recorder */
+	bool snapcheck;			/* samples in dumps: contiguous per core and dump */
+	bool in_snap;
+	uint64_t snap_begins, snap_ends, snap_seq, threads_snap;
+	uint64_t snap_samples[MAXC];	/* of the current dump */
+	uint64_t snap_first[MAXC], snap_last[MAXC];	/* seqs of the current dump */
+	uint64_t gap[MAXC];		/* samples between dumps: overwritten or lost */
+	uint64_t samples_outside;	/* samples not inside a dump */
+	uint64_t dump_last[64][MAXC];	/* last seq of each core in dump k (1..63) */
+	/* throttling */
+	uint64_t throttles[MAXC];
+	uint32_t thr_hz[MAXC];		/* new_hz of the last OPF_THROTTLE */
 };
 
 static void ps_sample(struct pstate *ps, const struct opf_sample *s)
@@ -280,6 +311,17 @@ static void ps_sample(struct pstate *ps, const struct opf_sample *s)
 	      (unsigned long)ps->last_seq[c]);
 	CHECK(seq < ps->seq_lo[c] || seq >= ps->seq_hi[c], "core %u: sample %lu while paused", c,
 	      (unsigned long)seq);
+	if (ps->snapcheck && ps->in_snap) {
+		if (!ps->snap_samples[c]) {
+			ps->gap[c] += seq - ps->last_seq[c] - 1;
+			ps->snap_first[c] = seq;
+		} else {
+			CHECK(seq == ps->last_seq[c] + 1, "core %u: dump %lu has a hole at %lu", c,
+			      (unsigned long)ps->snap_seq, (unsigned long)seq);
+		}
+		ps->snap_samples[c]++;
+		ps->snap_last[c] = seq;
+	}
 	ps->last_seq[c] = seq;
 	CHECK(s->tid == 1000 + c, "tid %u on core %u", s->tid, c);
 	CHECK(!!(s->h.flags & OPF_F_IDLE) == idle_of(seq), "idle flag of %lu", (unsigned long)seq);
@@ -313,8 +355,45 @@ static void ps_record(struct pstate *ps, const struct opf_rec *r)
 	CHECK(!ps->have_end, "record type %u after the session end", r->type);
 	switch (r->type) {
 	case OPF_SAMPLE:
+		ps->samples_outside += !ps->in_snap;
 		ps_sample(ps, (const void *)r);
 		break;
+	case OPF_SNAPSHOT: {
+		const struct opf_snapshot *sn = (const void *)r;
+
+		if (sn->h.flags & OPF_SNAP_BEGIN) {
+			CHECK(!ps->in_snap && sn->seq == ps->snap_seq + 1, "snapshot begin %lu after %lu",
+			      (unsigned long)sn->seq, (unsigned long)ps->snap_seq);
+			ps->in_snap = true;
+			ps->snap_seq = sn->seq;
+			ps->snap_begins++;
+			memset(ps->snap_samples, 0, sizeof(ps->snap_samples));
+		} else {
+			CHECK(ps->in_snap && sn->seq == ps->snap_seq && (sn->h.flags & OPF_SNAP_END),
+			      "snapshot end %lu", (unsigned long)sn->seq);
+			ps->in_snap = false;
+			ps->snap_ends++;
+			for (int c = 0; c < MAXC && ps->snap_seq < 64; c++)
+				ps->dump_last[ps->snap_seq][c] = ps->snap_samples[c] ?
+					ps->snap_last[c] : 0;
+		}
+		break;
+	}
+	case OPF_THROTTLE: {
+		const struct opf_throttle *t = (const void *)r;
+
+		if (t->core >= MAXC) {
+			fail("throttle of core %u", t->core);
+			break;
+		}
+		CHECK(t->new_hz == t->old_hz / 2 && t->budget_pct > 0 && t->budget_pct < 100,
+		      "throttle %u -> %u Hz, budget %u", t->old_hz, t->new_hz, t->budget_pct);
+		CHECK(t->old_hz == (ps->throttles[t->core] ? ps->thr_hz[t->core] : ps->sess.hz),
+		      "core %u throttled from %u Hz", t->core, t->old_hz);
+		ps->throttles[t->core]++;
+		ps->thr_hz[t->core] = t->new_hz;
+		break;
+	}
 	case OPF_THREAD: {
 		const struct opf_thread *t = (const void *)r;
 
@@ -322,6 +401,8 @@ static void ps_record(struct pstate *ps, const struct opf_rec *r)
 		      "thread record len %u namelen %u", r->len, t->namelen);
 		if (t->tid >= TID_NEW && t->core < MAXC)
 			ps->threads_new[t->core]++;
+		else if (ps->in_snap)
+			ps->threads_snap++;
 		else
 			ps->threads_start++;
 		break;
@@ -409,6 +490,11 @@ static void ps_verify(struct pstate *ps, const uint64_t *ticks)
 	CHECK(ps->send.bytes == ps->end_off, "session end says %lu bytes, saw %lu",
 	      (unsigned long)ps->send.bytes, (unsigned long)ps->end_off);
 	CHECK(ps->threads_start == NSTART, "%lu start threads", (unsigned long)ps->threads_start);
+	CHECK(!ps->in_snap && ps->snap_begins == ps->snap_ends, "unfinished snapshot dump");
+	CHECK(ps->threads_snap == ps->snap_begins * NSTART, "%lu thread names in %lu dumps",
+	      (unsigned long)ps->threads_snap, (unsigned long)ps->snap_begins);
+	CHECK(!(ps->sess.flags & OPF_S_SNAPSHOT) || ps->samples_outside == 0,
+	      "flight recorder: %lu samples outside dumps", (unsigned long)ps->samples_outside);
 	for (unsigned c = 0; c < ps->sess.ncores && c < MAXC; c++) {
 		const struct opf_core_end *e = &ps->ce[c];
 		uint64_t lost = 0;
@@ -420,8 +506,18 @@ static void ps_verify(struct pstate *ps, const uint64_t *ticks)
 			      c, r, (unsigned long)ps->lostrec[c][r], (unsigned long)e->lost[r]);
 		}
 		CHECK(e->taken == e->delivered + lost + e->overwritten,
-		      "core %u: taken %lu != delivered %lu + lost %lu", c, (unsigned long)e->taken,
-		      (unsigned long)e->delivered, (unsigned long)lost);
+		      "core %u: taken %lu != delivered %lu + lost %lu + overwritten %lu", c,
+		      (unsigned long)e->taken, (unsigned long)e->delivered, (unsigned long)lost,
+		      (unsigned long)e->overwritten);
+		CHECK(e->throttles == ps->throttles[c], "core %u: %lu throttles, stream has %lu", c,
+		      (unsigned long)e->throttles, (unsigned long)ps->throttles[c]);
+		CHECK(e->final_hz == (e->throttles ? ps->thr_hz[c] : ps->sess.hz),
+		      "core %u: final_hz %u", c, e->final_hz);
+		if (ps->snapcheck)
+			CHECK(ps->gap[c] == e->overwritten + lost,
+			      "core %u: %lu samples between dumps, overwritten %lu + lost %lu", c,
+			      (unsigned long)ps->gap[c], (unsigned long)e->overwritten,
+			      (unsigned long)lost);
 		CHECK(e->delivered == ps->samples[c], "core %u: delivered %lu, stream has %lu", c,
 		      (unsigned long)e->delivered, (unsigned long)ps->samples[c]);
 		CHECK(e->truncated == ps->trunc[c], "core %u: truncated %lu, stream has %lu", c,
@@ -502,12 +598,19 @@ static void check_no_leak(const char *when)
 	      shim_live_allocs(), base_allocs);
 }
 
+/* Also: no overhead budget (a host thread's timing is not a test's to rely on). */
 static void setup(int ncores, void (*body)(int))
 {
+	char err[128];
+
 	plat.ncores = ncores;
 	plat.body = body;
+	plat.backdate = 0;
 	memset(plat.ticks, 0, sizeof(plat.ticks));
+	memset(plat.set_rates, 0, sizeof(plat.set_rates));
 	shim_set_ncpus(ncores);
+	if (oprof_ctl("budget 100", err, sizeof(err)) < 0)
+		fail("budget 100: %s", err);
 }
 
 /* ---- subtests ---- */
@@ -644,6 +747,20 @@ static void test_ctl(void)
 	ctl_refused("cap 10K", -EINVAL, "bad cap 10K");
 	ctl_refused("cap 1X", -EINVAL, "bad cap 1X");
 	ctl_refused("emptydepth", -EINVAL, "usage: emptydepth VALUE");
+	ctl_refused("start -f 20001", -EINVAL, "raise the limit with 'maxhz N'");
+	ctl_refused("start -w 4", -EINVAL, "needs -s");
+	ctl_refused("start -s -w 0", -EINVAL, "bad window 0");
+	ctl_refused("snapshot", -EINVAL, "not running");
+	ctl_refused("snapshot now", -EINVAL, "usage: snapshot");
+	ctl_refused("budget 0", -EINVAL, "bad budget 0: must be 1..100");
+	ctl_refused("maxhz 100001", -EINVAL, "bad rate limit 100001: must be 20000..100000");
+	ctl("maxhz 100000");
+	ctl_refused("start -f 100001", -EINVAL, "bad rate 100001: must be 1..100000");
+	ctl("hz 100000");
+	ctl_refused("maxhz 20000\nx", -EINVAL, "usage");
+	ctl("maxhz 20000");
+	ctl_refused("start", -EINVAL, "rate 100000 is over the limit 20000");
+	ctl("hz 1000");
 	CHECK(oprof_ctl("", NULL, 0) == 0 && oprof_ctl("  \n", NULL, 0) == 0, "blank lines");
 	ctl("cap 1");
 	ctl("period 7");
@@ -666,6 +783,7 @@ static void test_ctl(void)
 	ctl("resume");
 	ctl_refused("resume", -EINVAL, "not paused");
 	ctl("flush");
+	ctl_refused("snapshot", -EINVAL, "not in flight-recorder mode");
 	ctl("stop");
 	CHECK(!strcmp(stat_str("state"), "draining"), "state %s", stat_str("state"));
 	ctl_refused("start", -EBUSY, "not read yet");
@@ -978,6 +1096,167 @@ static void test_stress(const struct stress *s)
 	verdict(line);
 }
 
+/*
+ * Flight recorder. Phase 1: every core ticks SN1 times and waits (no tick: the snapshot
+ * hands the windows over itself, after quiescing); the dump must hold exactly each core's
+ * newest samples, SN1 included, contiguous, and everything before them counts overwritten.
+ * Phase 2: the cores tick on while the main thread takes snapshots (the cores hand over at
+ * their next tick), pauses and resumes; stop dumps the last windows. Every dump is
+ * contiguous per core, whatever is between dumps is overwritten or lost (paused), and
+ * nothing reaches the stream outside dumps.
+ */
+#define SN1	5000
+static int snap_go;
+
+static void body_snapshot(int core)
+{
+	uintptr_t st[STACK_WORDS];
+	uint64_t seq = 1;
+
+	for (; seq <= SN1; seq++)
+		tick(core, seq, st);
+	pthread_barrier_wait(&bar);	/* main takes snapshot 1 */
+	pthread_barrier_wait(&bar);
+	while (!__atomic_load_n(&snap_go, __ATOMIC_ACQUIRE)) {
+		tick(core, seq++, st);
+		if (seq % 64 == 0)
+			sleep_us(20);
+	}
+}
+
+static void test_snapshot(void)
+{
+	struct reader r = { .ps.checkframes = true, .ps.snapcheck = true };
+	uint64_t hdr_bytes, dumped = 0, ow = 0;
+	int nc = 3;
+
+	setup(nc, body_snapshot);
+	snap_go = 0;
+	pthread_barrier_init(&bar, NULL, (unsigned)nc + 1);
+	ctl("period 5");
+	reader_start(&r);
+	ctl("start -s -w 3 -b 2048 -d 16");
+	CHECK(!strcmp(stat_str("mode"), "snapshot") && stat_value("window") == 3, "mode");
+	hdr_bytes = stat_value("stream_bytes");
+	pthread_barrier_wait(&bar);
+	sleep_us(20000);	/* a few worker passes: they must not drain a window */
+	CHECK(stat_value("stream_bytes") == hdr_bytes, "the flight recorder wrote %lu bytes "
+	      "before any snapshot", (unsigned long)(stat_value("stream_bytes") - hdr_bytes));
+	for (int c = 0; c < nc; c++) {
+		ow += stat_cpu(c, "overwritten");
+		CHECK(stat_cpu(c, "window_blocks") <= 3, "core %d window %lu blocks", c,
+		      (unsigned long)stat_cpu(c, "window_blocks"));
+	}
+	CHECK(ow > 0, "nothing overwritten with a window of 3 blocks");
+	ctl("snapshot");
+	for (int c = 0; c < nc; c++) {
+		uint64_t d = stat_cpu(c, "delivered"), o = stat_cpu(c, "overwritten");
+
+		CHECK(d + o == SN1 && d > 0 && d < SN1, "core %d: delivered %lu + overwritten %lu",
+		      c, (unsigned long)d, (unsigned long)o);
+		dumped += d;
+	}
+	CHECK(stat_value("snapshots") == 1, "snapshots %lu", (unsigned long)stat_value("snapshots"));
+	pthread_barrier_wait(&bar);
+	for (int i = 0; i < 6; i++) {
+		sleep_us(3000);
+		if (i == 2)
+			ctl("pause");
+		if (i == 3)
+			ctl("resume");
+		ctl("snapshot");
+	}
+	ctl_refused("flush", -EINVAL, "use 'snapshot'");
+	__atomic_store_n(&snap_go, 1, __ATOMIC_RELEASE);
+	hook_stop();
+	ctl("stop");
+	reader_join(&r, plat.ticks);
+	CHECK(r.ps.snap_begins == 8, "%lu dumps, want 6 + 1 + the last at stop",
+	      (unsigned long)r.ps.snap_begins);
+	CHECK(r.ps.sess.flags & OPF_S_SNAPSHOT, "session flags");
+	for (int c = 0; c < nc; c++) {
+		CHECK(r.ps.dump_last[1][c] == SN1, "core %d: dump 1 ends at %lu, want the newest %d",
+		      c, (unsigned long)r.ps.dump_last[1][c], SN1);
+		CHECK(r.ps.ce[c].lost[OPF_LOST_PAUSED] > 0, "core %d: no paused ticks", c);
+		CHECK(r.ps.ce[c].overwritten > 0, "core %d: nothing overwritten", c);
+	}
+	pthread_barrier_destroy(&bar);
+	check_no_leak("snapshot");
+	verdict("snapshot: dumps hold the newest window per core, overwritten counted, repeatable");
+}
+
+/*
+ * Overhead budget: every tick claims to have begun 600 us before it ended (a slow hot
+ * path) and the cores tick at the rate set_rate gives them. At 1 kHz that is over half
+ * of a core's time, so each core halves its rate (after five 100 ms windows over budget)
+ * until it is under 25%; with budget 100 the same load is never throttled.
+ */
+static int thr_stop;
+
+static void body_throttle(int core)
+{
+	uintptr_t st[STACK_WORDS];
+
+	uint64_t next = nsec();
+
+	/* ticks on absolute deadlines, so the average rate is the rate however sleeps overshoot */
+	for (uint64_t seq = 1; !__atomic_load_n(&thr_stop, __ATOMIC_ACQUIRE); seq++) {
+		uint32_t hz = __atomic_load_n(&plat.hz[core], __ATOMIC_RELAXED);
+		uint64_t now;
+
+		tick(core, seq, st);
+		next += 1000000000ull / (hz ? hz : 1);
+		while ((now = nsec()) < next) {
+			if (next - now > 300000)
+				sleep_us((long)(next - now - 200000) / 1000);
+			else
+				sched_yield();
+		}
+	}
+}
+
+static void test_throttle(void)
+{
+	for (int round = 0; round < 2; round++) {
+		struct reader r = { .ps.checkframes = true };
+		int nc = 2;
+
+		setup(nc, body_throttle);
+		plat.backdate = 600000;
+		thr_stop = 0;
+		if (round == 0)
+			ctl("budget 25");
+		reader_start(&r);
+		ctl("start -f 1000 -d 4");
+		sleep_us(1400000);
+		__atomic_store_n(&thr_stop, 1, __ATOMIC_RELEASE);
+		hook_stop();
+		for (int c = 0; c < nc; c++) {
+			uint64_t th = stat_cpu(c, "throttles"), hz = stat_cpu(c, "hz");
+
+			if (round == 0) {
+				CHECK(th >= 1 && hz == 1000u >> th && plat.hz[c] == hz &&
+				      plat.set_rates[c] == th, "core %d: %lu throttles, rate %lu, "
+				      "set_rate %lu times, to %u", c, (unsigned long)th,
+				      (unsigned long)hz, (unsigned long)plat.set_rates[c], plat.hz[c]);
+				CHECK(hz >= 125, "core %d throttled too far: %lu Hz", c, (unsigned long)hz);
+			} else {
+				CHECK(th == 0 && hz == 1000 && plat.set_rates[c] == 0,
+				      "budget 100: core %d throttled %lu times", c, (unsigned long)th);
+			}
+			CHECK(round == 0 || stat_cpu(c, "load_permille") > 250,
+			      "core %d load %lu permille", c,
+			      (unsigned long)stat_cpu(c, "load_permille"));
+		}
+		CHECK(plat.bad_rate_calls == 0, "set_rate from another core");
+		ctl("stop");
+		reader_join(&r, plat.ticks);
+		check_no_leak("throttle");
+	}
+	plat.backdate = 0;
+	verdict("throttle: a core over its budget halves its rate, told in the stream and stat");
+}
+
 /* Start/stop cycles leave no block and no allocation behind. */
 static void test_cycles(void)
 {
@@ -1020,6 +1299,8 @@ int main(int argc, char **argv)
 	test_ctl();
 	test_stream_eof();
 	test_pause();
+	test_snapshot();
+	test_throttle();
 	test_flush_stale();
 	test_stress(&(struct stress){ "lossy", 8, quick ? 50000 : 200000, "start -d 16 -b 256",
 		    "64K", "1", 16, 200, 0, true, true });

@@ -6,10 +6,12 @@
  * Handlers check the state and their arguments and fill err with one line starting
  * "oprofile: " that says what was wrong and what is allowed; session.c does the work.
  *
- * Settings are the defaults of the next session ("start" options override hz, depth and
- * block size for that session only). Changing one while a session runs is refused: the
- * hot path reads the session's settings without a lock, which is safe only because they
- * are constant from start to stop.
+ * Settings are the defaults of the next session ("start" options override hz, depth,
+ * block size, flight-recorder mode and window for that session only). Rates above
+ * OPROF_MAX_HZ are accepted only once "maxhz" was raised: they are for stress, guarded
+ * by the overhead budget, not rates the profiler promises to keep up with. Changing a
+ * setting while a session runs is refused: the hot path reads the session's settings
+ * without a lock, which is safe only because they are constant from start to stop.
  */
 #include "internal.h"
 #include "error.h"
@@ -39,14 +41,18 @@ struct ctl_setting {
 #define CFG32(f)	offsetof(struct oprof_cfg, f), false
 #define CFG64(f)	offsetof(struct oprof_cfg, f), true
 
+/* hz's max is the cfg's maxhz (0 here): rates above OPROF_MAX_HZ are an explicit choice. */
 static const struct ctl_setting settings[] = {
-	{ "hz", "rate", CFG32(hz), false, 1, OPROF_MAX_HZ },
+	{ "hz", "rate", CFG32(hz), false, 1, 0 },
 	{ "depth", "depth", CFG32(depth), false, 0, OPF_MAX_DEPTH },
 	{ "blockbytes", "block size", CFG32(block_bytes), false, OPROF_MIN_BLOCK, OPROF_MAX_BLOCK },
 	{ "period", "period", CFG32(period_ms), false, 1, 10000 },
 	{ "cap", "cap", CFG64(cap), true, 64 << 10, 1ull << 40 },
 	{ "stale", "staleness", CFG32(stale), false, 1, 1000 },
-	{ "emptydepth", "empty-queue depth", CFG32(emptydepth), false, 1, 1024 },
+	{ "emptydepth", "empty-queue depth", CFG32(emptydepth), false, 1, OPROF_MAX_EMPTYDEPTH },
+	{ "window", "window", CFG32(window), false, 1, OPROF_MAX_WINDOW },
+	{ "budget", "budget", CFG32(budget), false, 1, 100 },
+	{ "maxhz", "rate limit", CFG32(maxhz), false, OPROF_MAX_HZ, OPROF_ABS_MAX_HZ },
 };
 
 /* Decimal with an optional K, M or G suffix (no suffix: times unit). False if malformed. */
@@ -81,10 +87,10 @@ static bool parse_num(const char *s, uint64_t unit, uint64_t *v)
 static int setting_parse(const struct ctl_setting *st, const char *s, struct oprof_cfg *cfg,
 			 char *err, size_t errlen)
 {
-	uint64_t v;
+	uint64_t v, max = st->max ? st->max : cfg->maxhz;
 	char *field = (char *)cfg + st->off;
 
-	if (!parse_num(s, st->size ? 1ull << 20 : 1, &v) || v < st->min || v > st->max ||
+	if (!parse_num(s, st->size ? 1ull << 20 : 1, &v) || v < st->min || v > max ||
 	    (st->off == offsetof(struct oprof_cfg, block_bytes) && v % 8)) {
 		if (st->size)
 			snprintf(err, errlen, "oprofile: bad %s %s: must be %luK..%luG "
@@ -92,9 +98,10 @@ static int setting_parse(const struct ctl_setting *st, const char *s, struct opr
 				 (unsigned long)(st->min >> 10), (unsigned long)(st->max >> 30));
 		else
 			snprintf(err, errlen, "oprofile: bad %s %s: must be %lu..%lu%s",
-				 st->what, s, (unsigned long)st->min, (unsigned long)st->max,
+				 st->what, s, (unsigned long)st->min, (unsigned long)max,
 				 st->off == offsetof(struct oprof_cfg, block_bytes) ?
-				 ", a multiple of 8" : "");
+				 ", a multiple of 8" : !st->max && max < OPROF_ABS_MAX_HZ ?
+				 " (raise the limit with 'maxhz N')" : "");
 		return -EINVAL;
 	}
 	if (st->wide)
@@ -133,6 +140,11 @@ static int cfg_check(const struct oprof_cfg *cfg, char *err, size_t errlen)
 			 "(need at least %u)", cfg->block_bytes, cfg->depth, need);
 		return -EINVAL;
 	}
+	if (cfg->hz > cfg->maxhz) {
+		snprintf(err, errlen, "oprofile: rate %u is over the limit %u (raise it with "
+			 "'maxhz N')", cfg->hz, cfg->maxhz);
+		return -EINVAL;
+	}
 	if (cfg->cap < 2ull * cfg->block_bytes) {
 		snprintf(err, errlen, "oprofile: cap %luK too small for block size %u "
 			 "(need room for two blocks)", (unsigned long)(cfg->cap >> 10),
@@ -142,9 +154,12 @@ static int cfg_check(const struct oprof_cfg *cfg, char *err, size_t errlen)
 	return 0;
 }
 
+#define START_USAGE	"start [-f HZ] [-d DEPTH] [-b BLOCKBYTES] [-s [-w BLOCKS]]"
+
 static int ctl_start(int argc, char **argv, char *err, size_t errlen)
 {
 	struct oprof_cfg cfg = oprof.next;
+	bool window = false;
 	int rc;
 
 	if (ctl_running()) {
@@ -156,19 +171,32 @@ static int ctl_start(int argc, char **argv, char *err, size_t errlen)
 			 "(read /dev/oprofile to its end, or 'discard' it)");
 		return -EBUSY;
 	}
+	cfg.snapshot = 0;
 	for (int i = 1; i < argc; i++) {
 		const char *name = !strcmp(argv[i], "-f") ? "hz" : !strcmp(argv[i], "-d") ?
-			"depth" : !strcmp(argv[i], "-b") ? "blockbytes" : NULL;
+			"depth" : !strcmp(argv[i], "-b") ? "blockbytes" : !strcmp(argv[i], "-w") ?
+			"window" : NULL;
 
+		if (!strcmp(argv[i], "-s")) {
+			cfg.snapshot = 1;
+			continue;
+		}
 		if (!name || i + 1 >= argc) {
 			const char *what = name ? "missing value after" : "unknown option";
 
-			snprintf(err, errlen, "oprofile: %s %s (usage: start [-f HZ] [-d DEPTH] "
-				 "[-b BLOCKBYTES])", what, argv[i]);
+			snprintf(err, errlen, "oprofile: %s %s (usage: %s)", what, argv[i],
+				 START_USAGE);
 			return -EINVAL;
 		}
+		if (!strcmp(name, "window"))
+			window = true;
 		if ((rc = setting_parse(setting_find(name), argv[++i], &cfg, err, errlen)) < 0)
 			return rc;
+	}
+	if (window && !cfg.snapshot) {
+		snprintf(err, errlen, "oprofile: -w sets the flight recorder's window: it needs "
+			 "-s (usage: %s)", START_USAGE);
+		return -EINVAL;
 	}
 	if ((rc = cfg_check(&cfg, err, errlen)) < 0)
 		return rc;
@@ -213,8 +241,26 @@ static int ctl_flush(int argc, char **argv, char *err, size_t errlen)
 	(void)argc, (void)argv;
 	if (!session_active())
 		return ctl_not_running(err, errlen);
+	if (oprof.cfg.snapshot) {
+		snprintf(err, errlen, "oprofile: flush does not apply to the flight recorder "
+			 "(use 'snapshot')");
+		return -EINVAL;
+	}
 	session_flush();
 	return 0;
+}
+
+static int ctl_snapshot(int argc, char **argv, char *err, size_t errlen)
+{
+	(void)argc, (void)argv;
+	if (!session_active())
+		return ctl_not_running(err, errlen);
+	if (!oprof.cfg.snapshot) {
+		snprintf(err, errlen, "oprofile: not in flight-recorder mode (start -s); the "
+			 "stream already has everything");
+		return -EINVAL;
+	}
+	return session_snapshot(err, errlen);
 }
 
 static int ctl_discard(int argc, char **argv, char *err, size_t errlen)
@@ -252,11 +298,12 @@ static int ctl_set(int argc, char **argv, char *err, size_t errlen)
 }
 
 static const struct ctl_cmd cmds[] = {
-	{ "start", "start [-f HZ] [-d DEPTH] [-b BLOCKBYTES]", ctl_start, true },
+	{ "start", START_USAGE, ctl_start, true },
 	{ "stop", "stop", ctl_stop, false },
 	{ "pause", "pause", ctl_pause, false },
 	{ "resume", "resume", ctl_resume, false },
 	{ "flush", "flush", ctl_flush, false },
+	{ "snapshot", "snapshot", ctl_snapshot, false },
 	{ "discard", "discard", ctl_discard, false },
 };
 static const struct ctl_cmd set_cmd = { "SETTING", "SETTING VALUE", ctl_set, true };
@@ -309,8 +356,8 @@ int oprof_ctl(const char *line, char *err, size_t errlen)
 		return 0;
 	if (!(cmd = ctl_find(argv[0]))) {
 		snprintf(err, errlen, "oprofile: unknown command '%s' (commands: start stop pause "
-			 "resume flush discard; settings: hz depth blockbytes period cap stale "
-			 "emptydepth)", argv[0]);
+			 "resume flush snapshot discard; settings: hz depth blockbytes period cap "
+			 "stale emptydepth window budget maxhz)", argv[0]);
 		return -EINVAL;
 	}
 	if (!cmd->args && argc > 1) {

@@ -9,6 +9,15 @@
  * "arm" and "disarm" threads) and join them all: once every disarm thread has run, no
  * core is inside sample_alarm or will enter it again.
  *
+ * A core never takes two samples back to back: if, after a tick, its next expiry is already
+ * due (the tick, or the emulator running the core, was slower than the period), the alarm
+ * is moved a whole period past now. Otherwise an overloaded core would stay in its timer
+ * interrupt (alarm_interrupt runs every due expiry before returning), starving its threads
+ * -- on core 0, the worker, which then starves every core of empty blocks. The expiries
+ * skipped are counted in alarm.missed and shown in the stat file. The overhead budget
+ * (percpu.c) lowers such a core's rate through set_rate, which re-arms the core's alarm
+ * with the longer period from inside the alarm's own callback.
+ *
  * The worker is a kernel thread on core 0 looping on oprof_worker_wait/pass.
  */
 #include "alarm.h"
@@ -20,7 +29,8 @@
 #include "thread.h"
 
 static struct alarm sample_alarms[MAX_CPUS];
-static uint64_t sample_period;		/* TSC ticks between samples */
+static uint64_t sample_period;		/* TSC ticks between samples at the session's rate */
+static uint64_t core_period[MAX_CPUS];	/* each core's own, written only on that core */
 
 /* Timer interrupt on the alarm's core, interrupts off. */
 static void sample_alarm(struct alarm *a, struct trapframe *tf)
@@ -33,14 +43,28 @@ static void sample_alarm(struct alarm *a, struct trapframe *tf)
 		.fp = tf_fp(tf),
 		.tid = (uint32_t)thread_tid(t),
 		.core = (uint16_t)c->id,
+		.missed = a->missed,
 	};
+	uint64_t now;
 
-	(void)a;
-	if (t)
+	if (t) {
 		thread_stack(t, &tick.stack_lo, &tick.stack_hi);
+		tick.leaf_ret = arch_unlinked_return(tick.pc, tf_sp(tf), tick.stack_lo,
+						     tick.stack_hi);
+	}
 	if (t == c->idle && READ_ONCE(c->in_idle))
 		tick.flags = OPF_F_IDLE;
 	oprof_tick_irq(&tick);
+	now = tsc_read();
+	if (alarm_armed(a) && a->deadline <= now)
+		alarm_set(a, now + core_period[c->id], core_period[c->id]);
+}
+
+/* set_rate hook: on core, inside sample_alarm (so the alarm is armed here). */
+static void glue_set_rate(int core, uint32_t hz)
+{
+	core_period[core] = tsc_hz() / (hz ? hz : 1);
+	alarm_set(&sample_alarms[core], tsc_read() + core_period[core], core_period[core]);
 }
 
 static void arm_thread(void *arg)
@@ -48,6 +72,7 @@ static void arm_thread(void *arg)
 	struct alarm *a = &sample_alarms[core_id()];
 
 	(void)arg;
+	core_period[core_id()] = sample_period;
 	alarm_init(a, sample_alarm, NULL);
 	alarm_set(a, tsc_read() + sample_period, sample_period);
 }
@@ -122,6 +147,7 @@ static const struct oprof_hooks hooks = {
 	.start_sampling = glue_start_sampling,
 	.stop_sampling = glue_stop_sampling,
 	.foreach_thread = glue_foreach_thread,
+	.set_rate = glue_set_rate,
 };
 
 static void worker(void *arg)

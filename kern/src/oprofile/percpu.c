@@ -28,6 +28,30 @@
  * or one that cannot fit a block is counted in lost[reason] and unreported[reason]; the
  * next sample first writes OPF_LOST records for the unreported counts, so the stream
  * tells where the gaps are. What is still unreported at stop goes into the closing records.
+ *
+ * Keeping the worker ahead: the worker sizes each core's empty queue for the core's rate
+ * (worker.c) and publishes a low-water mark; a core that pops a block and finds its empty
+ * queue at or below the mark kicks the worker once per worker pass (kicked_pass), so a
+ * burst is met early without a storm of wake-ups. The first miss of a dry spell kicks too.
+ *
+ * Flight recorder (cfg.snapshot): fullq is the core's window and never leaves the core
+ * between snapshots. At a block switch with the window full (cur included, cfg.window
+ * blocks), the core reuses the oldest block of its own fullq: that block's samples are
+ * counted overwritten, its OPF_LOST records are counted unreported again (so the stream
+ * still tells every loss), its OPF_THREAD records counted as overwritten. A snapshot must
+ * cut every window consistently without a lock on the hot path, so the ctl thread asks
+ * (oprof.snap_req) and each core hands its own window over at its next tick: it pushes
+ * a non-empty cur, moves fullq's blocks in order to snapq and acknowledges (snap_ack,
+ * release). The cut is then exact per core (no sample is in two dumps or in none) and the
+ * cores' cuts lie within one tick period of each other. Stopping every core instead would
+ * have cost every core a Dekker handshake and a gap. A core that does not tick in time
+ * (its timer stopped) is handed over by the ctl thread itself after cpu_quiesce.
+ *
+ * Overhead budget: every tick adds its hot-path time (from the interrupt's TSC to the end)
+ * to win_cost; every OPROF_BUDGET_MS the core compares it with cfg.budget percent of the
+ * window and, if over a few times in a row, halves its own rate through hooks->set_rate (from
+ * inside its own timer callback) and writes an OPF_THROTTLE record. Rates only go down
+ * within a session.
  */
 #include "internal.h"
 #include "error.h"
@@ -78,11 +102,52 @@ static void cpu_push(struct oprof_cpu *c)
 	b->flags &= BLK_TRUNC_ONE - 1;
 }
 
-/* A fresh block from emptyq as cur, or false. The first miss of a dry spell kicks the worker. */
+/*
+ * Flight recorder: the oldest block of the window, to be reused; its samples are
+ * overwritten, the losses it told are told again. NULL if the window is empty.
+ */
+static struct block *cpu_reuse_oldest(struct oprof_cpu *c)
+{
+	uint64_t lost[OPF_LOST_NREASONS] = { 0 };
+	struct block *b = qget(c->fullq);
+
+	if (!b)
+		return NULL;
+	cnt_add(&c->threads_ow, rec_salvage(b, lost));
+	for (unsigned r = 0; r < OPF_LOST_NREASONS; r++)
+		c->unreported[r] += lost[r];
+	cnt_add(&c->overwritten, b->aux);
+	cnt_add(&c->ow_truncated, BLK_TRUNC(b));
+	return b;
+}
+
+/* Streaming: at most one kick per worker pass when the empty queue is at its low water. */
+static void cpu_low_water(struct oprof_cpu *c)
+{
+	uint32_t gen = flag_get(&oprof.pass_gen);
+
+	if (c->kicked_pass != gen && qblocks(c->emptyq) <= flag_get(&c->low)) {
+		c->kicked_pass = gen;
+		worker_kick();
+	}
+}
+
+/*
+ * A fresh block as cur, or false. Streaming: from emptyq; the first miss of a dry spell
+ * kicks the worker. Flight recorder: from emptyq while the window has room, else the
+ * window's oldest block.
+ */
 static bool cpu_next_block(struct oprof_cpu *c)
 {
-	struct block *b = qget(c->emptyq);
+	bool snap = oprof.cfg.snapshot;
+	struct block *b = NULL;
 
+	if (snap && qblocks(c->fullq) >= oprof.cfg.window)
+		b = cpu_reuse_oldest(c);
+	if (!b)
+		b = qget(c->emptyq);
+	if (!b && snap)
+		b = cpu_reuse_oldest(c);
 	if (!b) {
 		if (!c->starving) {
 			c->starving = 1;
@@ -91,6 +156,8 @@ static bool cpu_next_block(struct oprof_cpu *c)
 		return false;
 	}
 	c->starving = 0;
+	if (!snap)
+		cpu_low_water(c);
 	block_reset(b);
 	b->aux = 0;
 	b->flags &= BLK_TRUNC_ONE - 1;
@@ -175,25 +242,112 @@ static void cpu_record(struct oprof_cpu *c, uint32_t tid, uint64_t tsc, uint64_t
 	}
 }
 
-/* Push cur early when "flush" was asked or its first record is older than the bound. */
+/*
+ * Flight recorder: hand the whole window (fullq, then a non-empty cur) over to snapq for
+ * snapshot seq. The core at its tick, or ctl after cpu_quiesce. snapq is never hung up.
+ */
+static void cpu_give_window(struct oprof_cpu *c, uint32_t seq)
+{
+	struct block *b;
+
+	if (c->cur && BLEN(c->cur) > 0)
+		cpu_push(c);
+	while ((b = qget(c->fullq)))
+		qiwrite_block(c->snapq, b);
+	c->snap_seen = seq;
+	__atomic_store_n(&c->snap_ack, seq, __ATOMIC_RELEASE);
+}
+
+/*
+ * Streaming: push cur early when "flush" was asked or its first record is older than the
+ * bound. Flight recorder: hand the window over when a snapshot asks (partial blocks stay
+ * in the window otherwise: pushing them would only shrink it).
+ */
 static void cpu_housekeep(struct oprof_cpu *c, uint64_t tsc)
 {
-	uint32_t gen = flag_get(&oprof.flushgen);
+	uint32_t gen = flag_get(&oprof.flushgen), req;
 	bool flush = gen != c->seen_flush;
 	struct block *b = c->cur;
 
 	c->seen_flush = gen;
+	if (oprof.cfg.snapshot) {
+		req = __atomic_load_n(&oprof.snap_req, __ATOMIC_ACQUIRE);
+		if (req != c->snap_seen) {
+			cpu_give_window(c, req);
+			rendez_wakeup(&oprof.snap_r);
+		}
+		return;
+	}
 	if (!b || BLEN(b) == 0)
 		return;
 	if (flush || tsc - b->stamp >= oprof.stale_ticks)
 		cpu_push(c);
 }
 
-static void cpu_tick(struct oprof_cpu *c, uint32_t tid, uint64_t tsc, uint64_t pc,
+/* Lower this core's rate: half, at least 1 Hz; tell the timer and the stream. */
+static void cpu_throttle(struct oprof_cpu *c, uint64_t tsc)
+{
+	uint32_t old = c->hz, hz = old / 2 ? old / 2 : 1;
+	int core = (int)(c - oprof_cpus);
+	struct opf_throttle *t;
+
+	__atomic_store_n(&c->hz, hz, __ATOMIC_RELAXED);
+	c->tick_max = MIN(oprof.tick_max_ticks, OPROF_TICK_MAX_PERIODS * (tsc_hz() / hz));
+	cnt_add(&c->throttles, 1);
+	if (oprof.hooks && oprof.hooks->set_rate)
+		oprof.hooks->set_rate(core, hz);
+	if (!(t = cpu_reserve(c, sizeof(*t), tsc)))
+		return;		/* the count in OPF_CORE_END is what counts */
+	t->h.type = OPF_THROTTLE;
+	t->h.flags = 0;
+	t->h.len = sizeof(*t);
+	t->core = (uint32_t)core;
+	t->new_hz = hz;
+	t->tsc = tsc;
+	t->old_hz = old;
+	t->budget_pct = oprof.cfg.budget;
+}
+
+/*
+ * The tick that began at start (TSC) is done: charge it to the budget window, and at the
+ * end of a window throttle if the hot path took more than its share for a while. Two
+ * things keep a core that is not overloaded from throttling: a tick is charged at most
+ * OPROF_TICK_MAX_PERIODS periods of the core's rate and never more than OPROF_TICK_MAX_US
+ * (a longer one was descheduled -- by the emulator or a hypervisor -- or spun on a lock
+ * whose holder was: the hot path itself takes microseconds; a core overloaded for real
+ * still shows most of its time, as glue.c leaves only a period between ticks), and it takes
+ * OPROF_BUDGET_STRIKES windows
+ * over budget in a row (a real overload lasts; a burst of lock contention does not).
+ * Not while paused: no record may be written then, and a paused tick costs next to
+ * nothing.
+ */
+static void cpu_budget(struct oprof_cpu *c, uint64_t start)
+{
+	uint64_t now = tsc_read(), span, cost = now > start ? now - start : 0;
+	bool over;
+
+	c->win_cost += MIN(cost, c->tick_max);
+	span = now - c->win_start;
+	if (span < oprof.budget_ticks || !span)
+		return;
+	__atomic_store_n(&c->load_pm, c->win_cost * 1000 / span, __ATOMIC_RELAXED);
+	over = oprof.cfg.budget < 100 && !flag_get(&oprof.paused) &&
+	       c->win_cost * 100 > span * oprof.cfg.budget;
+	c->strikes = over ? c->strikes + 1 : 0;
+	if (c->strikes >= OPROF_BUDGET_STRIKES && c->hz > 1) {
+		cpu_throttle(c, now);
+		c->strikes = 0;	/* the next windows judge the new rate afresh */
+	}
+	c->win_cost = 0;
+	c->win_start = now;
+}
+
+/* paused: oprof.paused as the caller read it, once (its walk depended on it). */
+static void cpu_tick(struct oprof_cpu *c, bool paused, uint32_t tid, uint64_t tsc, uint64_t pc,
 		     const uint64_t *frames, unsigned nframes, unsigned flags)
 {
 	cnt_add(&c->taken, 1);
-	if (flag_get(&oprof.paused))
+	if (paused)
 		cpu_lose(c, OPF_LOST_PAUSED);
 	else
 		cpu_record(c, tid, tsc, pc, frames, nframes, flags);
@@ -207,7 +361,8 @@ void oprof_sample_irq(int core, uint32_t tid, uint64_t tsc, uint64_t pc,
 
 	if ((unsigned)core >= MAX_CPUS || !cpu_enter(c))
 		return;
-	cpu_tick(c, tid, tsc, pc, frames, nframes, flags);
+	cpu_tick(c, flag_get(&oprof.paused), tid, tsc, pc, frames, nframes, flags);
+	cpu_budget(c, tsc);
 	cpu_exit(c);
 }
 
@@ -215,17 +370,24 @@ void oprof_tick_irq(const struct oprof_tick *t)
 {
 	struct oprof_cpu *c = &oprof_cpus[t->core];
 	unsigned n = 0, flags = t->flags;
-	bool trunc = false;
+	bool trunc = false, paused;
 
 	if (t->core >= MAX_CPUS || !cpu_enter(c))
 		return;
-	if (!flag_get(&oprof.paused) && oprof.cfg.depth > 0) {
-		n = oprof_backtrace(t->fp, t->stack_lo, t->stack_hi, c->frames, oprof.cfg.depth,
-				    &trunc);
+	paused = flag_get(&oprof.paused);
+	if (!paused && oprof.cfg.depth > 0) {
+		/* a frameless or half-built frame: its caller comes from the stack, then the chain */
+		if (t->leaf_ret)
+			c->frames[n++] = t->leaf_ret;
+		n += oprof_backtrace(t->fp, t->stack_lo, t->stack_hi, c->frames + n,
+				     oprof.cfg.depth - n, &trunc);
 		if (trunc)
 			flags |= OPF_F_TRUNCATED;
 	}
-	cpu_tick(c, t->tid, t->tsc, t->pc, c->frames, n, flags);
+	cpu_tick(c, paused, t->tid, t->tsc, t->pc, c->frames, n, flags);
+	if (t->missed)
+		__atomic_store_n(&c->missed, t->missed, __ATOMIC_RELAXED);
+	cpu_budget(c, t->tsc);
 	cpu_exit(c);
 }
 
@@ -267,10 +429,23 @@ static void cpu_reset(struct oprof_cpu *c)
 {
 	c->cur = NULL;
 	c->fullq = c->emptyq = NULL;
+	c->snapq = NULL;
 	c->seen_flush = flag_get(&oprof.flushgen);
 	c->starving = 0;
+	c->kicked_pass = flag_get(&oprof.pass_gen) - 1;
+	c->snap_seen = c->snap_ack = flag_get(&oprof.snap_req);
+	c->hz = oprof.cfg.hz;
+	c->tick_max = MIN(oprof.tick_max_ticks, OPROF_TICK_MAX_PERIODS * (tsc_hz() / c->hz));
+	c->win_start = tsc_read();
+	c->win_cost = c->load_pm = c->throttles = c->missed = 0;
+	c->strikes = 0;
 	c->taken = c->written = c->truncated = c->blocks = 0;
 	c->threads = c->threads_lost = 0;
+	c->overwritten = c->ow_truncated = c->threads_ow = 0;
+	c->w_blocks = c->w_noblock = 0;
+	c->w_tsc = tsc_read();
+	c->target = oprof.cfg.snapshot ? oprof.cfg.window : oprof.cfg.emptydepth;
+	c->low = oprof.cfg.snapshot ? 0 : c->target / 2;
 	memset(c->lost, 0, sizeof(c->lost));
 	memset(c->unreported, 0, sizeof(c->unreported));
 	c->dropped_samples = c->dropped_truncated = c->dropped_blocks = 0;
@@ -278,18 +453,23 @@ static void cpu_reset(struct oprof_cpu *c)
 	memset(c->w_unreported, 0, sizeof(c->w_unreported));
 }
 
-/* Fresh counters, queues, a current block and a full empty queue. 0 or -ENOMEM. */
+/*
+ * Fresh counters, queues, a current block and a full empty queue (flight recorder: a
+ * window's worth, so that a window emptied by a snapshot fills again without the worker).
+ * 0 or -ENOMEM.
+ */
 int cpu_setup(struct oprof_cpu *c)
 {
 	cpu_reset(c);
 	c->fullq = qopen(SIZE_MAX, 0);
 	c->emptyq = qopen(SIZE_MAX, 0);
-	if (!c->fullq || !c->emptyq)
+	c->snapq = qopen(SIZE_MAX, 0);
+	if (!c->fullq || !c->emptyq || !c->snapq)
 		return -ENOMEM;
 	c->cur = pool_get(false);
 	if (!c->cur)
 		return -ENOMEM;
-	for (uint32_t i = 0; i < oprof.cfg.emptydepth; i++) {
+	for (uint32_t i = 0; i < c->target; i++) {
 		struct block *b = pool_get(false);
 
 		if (!b)
@@ -354,5 +534,27 @@ void cpu_teardown(struct oprof_cpu *c)
 	}
 	cpu_free_queue(c->fullq);
 	cpu_free_queue(c->emptyq);
-	c->fullq = c->emptyq = NULL;
+	cpu_free_queue(c->snapq);
+	c->fullq = c->emptyq = c->snapq = NULL;
+}
+
+/* Flight recorder, core quiesced (or stopped for good): hand its window over for seq. */
+void cpu_snap_takeover(struct oprof_cpu *c, uint32_t seq)
+{
+	cpu_give_window(c, seq);
+}
+
+/* Samples of c in the stream, or on their way there (ctl mutex held). */
+uint64_t cpu_delivered(struct oprof_cpu *c)
+{
+	uint64_t ow = cnt_get(&c->overwritten);	/* first: never more than written */
+
+	return cnt_get(&c->written) - ow - c->dropped_samples;
+}
+
+uint64_t cpu_truncated(struct oprof_cpu *c)
+{
+	uint64_t ow = cnt_get(&c->ow_truncated);
+
+	return cnt_get(&c->truncated) - ow - c->dropped_truncated;
 }

@@ -119,8 +119,10 @@ void pool_stats(uint64_t *allocated, uint64_t *pooled, uint64_t *max)
 }
 
 /*
- * Ctl mutex held: queue b on the stream (ignoring the queue's limit) and wake the reader.
- * outq is never hung up while a session writes it, so qiwrite_block cannot fail.
+ * Ctl mutex held: queue b on the stream (ignoring the queue's limit). The caller wakes the
+ * reader once it has queued what it had (reader_wake takes a lock the reader shares: once
+ * per pass, not once per block). outq is never hung up while a session writes it, so
+ * qiwrite_block cannot fail.
  */
 void outq_put(struct block *b)
 {
@@ -135,7 +137,6 @@ void outq_put(struct block *b)
 		return;
 	}
 	oprof.stream_bytes += len;
-	reader_wake();
 }
 
 /* len bytes (zeroed) for one record, or NULL when no block is to be had (!w->force). */
@@ -157,11 +158,13 @@ void *recw_reserve(struct recw *w, uint32_t len)
 	return p;
 }
 
+/* Queue the last block and wake the reader (once, for everything this writer queued). */
 void recw_finish(struct recw *w)
 {
 	if (w->b)
 		outq_put(w->b);
 	w->b = NULL;
+	reader_wake();
 }
 
 void rec_lost(void *p, uint16_t core, uint16_t reason, uint64_t count, uint64_t tsc)
@@ -176,4 +179,32 @@ void rec_lost(void *p, uint16_t core, uint16_t reason, uint64_t count, uint64_t 
 	l->pad = 0;
 	l->count = count;
 	l->tsc = tsc;
+}
+
+/*
+ * Any context: what a block about to leave the stream unread held that must not be
+ * forgotten. Adds its OPF_LOST counts to lost[reason]; returns its OPF_THREAD records.
+ * The block was written by our own hot path, so its records are well formed; the walk
+ * stops at anything that is not.
+ */
+uint64_t rec_salvage(const struct block *b, uint64_t *lost)
+{
+	uint64_t threads = 0;
+
+	for (const uint8_t *p = b->rp; p + sizeof(struct opf_rec) <= b->wp;) {
+		const struct opf_rec *r = (const void *)p;
+
+		if (r->len < sizeof(*r) || r->len > (size_t)(b->wp - p))
+			break;
+		if (r->type == OPF_LOST) {
+			const struct opf_lost *l = (const void *)r;
+
+			if (l->reason < OPF_LOST_NREASONS)
+				lost[l->reason] += l->count;
+		} else if (r->type == OPF_THREAD) {
+			threads++;
+		}
+		p += r->len;
+	}
+	return threads;
 }

@@ -14,7 +14,9 @@
  *
  * A start writes the stream's header itself (OPF_SESSION, then OPF_THREAD for every live
  * thread) before the cores are told to sample; a stop stops every core, pushes the partial
- * blocks, drains them, appends the closing statistics and hangs the output queue up.
+ * blocks, drains them (flight recorder: dumps the windows as a last snapshot), appends the
+ * closing statistics and hangs the output queue up. A snapshot (flight recorder) asks
+ * every core to hand its window over at its next tick and dumps what they handed over.
  * Text parsing of commands lives in ctl.c, the stat file in stat.c.
  */
 #include "internal.h"
@@ -85,6 +87,7 @@ void oprof_init(const struct oprof_hooks *hooks)
 {
 	rendez_init(&ctl_mu.r);
 	rendez_init(&oprof.readers);
+	rendez_init(&oprof.snap_r);
 	worker_init();
 	oprof.hooks = hooks;
 	oprof.next = (struct oprof_cfg){
@@ -95,6 +98,9 @@ void oprof_init(const struct oprof_hooks *hooks)
 		.stale = OPROF_DEF_STALE,
 		.emptydepth = OPROF_DEF_EMPTYDEPTH,
 		.cap = OPROF_DEF_CAP,
+		.window = OPROF_DEF_WINDOW,
+		.budget = OPROF_DEF_BUDGET,
+		.maxhz = OPROF_MAX_HZ,
 	};
 	oprof.state = OPROF_IDLE;
 	oprof.wait_ms = OPROF_DEF_PERIOD_MS;
@@ -116,10 +122,29 @@ void oprof_fini(void)
 	ctl_unlock();
 }
 
-/* Blocks the pool may hold: what fits under the cap plus every core's working set. */
+/*
+ * Most blocks the worker keeps on one core's empty queue as the core's rate asks for more:
+ * OPROF_MAX_EMPTYDEPTH, or fewer when that would be over OPROF_CORE_MEM bytes.
+ */
+#define OPROF_CORE_MEM	(8u << 20)
+
+static uint32_t session_max_target(const struct oprof_cfg *cfg)
+{
+	uint32_t t = MIN((uint32_t)OPROF_MAX_EMPTYDEPTH, OPROF_CORE_MEM / cfg->block_bytes);
+
+	return MAX(t, cfg->emptydepth);
+}
+
+/*
+ * Blocks the pool may hold: what fits under the cap plus every core's working set (its
+ * largest empty queue, cur and one in flight; flight recorder: its window, a window's
+ * worth of empty blocks and cur).
+ */
 static uint64_t session_max_blocks(const struct oprof_cfg *cfg, int ncores)
 {
-	return cfg->cap / cfg->block_bytes + (uint64_t)ncores * (cfg->emptydepth + 2) + 4;
+	uint64_t per_core = cfg->snapshot ? 2ull * cfg->window + 1 : session_max_target(cfg) + 2;
+
+	return cfg->cap / cfg->block_bytes + (uint64_t)ncores * per_core + 4;
 }
 
 static void *session_header(struct recw *w, uint64_t tsc)
@@ -142,6 +167,7 @@ static void *session_header(struct recw *w, uint64_t tsc)
 	s->start_ns = nsec();
 	s->block_bytes = oprof.cfg.block_bytes;
 	s->period_ms = oprof.cfg.period_ms;
+	s->flags = oprof.cfg.snapshot ? OPF_S_SNAPSHOT : 0;
 	id = kernel_build_id(&idlen);
 	idlen = id ? MIN(idlen, (size_t)OPF_MAX_BUILD_ID) : 0;
 	s->build_id_len = (uint32_t)idlen;
@@ -207,6 +233,10 @@ int session_start(const struct oprof_cfg *cfg, char *err, size_t errlen)
 	oprof.session_id++;
 	oprof.stream_bytes = 0;
 	oprof.blocks_dropped = 0;
+	oprof.snapshots = 0;
+	oprof.max_target = session_max_target(cfg);
+	oprof.budget_ticks = tsc_hz() / 1000 * OPROF_BUDGET_MS;
+	oprof.tick_max_ticks = tsc_hz() / 1000000 * OPROF_TICK_MAX_US;
 	flag_set(&oprof.paused, 0);
 	flag_set(&oprof.wait_ms, cfg->period_ms);
 	pool_setup(cfg->block_bytes, session_max_blocks(cfg, oprof.ncores));
@@ -255,7 +285,16 @@ void session_stop(void)
 		cpu_quiesce(&oprof_cpus[i]);
 		cpu_flush_partial(&oprof_cpus[i]);
 	}
-	worker_drain();
+	if (oprof.cfg.snapshot) {
+		/* the last windows, as a final snapshot: nothing recorded is thrown away */
+		uint32_t seq = (uint32_t)oprof.snapshots + 1;
+
+		for (int i = 0; i < oprof.ncores; i++)
+			cpu_snap_takeover(&oprof_cpus[i], seq);
+		worker_dump_snapshot(seq);
+	} else {
+		worker_drain();
+	}
 	for (int i = 0; i < oprof.ncores; i++)
 		cpu_teardown(&oprof_cpus[i]);
 	worker_close_stream();
@@ -289,6 +328,56 @@ void session_flush(void)
 {
 	__atomic_add_fetch(&oprof.flushgen, 1, __ATOMIC_RELAXED);
 	worker_kick();
+}
+
+static bool snap_all_acked(void *arg)
+{
+	uint32_t seq = (uint32_t)(uintptr_t)arg;
+
+	for (int i = 0; i < oprof.ncores; i++)
+		if (__atomic_load_n(&oprof_cpus[i].snap_ack, __ATOMIC_ACQUIRE) != seq)
+			return false;
+	return true;
+}
+
+/* How long the cores get to hand over: four ticks of the slowest core, and 100 ms. */
+static uint64_t snap_wait_us(void)
+{
+	uint32_t hz = UINT32_MAX;
+
+	for (int i = 0; i < oprof.ncores; i++)
+		hz = MIN(hz, MAX(flag_get(&oprof_cpus[i].hz), 1u));
+	return 100000 + 4000000ull / hz;
+}
+
+/*
+ * Ctl mutex held, flight recorder RUNNING or PAUSED: one snapshot (see percpu.c for the
+ * cut). The empty queues are topped up first, so a core that has just handed its window
+ * over fills a new one without waiting for the worker. A core that did not tick in time
+ * is quiesced and handed over here; ticks that come while it is quiesced are skipped (not
+ * counted), which only happens to a core whose timer was not running anyway.
+ */
+int session_snapshot(char *err, size_t errlen)
+{
+	uint32_t seq = (uint32_t)oprof.snapshots + 1;
+
+	(void)err, (void)errlen;
+	worker_refill();
+	__atomic_store_n(&oprof.snap_req, seq, __ATOMIC_RELEASE);
+	rendez_sleep_timeout(&oprof.snap_r, snap_all_acked, (void *)(uintptr_t)seq,
+			     snap_wait_us());
+	for (int i = 0; i < oprof.ncores; i++) {
+		struct oprof_cpu *c = &oprof_cpus[i];
+
+		if (__atomic_load_n(&c->snap_ack, __ATOMIC_ACQUIRE) == seq)
+			continue;
+		cpu_quiesce(c);
+		if (c->snap_ack != seq)
+			cpu_snap_takeover(c, seq);
+		cpu_enable(c);
+	}
+	worker_dump_snapshot(seq);
+	return 0;
 }
 
 /* Ctl mutex held, DRAINING: throw the unread stream away. */

@@ -5,8 +5,12 @@
  * exist for the whole snapshot and no pass is half done. The cores keep counting
  * meanwhile; their counters are read with relaxed loads, so lines of a running session
  * are each exact but not taken at one instant. While a session runs, "delivered" counts
- * samples written into blocks and not dropped (some are still on their way); after stop
- * it equals the OPF_CORE_END value. Per-core lines stay until the next start.
+ * samples written into blocks and neither dropped nor overwritten (some are still on their
+ * way; flight recorder: in the windows until a snapshot); after stop it equals the
+ * OPF_CORE_END value, and taken == delivered + lost_* + overwritten. cpuN.hz is the
+ * core's current rate (lower than hz once throttled), load_permille the hot path's share
+ * of its time over the last budget window, missed the timer expiries it was too late for.
+ * Per-core lines stay until the next start.
  */
 #include "internal.h"
 
@@ -53,13 +57,21 @@ static void stat_cpu(struct sbuf *sb, int i)
 	put_cpu(sb, i, "lost_outfull", c->dropped_samples);
 	put_cpu(sb, i, "lost_paused", cnt_get(&c->lost[OPF_LOST_PAUSED]));
 	put_cpu(sb, i, "lost_other", cnt_get(&c->lost[OPF_LOST_OTHER]));
-	put_cpu(sb, i, "truncated", cnt_get(&c->truncated) - c->dropped_truncated);
+	put_cpu(sb, i, "overwritten", cnt_get(&c->overwritten));
+	put_cpu(sb, i, "truncated", cpu_truncated(c));
 	put_cpu(sb, i, "blocks", cnt_get(&c->blocks));
 	put_cpu(sb, i, "blocks_dropped", c->dropped_blocks);
 	put_cpu(sb, i, "emptyq", c->emptyq ? qblocks(c->emptyq) : 0);
+	put_cpu(sb, i, "emptyq_target", c->target);
+	put_cpu(sb, i, "window_blocks", c->fullq && oprof.cfg.snapshot ? qblocks(c->fullq) : 0);
 	put_cpu(sb, i, "threads", cnt_get(&c->threads));
 	put_cpu(sb, i, "threads_lost", cnt_get(&c->threads_lost));
 	put_cpu(sb, i, "threads_dropped", c->threads_dropped);
+	put_cpu(sb, i, "threads_overwritten", cnt_get(&c->threads_ow));
+	put_cpu(sb, i, "hz", flag_get(&c->hz));
+	put_cpu(sb, i, "throttles", cnt_get(&c->throttles));
+	put_cpu(sb, i, "load_permille", cnt_get(&c->load_pm));
+	put_cpu(sb, i, "missed", cnt_get(&c->missed));
 }
 
 static void stat_global(struct sbuf *sb)
@@ -78,6 +90,11 @@ static void stat_global(struct sbuf *sb)
 	put(sb, "period_ms", cfg->period_ms);
 	put(sb, "stale", cfg->stale);
 	put(sb, "emptydepth", cfg->emptydepth);
+	putf(sb, "mode %s\n", cfg->snapshot ? "snapshot" : "stream");
+	put(sb, "window", cfg->window);
+	put(sb, "snapshots", oprof.snapshots);
+	put(sb, "budget", cfg->budget);
+	put(sb, "maxhz", cfg->maxhz);
 	put(sb, "outq_bytes", qlen(oprof.outq));
 	put(sb, "outq_blocks", qblocks(oprof.outq));
 	/* the cap bounds outq_mem, the queued blocks' full size */

@@ -13,8 +13,13 @@
  *	report	what drops took from the stream -- their samples (OUTPUT_FULL) and the
  *		OPF_LOST records inside dropped blocks -- is told again in OPF_LOST records
  *		the worker writes, when they fit.
- *	refill	top up every core's empty queue to the target depth from the pool, which
- *		allocates only below its max (see pool.c).
+ *	refill	top up every core's empty queue to its target depth from the pool, which
+ *		allocates only below its max (see pool.c). The target adapts to the core's
+ *		rate: what it used per period, times a few periods of slack, never below the
+ *		emptydepth setting (worker_target). A core whose queue falls to half its
+ *		target kicks the worker early (percpu.c), at most once per pass.
+ * Flight recorder: a pass does not drain (fullq is the core's window); it only keeps each
+ * empty queue at a window's worth. worker_dump_snapshot writes a snapshot's dump.
  * The cap counts the queue's blocks at their full size (the memory they hold), not just
  * their data; with the pool's max that keeps memory under cap + per-core blocks while
  * leaving every core its working set, so "no empty block" means the worker was late and
@@ -22,9 +27,10 @@
  * At stop, ctl runs the drain one last time and worker_close_stream appends the closing
  * statistics.
  *
- * Counting: a core counts samples written into blocks; the worker counts what it dropped.
- * delivered = written - dropped is then exactly the number of the core's OPF_SAMPLE
- * records in the stream, and taken == delivered + sum(lost) holds per core.
+ * Counting: a core counts samples written into blocks and (flight recorder) overwritten;
+ * the worker counts what it dropped. delivered = written - overwritten - dropped is then
+ * exactly the number of the core's OPF_SAMPLE records in the stream, and
+ * taken == delivered + sum(lost) + overwritten holds per core.
  */
 #include "internal.h"
 
@@ -61,45 +67,21 @@ void oprof_worker_pass(void)
 {
 	ctl_lock();
 	if (session_active()) {
-		worker_drain();
+		if (!oprof.cfg.snapshot)
+			worker_drain();
 		worker_refill();
+		__atomic_add_fetch(&oprof.pass_gen, 1, __ATOMIC_RELAXED);
 	}
 	ctl_unlock();
 }
 
-uint64_t cpu_delivered(struct oprof_cpu *c)
-{
-	return cnt_get(&c->written) - c->dropped_samples;
-}
-
 /*
- * The records of a block about to be dropped that the stream must not lose the sense of:
- * its OPF_LOST counts are told again later, its OPF_THREAD records are counted as dropped.
- * The block was written by our own hot path, so its records are well formed.
+ * b leaves the profiler's stream: its samples are lost OUTPUT_FULL; its OPF_LOST counts
+ * are told again later, its OPF_THREAD records are counted as dropped.
  */
-static void worker_salvage(struct oprof_cpu *c, struct block *b)
-{
-	for (uint8_t *p = b->rp; p + sizeof(struct opf_rec) <= b->wp;) {
-		const struct opf_rec *r = (const void *)p;
-
-		if (r->len < sizeof(*r) || r->len > (size_t)(b->wp - p))
-			break;
-		if (r->type == OPF_LOST) {
-			const struct opf_lost *l = (const void *)r;
-
-			if (l->reason < OPF_LOST_NREASONS)
-				c->w_unreported[l->reason] += l->count;
-		} else if (r->type == OPF_THREAD) {
-			c->threads_dropped++;
-		}
-		p += r->len;
-	}
-}
-
-/* b leaves the profiler's stream: its samples are lost OUTPUT_FULL. */
 static void worker_drop(struct oprof_cpu *c, struct block *b)
 {
-	worker_salvage(c, b);
+	c->threads_dropped += rec_salvage(b, c->w_unreported);
 	c->dropped_samples += b->aux;
 	c->dropped_truncated += BLK_TRUNC(b);
 	c->w_unreported[OPF_LOST_OUTPUT_FULL] += b->aux;
@@ -122,12 +104,13 @@ static bool outq_room(void)
 	return outq_room_for(1);
 }
 
-/* Every full block of c, oldest first, to the output queue or (over the cap) dropped. */
-static void worker_drain_core(struct oprof_cpu *c)
+/* Every block of q (c's), oldest first, to the output queue or (over the cap) dropped. */
+static void worker_drain_queue(struct oprof_cpu *c, struct queue *q)
 {
 	struct block *b;
 
-	while ((b = qget(c->fullq))) {
+	/* qblocks is a plain load: an empty queue costs no lock the core takes */
+	while (qblocks(q) && (b = qget(q))) {
 		if (outq_room())
 			outq_put(b);
 		else
@@ -165,16 +148,52 @@ out:
 void worker_drain(void)
 {
 	for (int i = 0; i < oprof.ncores; i++)
-		worker_drain_core(&oprof_cpus[i]);
-	worker_report_drops();
+		worker_drain_queue(&oprof_cpus[i], oprof_cpus[i].fullq);
+	worker_report_drops();	/* its recw_finish wakes the reader, once a pass */
 }
 
+/*
+ * Streaming: the empty-queue depth c needs. Enough for the blocks it used per second,
+ * over OPROF_REFILL_HORIZON worker periods (a late worker, a burst), never below the
+ * setting; doubled when the core ran dry since the last pass; and decaying by one block
+ * a pass, so a core that slows down gives memory back gradually.
+ */
+#define OPROF_REFILL_HORIZON	8
+
+static uint32_t worker_target(struct oprof_cpu *c, uint64_t now)
+{
+	uint64_t used = cnt_get(&c->blocks) - c->w_blocks, dt = now - c->w_tsc;
+	uint64_t noblock = cnt_get(&c->lost[OPF_LOST_NO_BLOCK]);
+	uint64_t period = tsc_hz() / 1000 * oprof.cfg.period_ms, want;
+	uint32_t t = c->target;
+
+	want = dt ? (used * period * OPROF_REFILL_HORIZON + dt - 1) / dt + 1 : 0;
+	t = t > oprof.cfg.emptydepth ? t - 1 : t;
+	if (noblock != c->w_noblock)
+		t *= 2;
+	t = (uint32_t)MAX((uint64_t)t, want);
+	c->w_blocks += used;
+	c->w_noblock = noblock;
+	c->w_tsc = now;
+	return MIN(MAX(t, oprof.cfg.emptydepth), oprof.max_target);
+}
+
+/*
+ * Top up every core's empty queue to its target (flight recorder: a window's worth) and
+ * publish its low-water mark. Stops at the first block the pool refuses.
+ */
 void worker_refill(void)
 {
+	uint64_t now = tsc_read();
+
 	for (int i = 0; i < oprof.ncores; i++) {
 		struct oprof_cpu *c = &oprof_cpus[i];
 
-		while (qblocks(c->emptyq) < oprof.cfg.emptydepth) {
+		if (!oprof.cfg.snapshot) {
+			c->target = worker_target(c, now);
+			flag_set(&c->low, c->target / 2);
+		}
+		while (qblocks(c->emptyq) < c->target) {
 			struct block *b = pool_get(false);
 
 			if (!b)
@@ -217,10 +236,67 @@ static bool worker_close_core(struct recw *w, int core, uint64_t tsc)
 	for (unsigned r = 0; r < OPF_LOST_NREASONS; r++)
 		e->lost[r] = c->lost[r];
 	e->lost[OPF_LOST_OUTPUT_FULL] = c->dropped_samples;
-	e->truncated = c->truncated - c->dropped_truncated;
+	e->overwritten = c->overwritten;
+	e->truncated = cpu_truncated(c);
 	e->blocks = c->blocks;
-	e->final_hz = oprof.cfg.hz;
+	e->throttles = c->throttles;
+	e->final_hz = c->hz;
 	return true;
+}
+
+static void worker_snap_mark(uint16_t flags, uint64_t seq)
+{
+	struct recw w = { .force = true };
+	struct opf_snapshot *m = recw_reserve(&w, sizeof(*m));
+
+	if (m) {
+		m->h.type = OPF_SNAPSHOT;
+		m->h.flags = flags;
+		m->h.len = sizeof(*m);
+		m->seq = seq;
+		m->tsc = tsc_read();
+	}
+	recw_finish(&w);
+}
+
+/* foreach_thread callback of a dump: name a live thread (its creation record may be gone). */
+static void worker_snap_thread(void *arg, uint32_t tid, int core, const char *name)
+{
+	struct recw *w = arg;
+	uint16_t namelen = (uint16_t)strnlen(name ? name : "", OPF_MAX_NAME);
+	struct opf_thread *t = recw_reserve(w, opf_thread_len(namelen));
+
+	if (!t)
+		return;
+	t->h.type = OPF_THREAD;
+	t->h.len = opf_thread_len(namelen);
+	t->tid = tid;
+	t->core = (uint16_t)core;
+	t->namelen = namelen;
+	t->tsc = tsc_read();
+	memcpy(t->name, name, namelen);
+}
+
+/*
+ * Flight recorder, ctl mutex held, every core's window handed over to its snapq: the
+ * dump of snapshot seq. OPF_SNAPSHOT begin, the name of every live thread, each core's
+ * window oldest first (under the output cap like any block: over it, a block is dropped
+ * and counted lost OUTPUT_FULL), OPF_LOST for what drops took, OPF_SNAPSHOT end. The
+ * dumped samples are delivered: the snapshot consumes them.
+ */
+void worker_dump_snapshot(uint64_t seq)
+{
+	struct recw w = { .force = true };
+
+	worker_snap_mark(OPF_SNAP_BEGIN, seq);
+	if (oprof.hooks && oprof.hooks->foreach_thread)
+		oprof.hooks->foreach_thread(worker_snap_thread, &w);
+	recw_finish(&w);
+	for (int i = 0; i < oprof.ncores; i++)
+		worker_drain_queue(&oprof_cpus[i], oprof_cpus[i].snapq);
+	worker_report_drops();
+	worker_snap_mark(OPF_SNAP_END, seq);
+	oprof.snapshots = seq;
 }
 
 /*
