@@ -71,7 +71,8 @@ static int cmd_oprofile(int argc, char **argv)
 	return (int)r;
 }
 SHELL_CMD("oprofile",
-	  "oprofile start [-f HZ] [-d DEPTH] [-b BLOCKBYTES] | stop | pause | resume | flush | "
-	  "stat | discard | SETTING VALUE",
-	  "control the sampling profiler (settings: period MS, cap MB, stale N, emptydepth N)",
+	  "oprofile start [-f HZ] [-d DEPTH] [-b BLOCKBYTES] [-s [-w BLOCKS]] | stop | pause | "
+	  "resume | flush | snapshot | stat | discard | SETTING VALUE",
+	  "control the sampling profiler (settings: hz depth blockbytes period cap stale "
+	  "emptydepth window budget maxhz)",
 	  cmd_oprofile);
