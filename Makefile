@@ -24,7 +24,7 @@ ARCH_SRCS := $(addprefix kern/arch/x86/, boot.S trampoline.S trapentry.S swtch.S
 	uart.c cpu.c gdt.c trap.c multiboot.c acpi.c lapic.c ioapic.c tsc.c smp.c ksyms.c \
 	thread_x86.c unwind.c io.c pci_x86.c)
 # portable core
-CORE_SRCS := $(addprefix kern/src/, init.c init_late.c panic.c printf.c string.c errstr.c \
+CORE_SRCS := $(addprefix kern/src/, init.c init_late.c panic.c printf.c string.c parse.c errstr.c \
 	spinlock.c page.c kmalloc.c cons.c shell.c cmds_sys.c sched.c rendez.c qlock.c \
 	alarm.c block.c qio.c ns.c devtab.c devcons.c ramfs.c cmds_fs.c \
 	cmds_thread.c workloads.c cmds_oprofile.c cmds_opbench.c)

@@ -3,7 +3,7 @@ OPROF_SRCS := $(wildcard $(TOP)/kern/src/oprofile/*.c)
 OPROF_SRCS := $(filter-out %/devoprofile.c %/glue.c,$(OPROF_SRCS))
 HOST_TESTS += oprof
 HOST_TEST_SRCS_oprof := $(TOP)/tests/host/oprof_test.c $(OPROF_SRCS) \
-	$(TOP)/kern/src/qio.c $(TOP)/kern/src/block.c
+	$(TOP)/kern/src/qio.c $(TOP)/kern/src/block.c $(TOP)/kern/src/parse.c
 
 # the profiler's private header is a dependency too
 $(OUT)/oprof $(OUT)/oprof-tsan $(OUT)/oprof-asan: $(TOP)/kern/src/oprofile/internal.h

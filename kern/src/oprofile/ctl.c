@@ -55,33 +55,6 @@ static const struct ctl_setting settings[] = {
 	{ "maxhz", "rate limit", CFG32(maxhz), false, OPROF_MAX_HZ, OPROF_ABS_MAX_HZ },
 };
 
-/* Decimal with an optional K, M or G suffix (no suffix: times unit). False if malformed. */
-static bool parse_num(const char *s, uint64_t unit, uint64_t *v)
-{
-	uint64_t n = 0;
-
-	if (!*s)
-		return false;
-	for (; *s >= '0' && *s <= '9'; s++) {
-		if (n > (UINT64_MAX - 9) / 10)
-			return false;
-		n = n * 10 + (uint64_t)(*s - '0');
-	}
-	if (*s) {
-		if (unit == 1 || s[1])
-			return false;
-		switch (*s) {
-		case 'k': case 'K': unit = 1ull << 10; break;
-		case 'm': case 'M': unit = 1ull << 20; break;
-		case 'g': case 'G': unit = 1ull << 30; break;
-		default: return false;
-		}
-	}
-	if (n > UINT64_MAX / unit)
-		return false;
-	*v = n * unit;
-	return true;
-}
 
 /* Parse s into st's field of cfg; 0 or -EINVAL with the range in err. */
 static int setting_parse(const struct ctl_setting *st, const char *s, struct oprof_cfg *cfg,
@@ -89,8 +62,9 @@ static int setting_parse(const struct ctl_setting *st, const char *s, struct opr
 {
 	uint64_t v, max = st->max ? st->max : cfg->maxhz;
 	char *field = (char *)cfg + st->off;
+	int bad = st->size ? parse_size(s, 1ull << 20, &v) : parse_u64(s, &v);
 
-	if (!parse_num(s, st->size ? 1ull << 20 : 1, &v) || v < st->min || v > max ||
+	if (bad < 0 || v < st->min || v > max ||
 	    (st->off == offsetof(struct oprof_cfg, block_bytes) && v % 8)) {
 		if (st->size)
 			snprintf(err, errlen, "oprofile: bad %s %s: must be %luK..%luG "
