@@ -180,6 +180,9 @@ struct recw {
 void *recw_reserve(struct recw *w, uint32_t len);
 void recw_finish(struct recw *w);
 void rec_lost(void *p, uint16_t core, uint16_t reason, uint64_t count, uint64_t tsc);
+/* OPF_THREAD naming a thread: its length, and filling one at p (that many bytes). */
+uint32_t rec_thread_len(const char *name);
+void rec_thread(void *p, uint32_t tid, int core, const char *name, uint64_t tsc);
 uint64_t rec_salvage(const struct block *b, uint64_t *lost);
 
 /* worker.c (ctl mutex held) */

@@ -395,21 +395,13 @@ void oprof_thread_created(uint32_t tid, int core, const char *name)
 {
 	unsigned long irq = irq_save();
 	struct oprof_cpu *c = &oprof_cpus[core_id()];
-	uint16_t namelen = (uint16_t)strnlen(name ? name : "", OPF_MAX_NAME);
 	uint64_t tsc = tsc_read();
-	struct opf_thread *t;
+	void *t;
 
 	if (cpu_enter(c)) {
-		t = cpu_reserve(c, opf_thread_len(namelen), tsc);
+		t = cpu_reserve(c, rec_thread_len(name), tsc);
 		if (t) {
-			memset(t, 0, opf_thread_len(namelen));
-			t->h.type = OPF_THREAD;
-			t->h.len = opf_thread_len(namelen);
-			t->tid = tid;
-			t->core = (uint16_t)core;
-			t->namelen = namelen;
-			t->tsc = tsc;
-			memcpy(t->name, name, namelen);
+			rec_thread(t, tid, core, name, tsc);
 			cnt_add(&c->threads, 1);
 		} else {
 			cnt_add(&c->threads_lost, 1);

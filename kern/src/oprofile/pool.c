@@ -181,6 +181,31 @@ void rec_lost(void *p, uint16_t core, uint16_t reason, uint64_t count, uint64_t 
 	l->tsc = tsc;
 }
 
+static uint16_t name_len(const char *name)
+{
+	return (uint16_t)strnlen(name ? name : "", OPF_MAX_NAME);
+}
+
+uint32_t rec_thread_len(const char *name)
+{
+	return opf_thread_len(name_len(name));
+}
+
+void rec_thread(void *p, uint32_t tid, int core, const char *name, uint64_t tsc)
+{
+	uint16_t namelen = name_len(name);
+	struct opf_thread *t = p;
+
+	memset(t, 0, opf_thread_len(namelen));
+	t->h.type = OPF_THREAD;
+	t->h.len = opf_thread_len(namelen);
+	t->tid = tid;
+	t->core = (uint16_t)core;
+	t->namelen = namelen;
+	t->tsc = tsc;
+	memcpy(t->name, name, namelen);
+}
+
 /*
  * Any context: what a block about to leave the stream unread held that must not be
  * forgotten. Adds its OPF_LOST counts to lost[reason]; returns its OPF_THREAD records.

@@ -187,20 +187,13 @@ struct thread_walk {
 static void session_thread(void *arg, uint32_t tid, int core, const char *name)
 {
 	struct thread_walk *tw = arg;
-	uint16_t namelen = (uint16_t)strnlen(name ? name : "", OPF_MAX_NAME);
-	struct opf_thread *t = recw_reserve(tw->w, opf_thread_len(namelen));
+	void *t = recw_reserve(tw->w, rec_thread_len(name));
 
 	if (!t) {
 		tw->nomem = true;
 		return;
 	}
-	t->h.type = OPF_THREAD;
-	t->h.len = opf_thread_len(namelen);
-	t->tid = tid;
-	t->core = (uint16_t)core;
-	t->namelen = namelen;
-	t->tsc = tw->tsc;
-	memcpy(t->name, name, namelen);
+	rec_thread(t, tid, core, name, tw->tsc);
 }
 
 /* Take back everything a failed start handed out. Cores are not enabled. */

@@ -263,18 +263,10 @@ static void worker_snap_mark(uint16_t flags, uint64_t seq)
 static void worker_snap_thread(void *arg, uint32_t tid, int core, const char *name)
 {
 	struct recw *w = arg;
-	uint16_t namelen = (uint16_t)strnlen(name ? name : "", OPF_MAX_NAME);
-	struct opf_thread *t = recw_reserve(w, opf_thread_len(namelen));
+	void *t = recw_reserve(w, rec_thread_len(name));
 
-	if (!t)
-		return;
-	t->h.type = OPF_THREAD;
-	t->h.len = opf_thread_len(namelen);
-	t->tid = tid;
-	t->core = (uint16_t)core;
-	t->namelen = namelen;
-	t->tsc = tsc_read();
-	memcpy(t->name, name, namelen);
+	if (t)
+		rec_thread(t, tid, core, name, tsc_read());
 }
 
 /*
