@@ -14,6 +14,7 @@
  * for the per-core path; opbench starts and stops such a session itself.
  */
 #include "abi/oprofile.h"
+#include "alarm.h"
 #include "block.h"
 #include "cpu.h"
 #include "dev.h"
@@ -206,3 +207,48 @@ usage:
 SHELL_CMD("opbench", "opbench [-o] [-d DEPTH] [-c NCORES] [-n BATCHES]",
 	  "cycles per profiler record on NCORES cores at once (-o: the old global-lock design)",
 	  cmd_opbench);
+
+/*
+ * `tickload HZ`: an empty periodic alarm at HZ on every core (0 removes it), the control
+ * for profiling-overhead measurements: it costs what a timer interrupt costs and nothing
+ * of the profiler's.
+ */
+static struct alarm tickload_alarms[MAX_CPUS];
+static uint64_t tickload_period;
+
+static void tickload_fire(struct alarm *a, struct trapframe *tf)
+{
+	(void)a;
+	(void)tf;
+}
+
+static void tickload_arm(void *arg)
+{
+	struct alarm *a = &tickload_alarms[core_id()];
+
+	(void)arg;
+	if (!a->fn)		/* first use: a zeroed alarm is not a disarmed one */
+		alarm_init(a, tickload_fire, NULL);
+	alarm_cancel(a);
+	if (tickload_period)
+		alarm_set(a, tsc_read() + tickload_period, tickload_period);
+}
+
+static int cmd_tickload(int argc, char **argv)
+{
+	struct thread *ts[MAX_CPUS];
+	uint64_t hz;
+
+	if (argc != 2 || parse_u64(argv[1], &hz) < 0 || hz > 100000)
+		return -EINVAL;
+	tickload_period = hz ? tsc_hz() / hz : 0;
+	for (int i = 0; i < ncpus(); i++)
+		ts[i] = kthread_create("tickload", i, tickload_arm, NULL);
+	for (int i = 0; i < ncpus(); i++)
+		if (ts[i])
+			kthread_join(ts[i]);
+	return 0;
+}
+SHELL_CMD("tickload", "tickload HZ",
+	  "an empty timer interrupt at HZ on every core (0: off), to measure interrupt cost",
+	  cmd_tickload);

@@ -26,8 +26,12 @@ cat user/build/bench.stats >&2
 samples=$(sed -n 's/.*samples \([0-9]*\) .*/\1/p' user/build/bench.stats)
 rss=$(sed -n 's/.*maxrss-kib \([0-9]*\).*/\1/p' user/build/bench.stats)
 [ "$samples" = "$N" ] || { echo "bench: opreport counted $samples samples, expected $N" >&2; exit 1; }
-awk -v n="$N" -v s="$start" -v e="$end" -v rss="$rss" 'BEGIN {
+awk -v n="$N" -v s="$start" -v e="$end" -v rss="$rss" -v d="$DEPTH" 'BEGIN {
 	t = e - s
 	printf "opreport: %d samples in %.2f s = %.1f Msamples/s, peak RSS %.1f MiB\n", n, t,
-		n / t / 1e6, rss / 1024
+		n / t / 1e6, rss / 1024 > "/dev/stderr"
+	printf "## user/opreport throughput (one host core)\n\n"
+	printf "| samples (depth %d) | seconds | Msamples/s | peak RSS | target |\n", d
+	printf "|---|---|---|---|---|\n"
+	printf "| %d | %.2f | %.1f | %.1f MiB | >= 5 Msamples/s |\n", n, t, n / t / 1e6, rss / 1024
 }'

@@ -60,10 +60,19 @@ ACCEL=tcg expect -c '
 	log_user 0
 	boot -smp 2
 	cmd "run matrix -c all -t 2" 60
-	foreach hz {off 1000 10000} {
-		if {$hz ne "off"} { cmd "oprofile start -f $hz" }
+	# "tick" rows: an empty timer interrupt at the same rate, the control for the profiler
+	foreach hz {off tick1000 1000 tick10000 10000} {
+		if {[string match tick* $hz]} {
+			cmd "tickload [string range $hz 4 end]"
+		} elseif {$hz ne "off"} {
+			cmd "oprofile start -f $hz"
+		}
 		foreach i {1 2 3} { puts "MATRIX $hz [cmd "run matrix -c all -t 3" 60]" }
-		if {$hz ne "off"} { cmd "oprofile stop"; cmd "cat /dev/oprofile > /dev/null" 60 }
+		if {[string match tick* $hz]} {
+			cmd "tickload 0"
+		} elseif {$hz ne "off"} {
+			cmd "oprofile stop"; cmd "cat /dev/oprofile > /dev/null" 60
+		}
 	}
 	foreach hz {1000 10000 20000} {
 		cmd "cat /dev/oprofile > /dev/null &"
@@ -73,8 +82,8 @@ ACCEL=tcg expect -c '
 		cmd "sleep 1"
 		puts "LOSS $hz [cmd "oprofile stat"]"
 	}
-	cmd "oprofile start -f 20000 -d 64"
-	cmd "run fib -c all -t 5" 60
+	cmd "oprofile start -f 10000 -d 64"
+	cmd "run fib -c all -t 10" 60
 	cmd "oprofile stop"
 	set s [cmd "oprofile stat"]
 	regexp {stream_bytes ([0-9]+)} $s -> bytes
@@ -95,12 +104,23 @@ mat() {
 	awk -v hz=$1 '$1 == "MATRIX" {f = ($2 == hz)} f && /total:/ {print $(NF-4); f = 0}' "$log" |
 		sort -n | sed -n 2p
 }
-moff=$(mat off); m1=$(mat 1000); m10=$(mat 10000)
-echo "| run matrix -c all, median of 3 x 3 s (multiplies/s) | $moff | $m1 ($(awk -v a=$m1 -v b=$moff 'BEGIN {printf "%.3f", a / b}')) | $m10 ($(awk -v a=$m10 -v b=$moff 'BEGIN {printf "%.3f", a / b}')) | - | >= 0.99, >= 0.95 of off |"
+moff=$(mat off); m1=$(mat 1000); m10=$(mat 10000); t1=$(mat tick1000); t10=$(mat tick10000)
+ratio() { awk -v a=$1 -v b=$2 'BEGIN {printf "%.3f", a / b}'; }
+echo "| run matrix -c all, median of 3 x 3 s (multiplies/s), profiling | $moff | $m1 ($(ratio $m1 $moff)) | $m10 ($(ratio $m10 $moff)) | - | >= 0.99, >= 0.95 of off |"
+echo "| the same with an empty timer interrupt at that rate (tickload) | $moff | $t1 ($(ratio $t1 $moff)) | $t10 ($(ratio $t10 $moff)) | - | - |"
+echo "| profiling relative to the empty timer (the profiler's own cost) | - | $(ratio $m1 $t1) | $(ratio $m10 $t10) | - | - |"
 lost_at() {
 	awk -v hz=$1 '$1 == "LOSS" {f = ($2 == hz)} f && /^cpu[0-9]+\.taken / {t += $2}
 		f && /^cpu[0-9]+\.lost_/ {l += $2} END {printf "%d lost of %d", l, t}' "$log"
 }
 echo "| samples lost, reader to /dev/null, run spin on every core 5 s | - | $(lost_at 1000) | $(lost_at 10000) | $(lost_at 20000) | 0 at 10 kHz |"
 read -r _ bytes secs < <(grep '^DRAIN' "$log")
-echo "| drain rate, worker + reader (backlog: fib at 20 kHz, depth 64, 5 s) | - | - | - | $(awk -v b=$bytes -v s=$secs 'BEGIN {printf "%.1f MB/s (%d bytes in %.3f s)", b / s / 1e6, b, s}') | - |"
+echo "| drain rate, worker + reader (backlog: fib at 10 kHz, depth 64, 10 s) | - | - | $(awk -v b=$bytes -v s=$secs 'BEGIN {printf "%.1f MB/s (%d bytes in %.3f s)", b / s / 1e6, b, s}') | - | - |"
+cat <<'TXT'
+
+Under TCG a timer interrupt itself is expensive (the LAPIC is emulated; each tick exits
+to QEMU's device model), so the rows above separate it out: an empty alarm at the same
+rate ("tickload") costs about what profiling costs, and the last matrix row is the
+profiler's own share. The 20 kHz column shows the overhead budget at work: a core whose
+sampling time stays over 25% halves its rate (see the loss table for 4 and 8 cores).
+TXT

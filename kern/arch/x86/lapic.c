@@ -25,20 +25,28 @@
 static volatile uint32_t *lapic;
 static uint64_t lapic_hz;	/* timer counts per second at divide 1 */
 
+/*
+ * Register access. The timer path (EOI and TICR, twice per tick) writes without reading
+ * anything back: every LAPIC access is a trip to the device model under emulation and an
+ * uncached access on hardware, and nothing there needs the write to have landed first.
+ * Set-up writes (wr_sync) read the ID register back to make sure they took effect.
+ */
 static inline uint32_t rd(uint32_t reg) { return lapic[reg / 4]; }
-static inline void wr(uint32_t reg, uint32_t v) { lapic[reg / 4] = v; (void)lapic[ID / 4]; }
+static inline void wr(uint32_t reg, uint32_t v) { lapic[reg / 4] = v; }
+static inline void wr_sync(uint32_t reg, uint32_t v) { wr(reg, v); (void)rd(ID); }
 
 void lapic_init_cpu(void)
 {
 	lapic = (volatile uint32_t *)acpi.lapic_addr;
 	wrmsr(MSR_APIC_BASE, rdmsr(MSR_APIC_BASE) | 0x800);	/* global enable */
-	wr(SVR, 0x100 | T_SPURIOUS);
-	wr(LVT_LINT0, MASKED);
-	wr(LVT_LINT1, MASKED);
-	wr(LVT_ERROR, MASKED);
-	wr(TDCR, 0xb);			/* divide by 1 */
-	wr(LVT_TIMER, MASKED | T_TIMER);
-	wr(EOI, 0);
+	wr_sync(SVR, 0x100 | T_SPURIOUS);
+	wr_sync(LVT_LINT0, MASKED);
+	wr_sync(LVT_LINT1, MASKED);
+	wr_sync(LVT_ERROR, MASKED);
+	wr_sync(TDCR, 0xb);		/* divide by 1 */
+	wr_sync(TICR, 0);
+	wr_sync(LVT_TIMER, T_TIMER);	/* one-shot, unmasked: TICR = 0 keeps it quiet */
+	wr_sync(EOI, 0);
 }
 
 uint32_t lapic_id(void) { return rd(ID) >> 24; }
@@ -48,8 +56,8 @@ void lapic_send_ipi(uint32_t apic_id, uint32_t icr_low)
 {
 	unsigned long f = irq_save();
 
-	wr(ICRHI, apic_id << 24);
-	wr(ICRLO, icr_low);
+	wr_sync(ICRHI, apic_id << 24);
+	wr_sync(ICRLO, icr_low);
 	while (rd(ICRLO) & ICR_PENDING)
 		pause();
 	irq_restore(f);
@@ -80,14 +88,15 @@ void lapic_timer_calibrate(void)
 	uint64_t t0, t1;
 	uint32_t c1;
 
-	wr(TDCR, 0xb);
-	wr(LVT_TIMER, MASKED | T_TIMER);
-	wr(TICR, 0xffffffff);
+	wr_sync(TDCR, 0xb);
+	wr_sync(LVT_TIMER, MASKED | T_TIMER);
+	wr_sync(TICR, 0xffffffff);
 	t0 = rdtsc();
 	while ((t1 = rdtsc()) - t0 < tsc_hz() / 100)
 		pause();
 	c1 = rd(TCCR);
-	wr(TICR, 0);
+	wr_sync(TICR, 0);
+	wr_sync(LVT_TIMER, T_TIMER);
 	lapic_hz = (uint64_t)(0xffffffffu - c1) * tsc_hz() / (t1 - t0);
 	if (lapic_hz == 0)
 		lapic_hz = 1000000000;
@@ -111,6 +120,5 @@ void lapic_timer_set_deadline(uint64_t deadline)
 		count = 1;
 	if (count > 0xffffffffu)
 		count = 0xffffffffu;
-	wr(LVT_TIMER, T_TIMER);		/* one-shot, unmasked */
-	wr(TICR, (uint32_t)count);
+	wr(TICR, (uint32_t)count);	/* LVT_TIMER stays one-shot and unmasked */
 }
