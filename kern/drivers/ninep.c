@@ -416,7 +416,6 @@ static uint32_t io_piece(struct p9_client *c, uint32_t iounit)
 	return iounit && iounit < max ? iounit : max;
 }
 
-/* One Tread of n <= io_piece bytes into buf: bytes read (0 at EOF) or -errno. */
 /* Tread and Treaddir have the same shape: fid, offset, count in; count and data out. */
 static long read_rpc(struct p9_client *c, int ttype, int rtype, uint32_t fid, uint64_t off,
 		     void *buf, uint32_t n)
@@ -440,6 +439,7 @@ static long read_rpc(struct p9_client *c, int ttype, int rtype, uint32_t fid, ui
 	return r;
 }
 
+/* One Tread of n <= io_piece bytes into buf: bytes read (0 at EOF) or -errno. */
 static long read_once(struct p9_client *c, uint32_t fid, uint64_t off, void *buf, uint32_t n)
 {
 	return read_rpc(c, Tread, Rread, fid, off, buf, n);

@@ -29,7 +29,7 @@ ACCEL=tcg expect -c '
 cyc() { tr -d '\r' < "$log" | sed -n "s/^opbench: $1 depth $2 cores $3: \([0-9]*\) cycles.*/\1/p" | head -1; }
 echo "## Profiler hot path: cycles per record (TCG, -smp 8, one boot)"
 echo
-echo "| design | depth | cores recording | cycles/record | vs 1 core | target |"
+echo "| design | depth | cores recording | cycles/record | vs depth 16, 1 core | target |"
 echo "|---|---|---|---|---|---|"
 n1=$(cyc per-core 16 1)
 for d in 0 16; do
@@ -60,18 +60,21 @@ ACCEL=tcg expect -c '
 	log_user 0
 	boot -smp 2
 	cmd "run matrix -c all -t 2" 60
-	# "tick" rows: an empty timer interrupt at the same rate, the control for the profiler
-	foreach hz {off tick1000 1000 tick10000 10000} {
-		if {[string match tick* $hz]} {
-			cmd "tickload [string range $hz 4 end]"
-		} elseif {$hz ne "off"} {
-			cmd "oprofile start -f $hz"
-		}
-		foreach i {1 2 3} { puts "MATRIX $hz [cmd "run matrix -c all -t 3" 60]" }
-		if {[string match tick* $hz]} {
-			cmd "tickload 0"
-		} elseif {$hz ne "off"} {
-			cmd "oprofile stop"; cmd "cat /dev/oprofile > /dev/null" 60
+	# "tick" rows: an empty timer interrupt at the same rate, the control for the profiler.
+	# Conditions take turns, five rounds, so drift in host speed hits them alike.
+	foreach round {1 2 3 4 5} {
+		foreach hz {off tick1000 1000 tick10000 10000} {
+			if {[string match tick* $hz]} {
+				cmd "tickload [string range $hz 4 end]"
+			} elseif {$hz ne "off"} {
+				cmd "oprofile start -f $hz"
+			}
+			puts "MATRIX $hz [cmd "run matrix -c all -t 2" 60]"
+			if {[string match tick* $hz]} {
+				cmd "tickload 0"
+			} elseif {$hz ne "off"} {
+				cmd "oprofile stop"; cmd "cat /dev/oprofile > /dev/null" 60
+			}
 		}
 	}
 	foreach hz {1000 10000 20000} {
@@ -99,14 +102,14 @@ echo "## Profiling overhead and loss (TCG, -smp 2)"
 echo
 echo "| measure | off | 1 kHz | 10 kHz | 20 kHz | target |"
 echo "|---|---|---|---|---|---|"
-# median of the three runs at each setting
+# median of the five runs at each setting
 mat() {
 	awk -v hz=$1 '$1 == "MATRIX" {f = ($2 == hz)} f && /total:/ {print $(NF-4); f = 0}' "$log" |
-		sort -n | sed -n 2p
+		sort -n | sed -n 3p
 }
 moff=$(mat off); m1=$(mat 1000); m10=$(mat 10000); t1=$(mat tick1000); t10=$(mat tick10000)
 ratio() { awk -v a=$1 -v b=$2 'BEGIN {printf "%.3f", a / b}'; }
-echo "| run matrix -c all, median of 3 x 3 s (multiplies/s), profiling | $moff | $m1 ($(ratio $m1 $moff)) | $m10 ($(ratio $m10 $moff)) | - | >= 0.99, >= 0.95 of off |"
+echo "| run matrix -c all, median of 5 x 2 s, interleaved (multiplies/s), profiling | $moff | $m1 ($(ratio $m1 $moff)) | $m10 ($(ratio $m10 $moff)) | - | >= 0.99, >= 0.95 of off |"
 echo "| the same with an empty timer interrupt at that rate (tickload) | $moff | $t1 ($(ratio $t1 $moff)) | $t10 ($(ratio $t10 $moff)) | - | - |"
 echo "| profiling relative to the empty timer (the profiler's own cost) | - | $(ratio $m1 $t1) | $(ratio $m10 $t10) | - | - |"
 lost_at() {
@@ -119,8 +122,9 @@ echo "| drain rate, worker + reader (backlog: fib at 10 kHz, depth 64, 10 s) | -
 cat <<'TXT'
 
 Under TCG a timer interrupt itself is expensive (the LAPIC is emulated; each tick exits
-to QEMU's device model), so the rows above separate it out: an empty alarm at the same
-rate ("tickload") costs about what profiling costs, and the last matrix row is the
-profiler's own share. The 20 kHz column shows the overhead budget at work: a core whose
-sampling time stays over 25% halves its rate (see the loss table for 4 and 8 cores).
+to QEMU's device model), so the rows above separate it out: "tickload" is an empty alarm
+at the same rate, and the third row is the profiler's own share. Run-to-run noise under
+TCG on this 2-core host is several percent, so ratios within about 0.05 of 1 are noise.
+The 20 kHz column shows the overhead budget at work: a core whose sampling time stays
+over 25% halves its rate (see the loss table for 4 and 8 cores).
 TXT
