@@ -2,7 +2,7 @@
  * Host test of kern/src/shell.c: the tokenizer (quotes, operators, limits), command
  * dispatch and its messages, and the line editor fed scripted console bytes, then random
  * bytes (under ASan/UBSan this is the "nothing typed may crash" check). The console is
- * stubbed here: cons_getc reads a script, cons_write appends to a capture buffer.
+ * replaced here: cons_getc reads a script, cons_write appends to a capture buffer.
  * Prints one PASSED/FAILED line; the exit status is the verdict.
  */
 #include <stdio.h>
@@ -20,7 +20,7 @@ static int failures;
 #define FAIL(...) do { printf("line %d: ", __LINE__); printf(__VA_ARGS__); printf("\n"); \
 	failures++; } while (0)
 
-/* ---- console stub ---- */
+/* ---- console stand-in ---- */
 
 static const char *script;	/* bytes cons_getc hands out */
 static size_t script_len, script_pos;

@@ -27,7 +27,7 @@ __noreturn void arch_main(uint32_t mbi)
 	cpu_setup_this(0);			/* GS -> cpus[0] */
 	cpus[0].irq_stack_lo = (uintptr_t)boot_stack;
 	cpus[0].irq_stack_hi = (uintptr_t)boot_stack + 16384;
-	idt_init();				/* every vector has a stub */
+	idt_init();				/* every vector has an entry */
 	idt_load();
 	multiboot_parse(mbi, &mb);		/* memory map -> page allocator */
 	acpi_init(mb.rsdp);			/* MADT: cores, IOAPIC */

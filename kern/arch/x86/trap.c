@@ -26,7 +26,7 @@ struct idt_entry {
 
 static struct idt_entry idt[256] __aligned(16);
 static struct { irq_handler fn; void *arg; } handlers[256];
-extern char trap_stubs[];
+extern char trap_vectors[];
 
 static const char *const exc_names[32] = {
 	"divide error", "debug", "NMI", "breakpoint", "overflow", "bound range",
@@ -39,7 +39,7 @@ static const char *const exc_names[32] = {
 void idt_init(void)
 {
 	for (int v = 0; v < 256; v++) {
-		uintptr_t a = (uintptr_t)trap_stubs + 16 * v;
+		uintptr_t a = (uintptr_t)trap_vectors + 16 * v;
 
 		idt[v] = (struct idt_entry){
 			.off_lo = a & 0xffff, .sel = SEG_KCODE, .ist = v == 8 ? 1 : 0,

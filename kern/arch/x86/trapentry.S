@@ -1,5 +1,5 @@
 /*
- * Interrupt and exception entry. Every vector has a stub that pushes a zero error code
+ * Interrupt and exception entry. Every vector has an entry that pushes a zero error code
  * when the CPU pushes none, then the vector number, and joins trap_common, which saves
  * the general registers as a struct trapframe (arch_x86.h) and calls trap(tf).
  *
@@ -12,28 +12,28 @@
  */
 	.text
 
-.macro STUB_NOERR n
+.macro VECTOR_NOERR n
 	.align 16
 	pushq $0
 	pushq $\n
 	jmp trap_common
 .endm
 
-.macro STUB_ERR n
+.macro VECTOR_ERR n
 	.align 16
 	pushq $\n
 	jmp trap_common
 .endm
 
 	.align 16
-	.globl trap_stubs
-trap_stubs:
+	.globl trap_vectors
+trap_vectors:
 vec = 0
 .rept 256
 	.if vec == 8 || (vec >= 10 && vec <= 14) || vec == 17 || vec == 21 || vec == 29 || vec == 30
-	STUB_ERR vec
+	VECTOR_ERR vec
 	.else
-	STUB_NOERR vec
+	VECTOR_NOERR vec
 	.endif
 	vec = vec + 1
 .endr
