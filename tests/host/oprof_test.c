@@ -797,7 +797,7 @@ static void test_ctl(void)
 	ps_verify(&ps, NULL);
 	CHECK(ps.sess.hz == 7777 && ps.sess.depth == 5 && ps.sess.block_bytes == 1024 &&
 	      ps.sess.ncores == 2 && ps.sess.period_ms == 2 && ps.sess.build_id_len == 20 &&
-	      ps.sess.build_id[0] == 0x5e && ps.sess.tsc_hz == 1000000000ull,
+	      ps.sess.build_id[0] == 0x5e && ps.sess.tsc_hz == tsc_hz(),
 	      "session header fields");
 	CHECK(ps.pauses == 1 && ps.resumes == 1, "pause/resume marks %lu %lu",
 	      (unsigned long)ps.pauses, (unsigned long)ps.resumes);

@@ -7,3 +7,11 @@ HOST_TEST_SRCS_oprof := $(TOP)/tests/host/oprof_test.c $(OPROF_SRCS) \
 
 # the profiler's private header is a dependency too
 $(OUT)/oprof $(OUT)/oprof-tsan $(OUT)/oprof-asan: $(TOP)/kern/src/oprofile/internal.h
+
+# Native benchmark of the hot path (tests/bench/hotpath.sh): -O2, no sanitizers.
+$(OUT)/oprof-bench: $(TOP)/tests/host/oprof_bench.c $(OPROF_SRCS) $(TOP)/kern/src/qio.c \
+		$(TOP)/kern/src/block.c $(TOP)/kern/src/parse.c $(SHIM) \
+		$(wildcard $(TOP)/kern/include/*.h $(TOP)/kern/src/oprofile/*.h)
+	@mkdir -p $(OUT)
+	$(CC) $(HOST_CFLAGS) -o $@ $(filter %.c,$^)
+host-all: $(OUT)/oprof-bench

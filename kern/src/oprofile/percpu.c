@@ -68,9 +68,14 @@ static bool cpu_enter(struct oprof_cpu *c)
 	return false;
 }
 
+/*
+ * Release is enough on the way out: the quiescing side only needs to see busy == 0 after
+ * every write of the tick (it reads busy with acquire). Only the entry needs the full
+ * store-load fence of the handshake.
+ */
 static void cpu_exit(struct oprof_cpu *c)
 {
-	__atomic_store_n(&c->busy, 0, __ATOMIC_SEQ_CST);
+	__atomic_store_n(&c->busy, 0, __ATOMIC_RELEASE);
 }
 
 static void cpu_lose(struct oprof_cpu *c, unsigned reason)

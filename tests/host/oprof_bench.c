@@ -1,0 +1,210 @@
+/*
+ * The profiler's hot path on real hardware: percpu.c (with qio.c, block.c and the rest of
+ * the portable core) built natively for the host at -O2, without sanitizers, pthreads as
+ * cores. Emulated cycle counts (opbench in the guest) cannot show what a record costs on
+ * a CPU; this can, for the code itself (the kernel adds only the interrupt around it).
+ *
+ *	oprof-bench [-c THREADS] [-d DEPTH] [-o]	prints "cycles/record" per thread set
+ *
+ * Each "core" thread records batches of BATCH samples with oprof_sample_irq, timing each
+ * batch with rdtsc, and pauses between batches so the worker thread can recycle blocks; a
+ * reader thread drains /dev/oprofile's stream. -o measures the design it replaced: a block
+ * allocated per sample and appended to one list under one lock. The median batch is kept.
+ */
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+#include <unistd.h>
+#include <x86intrin.h>
+
+#include "kernel.h"
+#include "abi/oprofile.h"
+#include "block.h"
+#include "lock.h"
+#include "oprofile.h"
+#include "shim.h"
+
+#define BATCH	200
+#define BATCHES	101
+#define MAXT	16
+
+static unsigned depth = 16, nthreads = 1;
+static int old_design;
+static uint64_t frames[OPF_MAX_DEPTH];
+static volatile int go, stop_bg;
+static uint64_t result[MAXT];
+
+static int hook_start(uint32_t hz) { (void)hz; return 0; }
+static void hook_stop(void) {}
+static void hook_threads(oprof_thread_fn fn, void *arg) { (void)fn; (void)arg; }
+static void hook_set_rate(int core, uint32_t hz) { (void)core; (void)hz; }
+
+static const struct oprof_hooks hooks = {
+	.start_sampling = hook_start, .stop_sampling = hook_stop,
+	.foreach_thread = hook_threads, .set_rate = hook_set_rate,
+};
+
+/* the replaced design */
+static struct spinlock old_lock = SPINLOCK_INIT("old");
+static struct block *old_head, *old_tail;
+
+static void old_record(int core, uint64_t tsc)
+{
+	uint32_t len = opf_sample_len(depth);
+	struct block *b = block_alloc(len);
+	struct opf_sample *s;
+
+	if (!b)
+		return;
+	s = (struct opf_sample *)b->wp;
+	s->h = (struct opf_rec){ .type = OPF_SAMPLE, .len = len };
+	s->core = (uint16_t)core;
+	s->nframes = (uint16_t)depth;
+	s->tid = 1;
+	s->tsc = tsc;
+	s->pc = 0x100000;
+	memcpy(s->frames, frames, 8 * depth);
+	b->wp += len;
+	spin_lock(&old_lock);
+	if (old_tail)
+		old_tail->next = b;
+	else
+		old_head = b;
+	old_tail = b;
+	spin_unlock(&old_lock);
+}
+
+static void old_drain(void)
+{
+	struct block *b;
+
+	spin_lock(&old_lock);
+	b = old_head;
+	old_head = old_tail = NULL;
+	spin_unlock(&old_lock);
+	block_free_list(b);
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static void pause_ms(int ms)
+{
+	struct timespec ts = { 0, ms * 1000000L };
+
+	nanosleep(&ts, NULL);
+}
+
+static void *core_main(void *arg)
+{
+	int core = (int)(intptr_t)arg;
+	uint64_t v[BATCHES];
+
+	shim_set_core(core);
+	while (!go)
+		;
+	for (int i = 0; i < BATCHES; i++) {
+		uint64_t t0 = __rdtsc();
+
+		for (int k = 0; k < BATCH; k++) {
+			if (old_design)
+				old_record(core, t0);
+			else
+				oprof_sample_irq(core, 1, t0, 0x100000, frames, depth, 0);
+		}
+		v[i] = (__rdtsc() - t0) / BATCH;
+		if (old_design && core == 0)
+			old_drain();
+		pause_ms(2);
+	}
+	qsort(v, BATCHES, sizeof(v[0]), cmp_u64);
+	result[core] = v[BATCHES / 2];
+	return NULL;
+}
+
+static void *worker_main(void *arg)
+{
+	(void)arg;
+	shim_set_core(0);
+	while (!stop_bg) {
+		oprof_worker_pass();
+		pause_ms(1);
+	}
+	return NULL;
+}
+
+static void *reader_main(void *arg)
+{
+	static char buf[1 << 16];
+
+	(void)arg;
+	while (oprof_read(buf, sizeof(buf)) > 0)
+		;
+	return NULL;
+}
+
+static void ctl(const char *line)
+{
+	char err[256];
+
+	if (oprof_ctl(line, err, sizeof(err)) < 0) {
+		fprintf(stderr, "oprof-bench: %s: %s\n", line, err);
+		exit(1);
+	}
+}
+
+int main(int argc, char **argv)
+{
+	pthread_t cores[MAXT], worker, reader;
+	char start[64];
+	uint64_t sum = 0, worst = 0;
+	int opt;
+
+	while ((opt = getopt(argc, argv, "c:d:o")) != -1) {
+		if (opt == 'c')
+			nthreads = (unsigned)atoi(optarg);
+		else if (opt == 'd')
+			depth = (unsigned)atoi(optarg);
+		else if (opt == 'o')
+			old_design = 1;
+		else
+			return 2;
+	}
+	if (nthreads < 1 || nthreads > MAXT || depth > OPF_MAX_DEPTH)
+		return 2;
+	for (unsigned i = 0; i < OPF_MAX_DEPTH; i++)
+		frames[i] = 0x100000 + 16 * i;
+	shim_set_ncpus((int)nthreads);
+	oprof_init(&hooks);
+	ctl("budget 100");
+	snprintf(start, sizeof(start), "start -f 1000 -d %u", depth);
+	if (oprof_open() < 0)
+		return 1;
+	pthread_create(&reader, NULL, reader_main, NULL);
+	ctl(start);
+	pthread_create(&worker, NULL, worker_main, NULL);
+	for (unsigned i = 0; i < nthreads; i++)
+		pthread_create(&cores[i], NULL, core_main, (void *)(intptr_t)i);
+	go = 1;
+	for (unsigned i = 0; i < nthreads; i++)
+		pthread_join(cores[i], NULL);
+	ctl("stop");
+	stop_bg = 1;
+	pthread_join(worker, NULL);
+	pthread_join(reader, NULL);
+	old_drain();
+	for (unsigned i = 0; i < nthreads; i++) {
+		sum += result[i];
+		worst = result[i] > worst ? result[i] : worst;
+	}
+	printf("oprof-bench: %s depth %u threads %u: %lu cycles/record (mean of per-thread "
+	       "medians), worst %lu\n", old_design ? "global-lock" : "per-core", depth, nthreads,
+	       (unsigned long)(sum / nthreads), (unsigned long)worst);
+	return 0;
+}
