@@ -86,7 +86,7 @@ deps:
 	scripts/deps
 
 qemu: all
-	scripts/qemu -s
+	scripts/qemu
 
 qemu-gdb: all
 	@echo "set confirm off" > .gdbinit
