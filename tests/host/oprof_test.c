@@ -86,7 +86,7 @@ static struct {
 	uint32_t hz[MAXC];	/* each core's rate, as set_rate last told it */
 	uint64_t set_rates[MAXC];	/* set_rate calls per core */
 	int bad_rate_calls;	/* set_rate called from another core */
-	int64_t backdate;	/* tick(): t.tsc this many ns before the tick (a slow hot path) */
+	int64_t backdate;	/* tick(): t.tsc this many TSC ticks before the tick (slow hot path) */
 } plat;
 
 static void *core_main(void *arg)
@@ -1222,7 +1222,7 @@ static void test_throttle(void)
 		int nc = 2;
 
 		setup(nc, body_throttle);
-		plat.backdate = 600000;
+		plat.backdate = (int64_t)(tsc_hz() * 600 / 1000000);	/* 600 us */
 		thr_stop = 0;
 		if (round == 0)
 			ctl("budget 25");
