@@ -30,7 +30,7 @@ CORE_SRCS := $(addprefix kern/src/, init.c init_late.c panic.c printf.c string.c
 	cmds_thread.c workloads.c cmds_oprofile.c cmds_opbench.c)
 # the profiler
 OPROF_SRCS := $(addprefix kern/src/oprofile/, percpu.c backtrace.c worker.c pool.c session.c \
-	ctl.c reader.c stat.c glue.c devoprofile.c)
+	ctl.c reader.c stat.c glue.c devoprofile.c baseline.c)
 # drivers: PCI, virtio, the 9P host share; and the files that go with them in kern/src
 DRIVER_SRCS := $(addprefix kern/drivers/, pci.c cmds_pci.c virtio_pci.c ninep.c dev9p.c) \
 	kern/src/devrandom.c kern/src/cmds_dd.c

@@ -167,4 +167,12 @@ void oprof_thread_created(uint32_t tid, int core, const char *name);
 unsigned oprof_backtrace(uintptr_t fp, uintptr_t lo, uintptr_t hi, uint64_t *frames,
 			 unsigned max, bool *truncated);
 
+/*
+ * Benchmarks only: the replaced design (a block per sample on one global locked list),
+ * measured beside the real hot path. baseline.c.
+ */
+void oprof_baseline_record(int core, uint64_t tsc, uint64_t pc, const uint64_t *frames,
+			   unsigned nframes);
+void oprof_baseline_drain(void);
+
 #endif

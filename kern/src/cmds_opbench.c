@@ -6,7 +6,7 @@
  * the blocks (the measurement is of the hot path, not of running out of blocks). All
  * threads start together, so "-c 8" measures 8 cores recording at once.
  *
- * "-o" measures instead the design the profiler replaced (Akaros's original kprof path):
+ * "-o" measures instead the design the profiler replaced (baseline.c, after Akaros kprof):
  * allocate a block per sample and append it to one global queue under one global lock.
  * Those blocks are freed between batches, outside the timing.
  *
@@ -15,12 +15,10 @@
  */
 #include "abi/oprofile.h"
 #include "alarm.h"
-#include "block.h"
 #include "cpu.h"
 #include "dev.h"
 #include "error.h"
 #include "kmalloc.h"
-#include "lock.h"
 #include "oprofile.h"
 #include "shell.h"
 #include "thread.h"
@@ -38,47 +36,6 @@ struct bench {
 	uint64_t per_core[MAX_CPUS];	/* median cycles per record, per core */
 };
 
-/* The replaced design: one lock and one list for every core. */
-static struct spinlock old_lock = SPINLOCK_INIT("opbench-old");
-static struct block *old_head, *old_tail;
-
-static void old_record(struct bench *bn, int core, uint64_t tsc)
-{
-	uint32_t len = opf_sample_len(bn->depth);
-	struct block *b = block_alloc(len);
-	struct opf_sample *s;
-
-	if (!b)
-		return;
-	s = (struct opf_sample *)b->wp;
-	s->h = (struct opf_rec){ .type = OPF_SAMPLE, .len = len };
-	s->core = (uint16_t)core;
-	s->nframes = (uint16_t)bn->depth;
-	s->tid = 1;
-	s->tsc = tsc;
-	s->pc = (uintptr_t)old_record;
-	memcpy(s->frames, bn->frames, 8 * bn->depth);
-	b->wp += len;
-	spin_lock(&old_lock);
-	if (old_tail)
-		old_tail->next = b;
-	else
-		old_head = b;
-	old_tail = b;
-	spin_unlock(&old_lock);
-}
-
-static void old_drain(void)
-{
-	struct block *b;
-
-	spin_lock(&old_lock);
-	b = old_head;
-	old_head = old_tail = NULL;
-	spin_unlock(&old_lock);
-	block_free_list(b);
-}
-
 /* One batch with interrupts off; cycles per record. */
 static uint64_t batch(struct bench *bn, int core)
 {
@@ -87,7 +44,7 @@ static uint64_t batch(struct bench *bn, int core)
 
 	for (int i = 0; i < BATCH; i++) {
 		if (bn->old)
-			old_record(bn, core, t0);
+			oprof_baseline_record(core, t0, (uintptr_t)batch, bn->frames, bn->depth);
 		else
 			oprof_sample_irq(core, 1, t0, (uintptr_t)batch, bn->frames, bn->depth, 0);
 	}
@@ -119,7 +76,7 @@ static void bench_thread(void *arg)
 	for (int i = 0; i < bn->batches; i++) {
 		v[i] = batch(bn, core);
 		if (bn->old && core == 0)
-			old_drain();
+			oprof_baseline_drain();
 		thread_sleep_us(20000);
 	}
 	sort_u64(v, bn->batches);
@@ -149,7 +106,7 @@ static int run_bench(struct bench *bn, int ncores)
 	bn->go = true;
 	for (int i = 0; i < ncores; i++)
 		kthread_join(ts[i]);
-	old_drain();
+	oprof_baseline_drain();
 	for (int i = 0; i < ncores; i++) {
 		sum += bn->per_core[i];
 		worst = MAX(worst, bn->per_core[i]);

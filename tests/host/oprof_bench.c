@@ -21,8 +21,6 @@
 
 #include "kernel.h"
 #include "abi/oprofile.h"
-#include "block.h"
-#include "lock.h"
 #include "oprofile.h"
 #include "shim.h"
 
@@ -45,47 +43,6 @@ static const struct oprof_hooks hooks = {
 	.start_sampling = hook_start, .stop_sampling = hook_stop,
 	.foreach_thread = hook_threads, .set_rate = hook_set_rate,
 };
-
-/* the replaced design */
-static struct spinlock old_lock = SPINLOCK_INIT("old");
-static struct block *old_head, *old_tail;
-
-static void old_record(int core, uint64_t tsc)
-{
-	uint32_t len = opf_sample_len(depth);
-	struct block *b = block_alloc(len);
-	struct opf_sample *s;
-
-	if (!b)
-		return;
-	s = (struct opf_sample *)b->wp;
-	s->h = (struct opf_rec){ .type = OPF_SAMPLE, .len = len };
-	s->core = (uint16_t)core;
-	s->nframes = (uint16_t)depth;
-	s->tid = 1;
-	s->tsc = tsc;
-	s->pc = 0x100000;
-	memcpy(s->frames, frames, 8 * depth);
-	b->wp += len;
-	spin_lock(&old_lock);
-	if (old_tail)
-		old_tail->next = b;
-	else
-		old_head = b;
-	old_tail = b;
-	spin_unlock(&old_lock);
-}
-
-static void old_drain(void)
-{
-	struct block *b;
-
-	spin_lock(&old_lock);
-	b = old_head;
-	old_head = old_tail = NULL;
-	spin_unlock(&old_lock);
-	block_free_list(b);
-}
 
 static int cmp_u64(const void *a, const void *b)
 {
@@ -114,13 +71,13 @@ static void *core_main(void *arg)
 
 		for (int k = 0; k < BATCH; k++) {
 			if (old_design)
-				old_record(core, t0);
+				oprof_baseline_record(core, t0, 0x100000, frames, depth);
 			else
 				oprof_sample_irq(core, 1, t0, 0x100000, frames, depth, 0);
 		}
 		v[i] = (__rdtsc() - t0) / BATCH;
 		if (old_design && core == 0)
-			old_drain();
+			oprof_baseline_drain();
 		pause_ms(2);
 	}
 	qsort(v, BATCHES, sizeof(v[0]), cmp_u64);
@@ -198,7 +155,7 @@ int main(int argc, char **argv)
 	stop_bg = 1;
 	pthread_join(worker, NULL);
 	pthread_join(reader, NULL);
-	old_drain();
+	oprof_baseline_drain();
 	for (unsigned i = 0; i < nthreads; i++) {
 		sum += result[i];
 		worst = result[i] > worst ? result[i] : worst;
