@@ -101,7 +101,7 @@ static void hex(FILE *out, const uint8_t *b, size_t n)
 
 /* Totals over every session and core. */
 struct totals {
-	uint64_t taken, lost, overwritten, lost_by[OPF_LOST_NREASONS];
+	uint64_t taken, lost, overwritten, missed, lost_by[OPF_LOST_NREASONS];
 	double seconds;
 	uint64_t snapshots, pauses, paused_tsc;
 };
@@ -131,6 +131,7 @@ static void totals(const struct profile *p, struct totals *t)
 			if (a->have_end) {
 				t->taken += a->end.taken;
 				t->overwritten += a->end.overwritten;
+				t->missed += a->end.missed;
 			} else {
 				t->taken += a->samples + lost;
 			}
@@ -194,6 +195,10 @@ void report_header(const struct ctx *c, FILE *out)
 		pct(t.lost, t.taken), t.taken);
 	if (t.overwritten)
 		fprintf(out, "Overwritten: %" PRIu64 " (flight recorder)\n", t.overwritten);
+	if (t.missed)
+		fprintf(out, "Missed:      %" PRIu64 " of %" PRIu64 " timer ticks (%.3f%%): cores held "
+			"off (interrupts off, or vCPU not running)\n", t.missed,
+			t.taken + t.missed, pct(t.missed, t.taken + t.missed));
 	if (t.lost * 10000 > t.taken) {
 		const char *sep = ": ";
 
@@ -482,7 +487,7 @@ static void stats_session(const struct ctx *c, uint32_t si, FILE *out, int *fail
 	const struct profile *p = c->p;
 	const struct session *s = &p->sess[si];
 	const struct opf_session *h = &s->hdr;
-	uint64_t sum[12] = { 0 };
+	uint64_t sum[13] = { 0 };
 	double sec = session_seconds(s);
 
 	fprintf(out, "Session %u (id %" PRIu64 ") at offset %" PRIu64 ": format %u, %u cores, %u Hz, "
@@ -520,7 +525,7 @@ static void stats_session(const struct ctx *c, uint32_t si, FILE *out, int *fail
 	if (s->after_end)
 		fprintf(out, "  %" PRIu64 " sample(s) after OPF_SESSION_END\n", s->after_end);
 	fprintf(out, "  core   in-file     taken delivered  no-block  out-full    paused     other"
-		"  overwr  trunc  blocks thrott final-hz  check\n");
+		"  overwr  trunc  blocks thrott final-hz  missed  check\n");
 	for (uint32_t k = 0; k < h->ncores; k++) {
 		const struct core_acct *a = &s->cores[k];
 		const struct opf_core_end *e = &a->end;
@@ -533,8 +538,8 @@ static void stats_session(const struct ctx *c, uint32_t si, FILE *out, int *fail
 				fprintf(out, " %9" PRIu64, a->lost_rec[r]);
 				sum[3 + r] += a->lost_rec[r];
 			}
-			fprintf(out, " %7s %6" PRIu64 " %7s %6s %8s  n/a (no OPF_CORE_END)\n", "-",
-				a->truncated, "-", "-", "-");
+			fprintf(out, " %7s %6" PRIu64 " %7s %6s %8s %7s  n/a (no OPF_CORE_END)\n",
+				"-", a->truncated, "-", "-", "-", "-");
 			sum[8] += a->truncated;
 			*unchecked = 1;
 			continue;
@@ -544,17 +549,19 @@ static void stats_session(const struct ctx *c, uint32_t si, FILE *out, int *fail
 		fprintf(out, " %9" PRIu64 " %9" PRIu64 " %9" PRIu64 " %9" PRIu64 " %9" PRIu64
 			" %9" PRIu64 " %7" PRIu64 " %6" PRIu64 " %7" PRIu64 " %6" PRIu64 " %8u",
 			v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8], v[9], e->final_hz);
+		fprintf(out, " %7" PRIu64, e->missed);
 		for (int j = 0; j < 10; j++)
 			sum[1 + j] += v[j];
+		sum[11] += e->missed;
 		int bad = core_fails(a);
 		fprintf(out, "  %s\n", bad ? "FAIL" : "ok");
 		*failed |= bad;
 	}
 	if (h->ncores > 1)
 		fprintf(out, "   all %9" PRIu64 " %9" PRIu64 " %9" PRIu64 " %9" PRIu64 " %9" PRIu64
-			" %9" PRIu64 " %9" PRIu64 " %7" PRIu64 " %6" PRIu64 " %7" PRIu64 " %6" PRIu64 "\n",
-			sum[0], sum[1], sum[2], sum[3], sum[4], sum[5], sum[6], sum[7], sum[8], sum[9],
-			sum[10]);
+			" %9" PRIu64 " %9" PRIu64 " %7" PRIu64 " %6" PRIu64 " %7" PRIu64 " %6" PRIu64
+			" %8s %7" PRIu64 "\n", sum[0], sum[1], sum[2], sum[3], sum[4], sum[5], sum[6],
+			sum[7], sum[8], sum[9], sum[10], "", sum[11]);
 	/* Problems, one line each, so the numbers are explained. */
 	for (uint32_t k = 0; k < h->ncores; k++) {
 		const struct core_acct *a = &s->cores[k];

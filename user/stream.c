@@ -68,7 +68,7 @@ static uint32_t min_len(uint16_t type)
 	case OPF_SAMPLE: return sizeof(struct opf_sample);
 	case OPF_THREAD: return sizeof(struct opf_thread);
 	case OPF_LOST: return sizeof(struct opf_lost);
-	case OPF_CORE_END: return sizeof(struct opf_core_end);
+	case OPF_CORE_END: return OPF_CORE_END_MIN_LEN;
 	case OPF_SESSION_END: return sizeof(struct opf_session_end);
 	case OPF_THROTTLE: return sizeof(struct opf_throttle);
 	case OPF_SNAPSHOT: return sizeof(struct opf_snapshot);
@@ -170,9 +170,10 @@ static long record(struct opf_parser *p, const uint8_t *r, const struct opf_rec 
 		return 0;
 	}
 	case OPF_CORE_END: {
-		struct opf_core_end e;
+		struct opf_core_end e = { 0 };
 
-		memcpy(&e, r, sizeof(e));
+		/* an older, shorter record leaves the appended fields 0 */
+		memcpy(&e, r, h->len < sizeof(e) ? h->len : sizeof(e));
 		if (check_core(p, off, h->type, e.core))
 			return -1;
 		if (k->core_end && k->core_end(p->arg, off, &e, why, sizeof(why)))

@@ -149,6 +149,12 @@ void oprof_tick_irq(const struct oprof_tick *t);
 /* As oprof_tick_irq with the frames already walked (tests, other unwinders). */
 void oprof_sample_irq(int core, uint32_t tid, uint64_t tsc, uint64_t pc,
 		      const uint64_t *frames, unsigned nframes, unsigned flags);
+/*
+ * On core, interrupts off, once its sampling timer is disarmed (hooks->stop_sampling):
+ * the timer expiries it skipped over the whole session, for OPF_CORE_END.missed. The
+ * ticks report the running count themselves (oprof_tick.missed).
+ */
+void oprof_missed(int core, uint64_t missed);
 
 /*
  * Thread-create hook, in the creating thread on its current core (disables interrupts

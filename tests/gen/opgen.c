@@ -56,7 +56,7 @@ static struct spec specs[MAXSPEC];
 static size_t nspecs;
 
 static struct {
-	uint32_t cores, hz, depth, unknown, snapshots, pause, no_core_end, no_session_end;
+	uint32_t cores, hz, depth, unknown, snapshots, pause, no_core_end, no_session_end, v1_end;
 	uint64_t seed, random_n, templates, tsc_hz;
 	const char *out, *funcs;
 } opt = { .cores = 2, .hz = 1000, .depth = 16, .templates = 4096, .tsc_hz = 1000000000ULL,
@@ -64,7 +64,7 @@ static struct {
 
 struct percore {
 	uint64_t delivered, lost[OPF_LOST_NREASONS], overwritten, taken_bias, delivered_bias;
-	uint64_t truncated, throttles, blocks;
+	uint64_t truncated, throttles, blocks, missed;
 	uint32_t final_hz;
 	uint64_t next_tsc;
 };
@@ -401,7 +401,9 @@ static void emit_end(void)
 		e.blocks = c->delivered / 400 + 1;
 		e.throttles = c->throttles;
 		e.final_hz = c->final_hz;
-		emit(&e, sizeof(e));
+		e.missed = c->missed;
+		e.h.len = opt.v1_end ? OPF_CORE_END_MIN_LEN : sizeof(e);
+		emit(&e, e.h.len);
 	}
 	if (!opt.no_session_end) {
 		struct opf_session_end e = { { OPF_SESSION_END, 0, sizeof(e) }, now_tsc(), 0, 0,
@@ -438,6 +440,8 @@ static void usage(void)
 		"  --snapshots N       flight-recorder session with N snapshot dumps\n"
 		"  --pause             a 0.5 s pause/resume half way\n"
 		"  --no-core-end, --no-session-end   leave the closing records out\n"
+		"  --missed CORE:N   timer ticks the core missed (OPF_CORE_END.missed)\n"
+		"  --v1-core-end     write OPF_CORE_END as before missed was appended\n"
 		"  --tsc-hz HZ         (default 1000000000)\n");
 	exit(2);
 }
@@ -451,13 +455,14 @@ static void pair(const char *arg, uint32_t *core, uint64_t *n)
 int main(int argc, char **argv)
 {
 	enum { O_OVER = 256, O_TAKEN, O_DELIV, O_THROTTLE, O_UNKNOWN, O_SNAP, O_PAUSE, O_NOCE,
-	       O_NOSE, O_TSCHZ };
+	       O_NOSE, O_TSCHZ, O_MISSED, O_V1END };
 	static const struct option lopts[] = {
 		{ "overwritten", 1, NULL, O_OVER }, { "taken-bias", 1, NULL, O_TAKEN },
 		{ "delivered-bias", 1, NULL, O_DELIV }, { "throttle", 1, NULL, O_THROTTLE },
 		{ "unknown", 1, NULL, O_UNKNOWN }, { "snapshots", 1, NULL, O_SNAP },
 		{ "pause", 0, NULL, O_PAUSE }, { "no-core-end", 0, NULL, O_NOCE },
 		{ "no-session-end", 0, NULL, O_NOSE }, { "tsc-hz", 1, NULL, O_TSCHZ },
+		{ "missed", 1, NULL, O_MISSED }, { "v1-core-end", 0, NULL, O_V1END },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *elfpath = NULL;
@@ -485,7 +490,9 @@ int main(int argc, char **argv)
 		case O_NOCE: opt.no_core_end = 1; break;
 		case O_NOSE: opt.no_session_end = 1; break;
 		case O_TSCHZ: opt.tsc_hz = strtoull(optarg, NULL, 0); break;
+		case O_V1END: opt.v1_end = 1; break;
 		case 't': case 'l': case O_OVER: case O_TAKEN: case O_DELIV: case O_THROTTLE:
+		case O_MISSED:
 			if (ndef == 512)
 				die("too many options");
 			deferred[ndef].kind = ch;
@@ -548,6 +555,7 @@ int main(int argc, char **argv)
 		case O_OVER: pair(a, &core, &n); pc_[core].overwritten += n; break;
 		case O_TAKEN: pair(a, &core, &n); pc_[core].taken_bias += n; break;
 		case O_DELIV: pair(a, &core, &n); pc_[core].delivered_bias += n; break;
+		case O_MISSED: pair(a, &core, &n); pc_[core].missed += n; break;
 		}
 	}
 	for (size_t i = 0; i < nspec_args; i++) {

@@ -128,7 +128,19 @@ struct opf_core_end {
 	uint64_t throttles;	/* times this core lowered its rate */
 	uint32_t final_hz;	/* rate at the end (lower than opf_session.hz if throttled) */
 	uint32_t pad2;
+	/*
+	 * Appended after the first release (records without it are OPF_CORE_END_MIN_LEN long;
+	 * read it as 0 then): timer expiries this core was too late to take -- interrupts held
+	 * off, or its virtual CPU not running -- so taken + missed is the session's length in
+	 * sampling periods. Not samples: in none of taken, delivered, lost.
+	 */
+	uint64_t missed;
 };
+
+/* Length of an OPF_CORE_END written before missed was appended: the shortest valid one. */
+#define OPF_CORE_END_MIN_LEN 104u
+_Static_assert(__builtin_offsetof(struct opf_core_end, missed) == OPF_CORE_END_MIN_LEN,
+	       "OPF_CORE_END: missed must follow the version-1 fields");
 
 struct opf_session_end {
 	struct opf_rec h;

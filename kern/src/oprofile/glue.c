@@ -13,10 +13,17 @@
  * due (the tick, or the emulator running the core, was slower than the period), the alarm
  * is moved a whole period past now. Otherwise an overloaded core would stay in its timer
  * interrupt (alarm_interrupt runs every due expiry before returning), starving its threads
- * -- on core 0, the worker, which then starves every core of empty blocks. The expiries
- * skipped are counted in alarm.missed and shown in the stat file. The overhead budget
- * (percpu.c) lowers such a core's rate through set_rate, which re-arms the core's alarm
- * with the longer period from inside the alarm's own callback.
+ * -- on core 0, the worker, which then starves every core of empty blocks. The overhead
+ * budget (percpu.c) lowers such a core's rate through set_rate, which re-arms the core's
+ * alarm with the longer period from inside the alarm's own callback.
+ *
+ * Missed ticks are counted by the clock, not by the alarm: a core armed for T at period p
+ * owes T / p ticks (summed over its rates), and whatever it did not take it missed --
+ * skipped by alarm_interrupt, moved out by the rule above, or lost to a core held off
+ * (interrupts off; under emulation or a hypervisor, its virtual CPU not running, even in
+ * the middle of a tick). So taken + missed is the periods the core was armed for, exactly,
+ * however the delays fell. The count is recomputed (a division) only on a tick that was
+ * late, and once more at disarm for OPF_CORE_END.missed.
  *
  * The worker is a kernel thread on core 0 looping on oprof_worker_wait/pass.
  */
@@ -28,14 +35,33 @@
 #include "sched.h"
 #include "thread.h"
 
-static struct alarm sample_alarms[MAX_CPUS];
+/* One per core; written only on that core (by its alarm, its arm and disarm threads). */
+struct sampler {
+	struct alarm alarm;
+	uint64_t period;	/* TSC ticks between samples at the core's current rate */
+	uint64_t seg_start;	/* TSC at which the alarm was armed with this period */
+	uint64_t seg_periods;	/* periods owed at the core's earlier rates */
+	uint64_t ticks;		/* sample_alarm calls since arming */
+	uint64_t missed;	/* periods owed - ticks, as last computed */
+	uint64_t alarm_missed;	/* alarm.missed when missed was last computed */
+} __aligned(CACHELINE);
+
+static struct sampler samplers[MAX_CPUS];
 static uint64_t sample_period;		/* TSC ticks between samples at the session's rate */
-static uint64_t core_period[MAX_CPUS];	/* each core's own, written only on that core */
+
+/* On s's core: periods owed up to now, less the ticks taken (0 if ahead by a partial one). */
+static uint64_t sampler_missed(struct sampler *s, uint64_t now)
+{
+	uint64_t owed = s->seg_periods + (now - s->seg_start) / s->period;
+
+	return owed > s->ticks ? owed - s->ticks : 0;
+}
 
 /* Timer interrupt on the alarm's core, interrupts off. */
 static void sample_alarm(struct alarm *a, struct trapframe *tf)
 {
 	struct cpu *c = this_cpu();
+	struct sampler *s = &samplers[c->id];
 	struct thread *t = c->cur;
 	struct oprof_tick tick = {
 		.tsc = tsc_read(),
@@ -43,10 +69,16 @@ static void sample_alarm(struct alarm *a, struct trapframe *tf)
 		.fp = tf_fp(tf),
 		.tid = (uint32_t)thread_tid(t),
 		.core = (uint16_t)c->id,
-		.missed = a->missed,
 	};
 	uint64_t now;
 
+	s->ticks++;
+	/* late by a period or more: alarm_interrupt skipped expiries, or the last tick moved */
+	if (a->missed != s->alarm_missed) {
+		s->alarm_missed = a->missed;
+		s->missed = sampler_missed(s, tick.tsc);
+	}
+	tick.missed = s->missed;
 	if (t) {
 		thread_stack(t, &tick.stack_lo, &tick.stack_hi);
 		tick.leaf_ret = arch_unlinked_return(tick.pc, tf_sp(tf), tick.stack_lo,
@@ -56,31 +88,48 @@ static void sample_alarm(struct alarm *a, struct trapframe *tf)
 		tick.flags = OPF_F_IDLE;
 	oprof_tick_irq(&tick);
 	now = tsc_read();
-	if (alarm_armed(a) && a->deadline <= now)
-		alarm_set(a, now + core_period[c->id], core_period[c->id]);
+	if (alarm_armed(a) && a->deadline <= now) {
+		alarm_set(a, now + s->period, s->period);
+		s->alarm_missed = ~0ull;	/* the next tick recounts */
+	}
 }
 
 /* set_rate hook: on core, inside sample_alarm (so the alarm is armed here). */
 static void glue_set_rate(int core, uint32_t hz)
 {
-	core_period[core] = tsc_hz() / (hz ? hz : 1);
-	alarm_set(&sample_alarms[core], tsc_read() + core_period[core], core_period[core]);
+	struct sampler *s = &samplers[core];
+	uint64_t now = tsc_read();
+
+	s->seg_periods += (now - s->seg_start) / s->period;
+	s->seg_start = now;
+	s->period = tsc_hz() / (hz ? hz : 1);
+	alarm_set(&s->alarm, now + s->period, s->period);
 }
 
 static void arm_thread(void *arg)
 {
-	struct alarm *a = &sample_alarms[core_id()];
+	struct sampler *s = &samplers[core_id()];
+	unsigned long f = irq_save();
 
 	(void)arg;
-	core_period[core_id()] = sample_period;
-	alarm_init(a, sample_alarm, NULL);
-	alarm_set(a, tsc_read() + sample_period, sample_period);
+	s->period = sample_period;
+	s->seg_start = tsc_read();
+	s->seg_periods = s->ticks = s->missed = s->alarm_missed = 0;
+	alarm_init(&s->alarm, sample_alarm, NULL);
+	alarm_set(&s->alarm, s->seg_start + s->period, s->period);
+	irq_restore(f);
 }
 
+/* On its core: stop sampling, and tell the profiler every tick this core missed. */
 static void disarm_thread(void *arg)
 {
+	struct sampler *s = &samplers[core_id()];
+	unsigned long f = irq_save();
+
 	(void)arg;
-	alarm_cancel(&sample_alarms[core_id()]);
+	alarm_cancel(&s->alarm);
+	oprof_missed(core_id(), sampler_missed(s, tsc_read()));
+	irq_restore(f);
 }
 
 /* Run fn once on every online core, in a thread there, and wait for all of them. */

@@ -396,6 +396,11 @@ void oprof_tick_irq(const struct oprof_tick *t)
 	cpu_exit(c);
 }
 
+void oprof_missed(int core, uint64_t missed)
+{
+	__atomic_store_n(&oprof_cpus[core].missed, missed, __ATOMIC_RELAXED);
+}
+
 void oprof_thread_created(uint32_t tid, int core, const char *name)
 {
 	unsigned long irq = irq_save();

@@ -241,6 +241,7 @@ static bool worker_close_core(struct recw *w, int core, uint64_t tsc)
 	e->blocks = c->blocks;
 	e->throttles = c->throttles;
 	e->final_hz = c->hz;
+	e->missed = __atomic_load_n(&c->missed, __ATOMIC_RELAXED);
 	return true;
 }
 
