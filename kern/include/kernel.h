@@ -26,6 +26,8 @@ typedef long ssize_t;
 #define __noreturn	__attribute__((noreturn))
 #define __printf(a, b)	__attribute__((format(printf, a, b)))
 #define __aligned(n)	__attribute__((aligned(n)))
+#define __noinline	__attribute__((noinline))
+#define __force_inline	inline __attribute__((always_inline))
 #define CACHELINE	64
 
 /* Print to the console (serial). Any context; output of one call is not interleaved. */

@@ -92,6 +92,8 @@ struct oprof_cpu {
 	uint64_t win_cost;		/* TSC spent in the hot path in this window */
 	uint64_t load_pm;		/* hot-path share of the last window, per mille */
 	uint32_t strikes;		/* budget windows over budget in a row */
+	uint32_t budget_n;		/* ticks, for timing one in OPROF_BUDGET_EVERY */
+	uint32_t lost_pending;		/* some unreported[] is not 0 */
 	uint64_t tick_max;		/* most TSC ticks one tick is charged: a period, capped */
 	uint64_t throttles;		/* times this core halved its rate */
 	uint64_t missed;		/* timer expiries the core was too late for (glue) */

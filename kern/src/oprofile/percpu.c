@@ -47,8 +47,10 @@
  * have cost every core a Dekker handshake and a gap. A core that does not tick in time
  * (its timer stopped) is handed over by the ctl thread itself after cpu_quiesce.
  *
- * Overhead budget: every tick adds its hot-path time (from the interrupt's TSC to the end)
- * to win_cost; every OPROF_BUDGET_MS the core compares it with cfg.budget percent of the
+ * Overhead budget: one tick in OPROF_BUDGET_EVERY adds its hot-path time (from the
+ * interrupt's TSC to the end), times OPROF_BUDGET_EVERY, to win_cost -- reading the TSC
+ * costs as much as a third of a record, and ticks cost alike; every OPROF_BUDGET_MS the
+ * core compares it with cfg.budget percent of the
  * window and, if over a few times in a row, halves its own rate through hooks->set_rate (from
  * inside its own timer callback) and writes an OPF_THROTTLE record. Rates only go down
  * within a session.
@@ -78,10 +80,17 @@ static void cpu_exit(struct oprof_cpu *c)
 	__atomic_store_n(&c->busy, 0, __ATOMIC_RELEASE);
 }
 
+/* n more lost samples (or records) of reason for the next OPF_LOST records to tell. */
+static void cpu_unreported(struct oprof_cpu *c, unsigned reason, uint64_t n)
+{
+	c->unreported[reason] += n;
+	c->lost_pending = 1;
+}
+
 static void cpu_lose(struct oprof_cpu *c, unsigned reason)
 {
 	cnt_add(&c->lost[reason], 1);
-	c->unreported[reason]++;
+	cpu_unreported(c, reason, 1);
 }
 
 /*
@@ -101,7 +110,7 @@ static void cpu_push(struct oprof_cpu *c)
 	cnt_add(&c->written, -(uint64_t)samples);
 	cnt_add(&c->truncated, -(uint64_t)trunc);
 	cnt_add(&c->lost[OPF_LOST_OTHER], samples);
-	c->unreported[OPF_LOST_OTHER] += samples;
+	cpu_unreported(c, OPF_LOST_OTHER, samples);
 	block_reset(b);
 	b->aux = 0;
 	b->flags &= BLK_TRUNC_ONE - 1;
@@ -120,7 +129,8 @@ static struct block *cpu_reuse_oldest(struct oprof_cpu *c)
 		return NULL;
 	cnt_add(&c->threads_ow, rec_salvage(b, lost));
 	for (unsigned r = 0; r < OPF_LOST_NREASONS; r++)
-		c->unreported[r] += lost[r];
+		if (lost[r])
+			cpu_unreported(c, r, lost[r]);
 	cnt_add(&c->overwritten, b->aux);
 	cnt_add(&c->ow_truncated, BLK_TRUNC(b));
 	return b;
@@ -170,11 +180,8 @@ static bool cpu_next_block(struct oprof_cpu *c)
 	return true;
 }
 
-/*
- * len bytes for one record in cur, switching blocks when it is full; NULL: no block. The
- * caller fills every byte of the record.
- */
-static void *cpu_reserve(struct oprof_cpu *c, uint32_t len, uint64_t tsc)
+/* cpu_reserve when cur is missing, full or empty. */
+static __noinline void *cpu_reserve_slow(struct oprof_cpu *c, uint32_t len, uint64_t tsc)
 {
 	struct block *b = c->cur;
 	void *p;
@@ -197,6 +204,22 @@ static void *cpu_reserve(struct oprof_cpu *c, uint32_t len, uint64_t tsc)
 	return p;
 }
 
+/*
+ * len bytes for one record in cur, switching blocks when it is full; NULL: no block. The
+ * caller fills every byte of the record.
+ */
+static inline void *cpu_reserve(struct oprof_cpu *c, uint32_t len, uint64_t tsc)
+{
+	struct block *b = c->cur;
+	void *p;
+
+	if (unlikely(!b || BFREE(b) < len || b->wp == b->base))
+		return cpu_reserve_slow(c, len, tsc);
+	p = b->wp;
+	b->wp += len;
+	return p;
+}
+
 /* Write OPF_LOST records for whatever is unreported; false if a record found no block. */
 static bool cpu_report_lost(struct oprof_cpu *c, uint64_t tsc)
 {
@@ -211,11 +234,13 @@ static bool cpu_report_lost(struct oprof_cpu *c, uint64_t tsc)
 		rec_lost(p, (uint16_t)(c - oprof_cpus), (uint16_t)r, c->unreported[r], tsc);
 		c->unreported[r] = 0;
 	}
+	c->lost_pending = 0;
 	return true;
 }
 
-static void cpu_record(struct oprof_cpu *c, uint32_t tid, uint64_t tsc, uint64_t pc,
-		       const uint64_t *frames, unsigned nframes, unsigned flags)
+static __force_inline void cpu_record(struct oprof_cpu *c, uint32_t tid, uint64_t tsc,
+				      uint64_t pc, const uint64_t *frames, unsigned nframes,
+				      unsigned flags)
 {
 	uint32_t len;
 	struct opf_sample *s;
@@ -226,7 +251,7 @@ static void cpu_record(struct oprof_cpu *c, uint32_t tid, uint64_t tsc, uint64_t
 		cpu_lose(c, OPF_LOST_OTHER);
 		return;
 	}
-	if (!cpu_report_lost(c, tsc) || !(s = cpu_reserve(c, len, tsc))) {
+	if ((c->lost_pending && !cpu_report_lost(c, tsc)) || !(s = cpu_reserve(c, len, tsc))) {
 		cpu_lose(c, OPF_LOST_NO_BLOCK);
 		return;
 	}
@@ -238,7 +263,8 @@ static void cpu_record(struct oprof_cpu *c, uint32_t tid, uint64_t tsc, uint64_t
 	s->tid = tid;
 	s->tsc = tsc;
 	s->pc = pc;
-	memcpy(s->frames, frames, 8 * (size_t)nframes);
+	if (nframes)
+		memcpy(s->frames, frames, 8 * (size_t)nframes);
 	c->cur->aux++;
 	cnt_add(&c->written, 1);
 	if (flags & OPF_F_TRUNCATED) {
@@ -268,7 +294,7 @@ static void cpu_give_window(struct oprof_cpu *c, uint32_t seq)
  * bound. Flight recorder: hand the window over when a snapshot asks (partial blocks stay
  * in the window otherwise: pushing them would only shrink it).
  */
-static void cpu_housekeep(struct oprof_cpu *c, uint64_t tsc)
+static __force_inline void cpu_housekeep(struct oprof_cpu *c, uint64_t tsc)
 {
 	uint32_t gen = flag_get(&oprof.flushgen), req;
 	bool flush = gen != c->seen_flush;
@@ -328,10 +354,14 @@ static void cpu_throttle(struct oprof_cpu *c, uint64_t tsc)
  */
 static void cpu_budget(struct oprof_cpu *c, uint64_t start)
 {
-	uint64_t now = tsc_read(), span, cost = now > start ? now - start : 0;
+	uint64_t now, span, cost;
 	bool over;
 
-	c->win_cost += MIN(cost, c->tick_max);
+	if (++c->budget_n & (OPROF_BUDGET_EVERY - 1))
+		return;
+	now = tsc_read();
+	cost = now > start ? now - start : 0;
+	c->win_cost += MIN(cost, c->tick_max) * OPROF_BUDGET_EVERY;
 	span = now - c->win_start;
 	if (span < oprof.budget_ticks || !span)
 		return;
@@ -348,8 +378,9 @@ static void cpu_budget(struct oprof_cpu *c, uint64_t start)
 }
 
 /* paused: oprof.paused as the caller read it, once (its walk depended on it). */
-static void cpu_tick(struct oprof_cpu *c, bool paused, uint32_t tid, uint64_t tsc, uint64_t pc,
-		     const uint64_t *frames, unsigned nframes, unsigned flags)
+static __force_inline void cpu_tick(struct oprof_cpu *c, bool paused, uint32_t tid,
+				    uint64_t tsc, uint64_t pc, const uint64_t *frames,
+				    unsigned nframes, unsigned flags)
 {
 	cnt_add(&c->taken, 1);
 	if (paused)
@@ -450,6 +481,8 @@ static void cpu_reset(struct oprof_cpu *c)
 	c->low = oprof.cfg.snapshot ? 0 : c->target / 2;
 	memset(c->lost, 0, sizeof(c->lost));
 	memset(c->unreported, 0, sizeof(c->unreported));
+	c->lost_pending = 0;
+	c->budget_n = 0;
 	c->dropped_samples = c->dropped_truncated = c->dropped_blocks = 0;
 	c->threads_dropped = 0;
 	memset(c->w_unreported, 0, sizeof(c->w_unreported));
