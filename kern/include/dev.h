@@ -57,6 +57,7 @@ struct chan {
 	void *aux;		/* the device's state for this chan */
 	void *devinst;		/* the device instance (e.g. which 9P mount) */
 	int ref;		/* file descriptors sharing it */
+	int werr;		/* first error a kwrite through it returned, 0 if none */
 };
 
 struct dev {
@@ -115,6 +116,7 @@ int kopen(const char *path, int omode);			/* fd or -err */
 int kcreate(const char *path, int omode, uint32_t perm);
 long kread(int fd, void *buf, size_t n);
 long kwrite(int fd, const void *buf, size_t n);		/* all of it, or -err */
+int kwerror(int fd);	/* first kwrite error on fd's file (as ferror), 0 if none or no fd */
 int kclose(int fd);
 int kdup2(int oldfd, int newfd);
 int kfstat(int fd, struct dir *d);

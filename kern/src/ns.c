@@ -341,14 +341,25 @@ long kwrite(int fd, const void *buf, size_t n)
 	while (done < n) {
 		long r = c->dev->write(c, (const char *)buf + done, n - done, c->offset);
 
-		if (r < 0)
-			return r;
 		if (r == 0)
-			return -EIO;
+			r = -EIO;
+		if (r < 0) {
+			/* the first error stays: a command's later writes must not hide it */
+			__atomic_compare_exchange_n(&c->werr, &(int){ 0 }, (int)r, false,
+						    __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+			return r;
+		}
 		done += (size_t)r;
 		c->offset += (uint64_t)r;
 	}
 	return (long)n;
+}
+
+int kwerror(int fd)
+{
+	struct chan *c = fd_get(fd);
+
+	return c ? __atomic_load_n(&c->werr, __ATOMIC_RELAXED) : 0;
 }
 
 int kclose(int fd)

@@ -40,17 +40,14 @@ static void console_puts(const char *s)
 	cons_write(s, strlen(s));
 }
 
-static int out_err;	/* first error writing a redirected command's output */
-
 /* Command output: descriptor 1 when a redirection opened it, else the console. */
 void shell_write(const char *s, size_t n)
 {
 	long r = kwrite(1, s, n);
 
+	/* other errors stay on the descriptor (kwerror) for run_job to report */
 	if (r == -EBADF)
 		cons_write(s, n);
-	else if (r < 0 && !out_err)
-		out_err = (int)r;
 }
 
 /* Formats on the stack; a longer message is formatted again into a heap buffer. */
@@ -375,17 +372,17 @@ static void redirect_end(struct shell_job *job)
 
 static int run_job(const struct cmd *c, struct shell_job *job)
 {
-	int r = redirect_begin(job);
+	int r = redirect_begin(job), werr;
 
 	if (r < 0)
 		return r;
-	out_err = 0;
 	r = c->fn(job->argc, job->argv);
+	werr = job->redirect ? kwerror(1) : 0;
 	redirect_end(job);
 	shell_report(c, r);
-	if (out_err) {
-		shell_eprintf("%s: %s: %s\n", c->name, job->redirect, strerror(out_err));
-		r = r ? r : out_err;
+	if (werr) {
+		shell_eprintf("%s: %s: %s\n", c->name, job->redirect, strerror(werr));
+		r = r ? r : werr;
 	}
 	return r;
 }
