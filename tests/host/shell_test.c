@@ -44,6 +44,7 @@ long kwrite(int fd, const void *buf, size_t n) { (void)fd; (void)buf; (void)n; r
 int kcreate(const char *path, int omode, uint32_t perm) { (void)path; (void)omode; (void)perm; return -ENOSYS; }
 int kdup2(int a, int b) { (void)a; (void)b; return -EBADF; }
 int kclose(int fd) { (void)fd; return -EBADF; }
+int kwerror(int fd) { (void)fd; return 0; }
 struct thread *current(void) { return NULL; }
 struct thread *kthread_create(const char *name, int core, thread_fn fn, void *arg)
 {
