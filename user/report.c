@@ -139,6 +139,12 @@ static void totals(const struct profile *p, struct totals *t)
 	}
 }
 
+/* An OPF_THROTTLE that raised a throttled core's rate back, rather than lowered it. */
+static int throttle_raised(const struct opf_throttle *t)
+{
+	return t->new_hz > t->old_hz;
+}
+
 static void incomplete_status(const struct profile *p, FILE *out)
 {
 	for (uint32_t i = 0; i < p->nsess; i++) {
@@ -220,7 +226,8 @@ void report_header(const struct ctx *c, FILE *out)
 		if (s->hdr.tsc_hz && e->t.tsc >= s->hdr.start_tsc)
 			fprintf(out, " at %.3f s", (double)(e->t.tsc - s->hdr.start_tsc) /
 				(double)s->hdr.tsc_hz);
-		fprintf(out, " (budget %u%%)\n", e->t.budget_pct);
+		fprintf(out, " (%sbudget %u%%)\n", throttle_raised(&e->t) ? "back under " : "",
+			e->t.budget_pct);
 	}
 	if (t.snapshots || (s0->hdr.flags & OPF_S_SNAPSHOT))
 		fprintf(out, "Snapshots:   %" PRIu64 "\n", t.snapshots);
@@ -519,9 +526,10 @@ static void stats_session(const struct ctx *c, uint32_t si, FILE *out, int *fail
 	fprintf(out, "%s\n", s->paused ? ", still paused at end" : "");
 	for (uint32_t i = 0; i < p->nthr; i++)
 		if (p->thr[i].session == si)
-			fprintf(out, "  throttle: core %u %u -> %u Hz at tsc %" PRIu64 " (budget %u%%)\n",
-				p->thr[i].t.core, p->thr[i].t.old_hz, p->thr[i].t.new_hz,
-				p->thr[i].t.tsc, p->thr[i].t.budget_pct);
+			fprintf(out, "  throttle: core %u %u -> %u Hz at tsc %" PRIu64 " (%sbudget "
+				"%u%%)\n", p->thr[i].t.core, p->thr[i].t.old_hz, p->thr[i].t.new_hz,
+				p->thr[i].t.tsc, throttle_raised(&p->thr[i].t) ? "back under " : "",
+				p->thr[i].t.budget_pct);
 	if (s->after_end)
 		fprintf(out, "  %" PRIu64 " sample(s) after OPF_SESSION_END\n", s->after_end);
 	fprintf(out, "  core   in-file     taken delivered  no-block  out-full    paused     other"

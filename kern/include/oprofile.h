@@ -39,6 +39,7 @@
 #define OPROF_TICK_MAX_PERIODS	4		/* ... and at most this many of its periods */
 #define OPROF_BUDGET_STRIKES	5		/* windows over budget in a row before halving */
 #define OPROF_BUDGET_EVERY	8		/* the budget times one tick in this many (2^n) */
+#define OPROF_RAISE_WINDOWS	10		/* windows under a quarter of it before doubling */
 
 /* Callback of oprof_hooks.foreach_thread: one live thread. */
 typedef void (*oprof_thread_fn)(void *arg, uint32_t tid, int core, const char *name);

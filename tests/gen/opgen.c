@@ -360,7 +360,8 @@ static void emit_middle(void)
 		struct opf_throttle th = { { OPF_THROTTLE, 0, sizeof(th) }, throttles[i].core,
 					   throttles[i].new_hz, t, throttles[i].old_hz, 5 };
 		emit(&th, sizeof(th));
-		pc_[throttles[i].core].throttles++;
+		if (throttles[i].new_hz < throttles[i].old_hz)	/* a raise is not a throttle */
+			pc_[throttles[i].core].throttles++;
 		pc_[throttles[i].core].final_hz = throttles[i].new_hz;
 	}
 	if (opt.pause) {

@@ -15,11 +15,12 @@ make_streams() {
 		-S '50@1:0=idle_loop@42' \
 		-l 1:0:5
 
-	# Events: a throttle, 2 snapshots (flight recorder), a 0.5 s pause, 3 unknown records,
-	# 20 overwritten and lost samples of several reasons; 4 truncated samples; 12 + 3 timer
-	# ticks missed.
+	# Events: a throttle of core 1, core 0 throttled and raised back, 2 snapshots (flight
+	# recorder), a 0.5 s pause, 3 unknown records, 20 overwritten and lost samples of several
+	# reasons; 4 truncated samples; 12 + 3 timer ticks missed.
 	$gen -c 2 -r 1000 -o "$dir/events.opf" --snapshots 2 --pause --unknown 3 \
-		--throttle 1:1000:500 --overwritten 0:20 -l 0:2:7 -l 1:1:3 -l 1:3:1 \
+		--throttle 1:1000:500 --throttle 0:1000:500 --throttle 0:500:1000 \
+		--overwritten 0:20 -l 0:2:7 -l 1:1:3 -l 1:3:1 \
 		--missed 0:12 --missed 1:3 \
 		-S '96@0:5=main;kthread_entry;worker;spin@14' \
 		-S '4/t@1:5=spin@15' \

@@ -237,7 +237,8 @@ static void tick(int core, uint64_t seq, uintptr_t *st)
 {
 	unsigned d = depth_of(seq);
 	struct oprof_tick t = {
-		.tsc = tsc_read() - (uint64_t)plat.backdate, .pc = PC(core, seq),
+		.tsc = tsc_read() - (uint64_t)__atomic_load_n(&plat.backdate, __ATOMIC_RELAXED),
+		.pc = PC(core, seq),
 		.fp = d ? (uintptr_t)st : 0,
 		.stack_lo = (uintptr_t)st, .stack_hi = (uintptr_t)(st + STACK_WORDS),
 		.tid = 1000 + (uint32_t)core, .flags = idle_of(seq) ? OPF_F_IDLE : 0,
@@ -283,6 +284,7 @@ struct pstate {
 	uint64_t dump_last[64][MAXC];	/* last seq of each core in dump k (1..63) */
 	/* throttling */
 	uint64_t throttles[MAXC];
+	uint64_t rate_changes[MAXC];	/* OPF_THROTTLE records: down and back up */
 	uint32_t thr_hz[MAXC];		/* new_hz of the last OPF_THROTTLE */
 };
 
@@ -386,11 +388,16 @@ static void ps_record(struct pstate *ps, const struct opf_rec *r)
 			fail("throttle of core %u", t->core);
 			break;
 		}
-		CHECK(t->new_hz == t->old_hz / 2 && t->budget_pct > 0 && t->budget_pct < 100,
+		/* halved, or doubled back up to the session's rate */
+		CHECK((t->new_hz == t->old_hz / 2 ||
+		       t->new_hz == MIN(t->old_hz * 2, ps->sess.hz)) && t->new_hz != t->old_hz &&
+		      t->budget_pct > 0 && t->budget_pct < 100,
 		      "throttle %u -> %u Hz, budget %u", t->old_hz, t->new_hz, t->budget_pct);
-		CHECK(t->old_hz == (ps->throttles[t->core] ? ps->thr_hz[t->core] : ps->sess.hz),
+		CHECK(t->old_hz == (ps->rate_changes[t->core] ? ps->thr_hz[t->core] : ps->sess.hz),
 		      "core %u throttled from %u Hz", t->core, t->old_hz);
-		ps->throttles[t->core]++;
+		if (t->new_hz < t->old_hz)
+			ps->throttles[t->core]++;
+		ps->rate_changes[t->core]++;
 		ps->thr_hz[t->core] = t->new_hz;
 		break;
 	}
@@ -511,7 +518,7 @@ static void ps_verify(struct pstate *ps, const uint64_t *ticks)
 		      (unsigned long)e->overwritten);
 		CHECK(e->throttles == ps->throttles[c], "core %u: %lu throttles, stream has %lu", c,
 		      (unsigned long)e->throttles, (unsigned long)ps->throttles[c]);
-		CHECK(e->final_hz == (e->throttles ? ps->thr_hz[c] : ps->sess.hz),
+		CHECK(e->final_hz == (ps->rate_changes[c] ? ps->thr_hz[c] : ps->sess.hz),
 		      "core %u: final_hz %u", c, e->final_hz);
 		if (ps->snapcheck)
 			CHECK(ps->gap[c] == e->overwritten + lost,
@@ -1189,7 +1196,9 @@ static void test_snapshot(void)
  * Overhead budget: every tick claims to have begun 600 us before it ended (a slow hot
  * path) and the cores tick at the rate set_rate gives them. At 1 kHz that is over half
  * of a core's time, so each core halves its rate (after five 100 ms windows over budget)
- * until it is under 25%; with budget 100 the same load is never throttled.
+ * until it is under 25%; with budget 100 the same load is never throttled. Then the ticks
+ * become cheap (no backdating): each throttled core doubles its rate back, a second of calm
+ * at a time, to the session's 1000 Hz and no further.
  */
 static int thr_stop;
 
@@ -1229,17 +1238,45 @@ static void test_throttle(void)
 		reader_start(&r);
 		ctl("start -f 1000 -d 4");
 		sleep_us(1400000);
+		for (int c = 0; c < nc && round == 0; c++) {
+			uint64_t th = stat_cpu(c, "throttles"), hz = stat_cpu(c, "hz");
+
+			CHECK(th >= 1 && hz == 1000u >> th && stat_cpu(c, "raises") == 0,
+			      "core %d: %lu throttles, rate %lu", c, (unsigned long)th,
+			      (unsigned long)hz);
+		}
+		if (round == 0) {
+			/* cheap ticks from now on: every core climbs back to 1000 Hz */
+			__atomic_store_n(&plat.backdate, 0, __ATOMIC_RELAXED);
+			for (int waited = 0, c = 0; c < nc; ) {
+				if (stat_cpu(c, "hz") == 1000) {
+					c++;
+				} else if ((waited += 50) > 15000) {
+					fail("core %d still at %lu Hz 15 s after its load went", c,
+					     (unsigned long)stat_cpu(c, "hz"));
+					break;
+				} else {
+					sleep_us(50000);
+				}
+			}
+			sleep_us(300000);	/* and stays there */
+		}
 		__atomic_store_n(&thr_stop, 1, __ATOMIC_RELEASE);
 		hook_stop();
 		for (int c = 0; c < nc; c++) {
 			uint64_t th = stat_cpu(c, "throttles"), hz = stat_cpu(c, "hz");
 
 			if (round == 0) {
-				CHECK(th >= 1 && hz == 1000u >> th && plat.hz[c] == hz &&
-				      plat.set_rates[c] == th, "core %d: %lu throttles, rate %lu, "
-				      "set_rate %lu times, to %u", c, (unsigned long)th,
-				      (unsigned long)hz, (unsigned long)plat.set_rates[c], plat.hz[c]);
-				CHECK(hz >= 125, "core %d throttled too far: %lu Hz", c, (unsigned long)hz);
+				uint64_t up = stat_cpu(c, "raises");
+
+				/* down th times, back up as many: at 1000 Hz, set_rate told each */
+				CHECK(th >= 1 && up == th && hz == 1000 && plat.hz[c] == 1000 &&
+				      plat.set_rates[c] == th + up, "core %d: %lu throttles, %lu "
+				      "raises, rate %lu, set_rate %lu times, to %u", c,
+				      (unsigned long)th, (unsigned long)up, (unsigned long)hz,
+				      (unsigned long)plat.set_rates[c], plat.hz[c]);
+				CHECK(th <= 3, "core %d throttled too far: %lu times", c,
+				      (unsigned long)th);
 			} else {
 				CHECK(th == 0 && hz == 1000 && plat.set_rates[c] == 0,
 				      "budget 100: core %d throttled %lu times", c, (unsigned long)th);
@@ -1254,7 +1291,8 @@ static void test_throttle(void)
 		check_no_leak("throttle");
 	}
 	plat.backdate = 0;
-	verdict("throttle: a core over its budget halves its rate, told in the stream and stat");
+	verdict("throttle: a core over its budget halves its rate and doubles it back when calm, "
+		"told in the stream and stat");
 }
 
 /* Start/stop cycles leave no block and no allocation behind. */

@@ -35,7 +35,7 @@ enum opf_type {
 	OPF_LOST = 4,		/* struct opf_lost: samples a core could not record */
 	OPF_CORE_END = 5,	/* struct opf_core_end: one per core, closing totals */
 	OPF_SESSION_END = 6,	/* struct opf_session_end: last record of a session */
-	OPF_THROTTLE = 7,	/* struct opf_throttle: a core lowered its own rate */
+	OPF_THROTTLE = 7,	/* struct opf_throttle: a core changed its own rate */
 	OPF_SNAPSHOT = 8,	/* struct opf_snapshot: begin/end of a flight-recorder dump */
 	OPF_PAUSE = 9,		/* struct opf_mark: sampling paused at tsc */
 	OPF_RESUME = 10,	/* struct opf_mark: sampling resumed at tsc */
@@ -156,7 +156,7 @@ struct opf_throttle {
 	uint32_t new_hz;
 	uint64_t tsc;
 	uint32_t old_hz;
-	uint32_t budget_pct;	/* the budget that was exceeded */
+	uint32_t budget_pct;	/* the budget it was over (lowered) or well under (raised) */
 };
 
 struct opf_snapshot {

@@ -92,10 +92,12 @@ struct oprof_cpu {
 	uint64_t win_cost;		/* TSC spent in the hot path in this window */
 	uint64_t load_pm;		/* hot-path share of the last window, per mille */
 	uint32_t strikes;		/* budget windows over budget in a row */
+	uint32_t calm;			/* throttled, windows under a quarter of budget in a row */
 	uint32_t budget_n;		/* ticks, for timing one in OPROF_BUDGET_EVERY */
 	uint32_t lost_pending;		/* some unreported[] is not 0 */
 	uint64_t tick_max;		/* most TSC ticks one tick is charged: a period, capped */
 	uint64_t throttles;		/* times this core halved its rate */
+	uint64_t raises;		/* times it doubled it back (never above cfg.hz) */
 	uint64_t missed;		/* timer expiries the core was too late for (glue) */
 	uint64_t taken;			/* ticks while on */
 	uint64_t written;		/* sample records written into blocks */

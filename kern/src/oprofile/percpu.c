@@ -52,8 +52,10 @@
  * costs as much as a third of a record, and ticks cost alike; every OPROF_BUDGET_MS the
  * core compares it with cfg.budget percent of the
  * window and, if over a few times in a row, halves its own rate through hooks->set_rate (from
- * inside its own timer callback) and writes an OPF_THROTTLE record. Rates only go down
- * within a session.
+ * inside its own timer callback) and writes an OPF_THROTTLE record. A throttled core that
+ * stays under a quarter of the budget for OPROF_RAISE_WINDOWS windows doubles its rate
+ * back (never above the session's), with an OPF_THROTTLE record too: doubled, it is still
+ * under half the budget, so the two never chase each other.
  */
 #include "internal.h"
 #include "error.h"
@@ -315,16 +317,16 @@ static __force_inline void cpu_housekeep(struct oprof_cpu *c, uint64_t tsc)
 		cpu_push(c);
 }
 
-/* Lower this core's rate: half, at least 1 Hz; tell the timer and the stream. */
-static void cpu_throttle(struct oprof_cpu *c, uint64_t tsc)
+/* Change this core's rate (the budget's verdict); tell the timer and the stream. */
+static void cpu_set_hz(struct oprof_cpu *c, uint32_t hz, uint64_t tsc)
 {
-	uint32_t old = c->hz, hz = old / 2 ? old / 2 : 1;
+	uint32_t old = c->hz;
 	int core = (int)(c - oprof_cpus);
 	struct opf_throttle *t;
 
 	__atomic_store_n(&c->hz, hz, __ATOMIC_RELAXED);
 	c->tick_max = MIN(oprof.tick_max_ticks, OPROF_TICK_MAX_PERIODS * (tsc_hz() / hz));
-	cnt_add(&c->throttles, 1);
+	cnt_add(hz < old ? &c->throttles : &c->raises, 1);
 	if (oprof.hooks && oprof.hooks->set_rate)
 		oprof.hooks->set_rate(core, hz);
 	if (!(t = cpu_reserve(c, sizeof(*t), tsc)))
@@ -355,7 +357,7 @@ static void cpu_throttle(struct oprof_cpu *c, uint64_t tsc)
 static void cpu_budget(struct oprof_cpu *c, uint64_t start)
 {
 	uint64_t now, span, cost;
-	bool over;
+	bool over, calm, judged;
 
 	if (++c->budget_n & (OPROF_BUDGET_EVERY - 1))
 		return;
@@ -366,12 +368,17 @@ static void cpu_budget(struct oprof_cpu *c, uint64_t start)
 	if (span < oprof.budget_ticks || !span)
 		return;
 	__atomic_store_n(&c->load_pm, c->win_cost * 1000 / span, __ATOMIC_RELAXED);
-	over = oprof.cfg.budget < 100 && !flag_get(&oprof.paused) &&
-	       c->win_cost * 100 > span * oprof.cfg.budget;
+	judged = oprof.cfg.budget < 100 && !flag_get(&oprof.paused);
+	over = judged && c->win_cost * 100 > span * oprof.cfg.budget;
+	calm = judged && c->win_cost * 400 < span * oprof.cfg.budget;
 	c->strikes = over ? c->strikes + 1 : 0;
+	c->calm = calm && c->hz < oprof.cfg.hz ? c->calm + 1 : 0;
 	if (c->strikes >= OPROF_BUDGET_STRIKES && c->hz > 1) {
-		cpu_throttle(c, now);
-		c->strikes = 0;	/* the next windows judge the new rate afresh */
+		cpu_set_hz(c, c->hz / 2, now);
+		c->strikes = c->calm = 0;	/* the next windows judge the new rate afresh */
+	} else if (c->calm >= OPROF_RAISE_WINDOWS) {
+		cpu_set_hz(c, MIN(c->hz * 2, oprof.cfg.hz), now);
+		c->strikes = c->calm = 0;
 	}
 	c->win_cost = 0;
 	c->win_start = now;
@@ -470,7 +477,8 @@ static void cpu_reset(struct oprof_cpu *c)
 	c->hz = oprof.cfg.hz;
 	c->tick_max = MIN(oprof.tick_max_ticks, OPROF_TICK_MAX_PERIODS * (tsc_hz() / c->hz));
 	c->win_start = tsc_read();
-	c->win_cost = c->load_pm = c->throttles = c->missed = 0;
+	c->win_cost = c->load_pm = c->throttles = c->raises = c->missed = 0;
+	c->calm = 0;
 	c->strikes = 0;
 	c->taken = c->written = c->truncated = c->blocks = 0;
 	c->threads = c->threads_lost = 0;

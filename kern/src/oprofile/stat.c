@@ -70,6 +70,7 @@ static void stat_cpu(struct sbuf *sb, int i)
 	put_cpu(sb, i, "threads_overwritten", cnt_get(&c->threads_ow));
 	put_cpu(sb, i, "hz", flag_get(&c->hz));
 	put_cpu(sb, i, "throttles", cnt_get(&c->throttles));
+	put_cpu(sb, i, "raises", cnt_get(&c->raises));
 	put_cpu(sb, i, "load_permille", cnt_get(&c->load_pm));
 	put_cpu(sb, i, "missed", cnt_get(&c->missed));
 }
