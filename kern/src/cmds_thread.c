@@ -177,21 +177,33 @@ static int run_wait(struct run_slot *slots, int n, uint64_t secs_ms, volatile bo
 	return r;
 }
 
+/* Shell: run's options; says what is wrong with them (0, or 1 after a message). */
 static int run_parse(int argc, char **argv, uint64_t *mask, uint64_t *ms)
 {
 	*mask = 1;
 	*ms = 1000;
 	for (int i = 2; i < argc; i++) {
-		if (i + 1 >= argc)
-			return -EINVAL;
-		if (!strcmp(argv[i], "-c")) {
-			if (parse_cores(argv[++i], mask) < 0)
-				return -EINVAL;
-		} else if (!strcmp(argv[i], "-t")) {
-			if (parse_ms(argv[++i], ms) < 0 || *ms == 0 || *ms > 3600 * 1000)
-				return -EINVAL;
-		} else {
-			return -EINVAL;
+		const char *opt = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
+
+		if (strcmp(opt, "-c") && strcmp(opt, "-t")) {
+			shell_eprintf("run: unknown option %s (usage: run APP [-c CORES] "
+				      "[-t SECONDS])\n", opt);
+			return 1;
+		}
+		if (!val) {
+			shell_eprintf("run: %s needs a value\n", opt);
+			return 1;
+		}
+		i++;
+		if (!strcmp(opt, "-c") && parse_cores(val, mask) < 0) {
+			shell_eprintf("run: bad cores %s: all, N, A-B or a list of them, each of "
+				      "0..%d\n", val, ncpus() - 1);
+			return 1;
+		}
+		if (!strcmp(opt, "-t") &&
+		    (parse_ms(val, ms) < 0 || *ms == 0 || *ms > 3600 * 1000)) {
+			shell_eprintf("run: bad time %s: seconds, 0.001..3600\n", val);
+			return 1;
 		}
 	}
 	return 0;
@@ -205,8 +217,10 @@ static int cmd_run(int argc, char **argv)
 	uint64_t mask, ms;
 	int n = 0, r;
 
-	if (argc < 2 || run_parse(argc, argv, &mask, &ms) < 0)
+	if (argc < 2)
 		return -EINVAL;
+	if ((r = run_parse(argc, argv, &mask, &ms)))
+		return r;
 	if (!(w = workload_find(argv[1]))) {
 		shell_eprintf("run: no app %s (apps: spin matrix fib memcpy)\n", argv[1]);
 		return 1;
