@@ -177,7 +177,10 @@ static int run_wait(struct run_slot *slots, int n, uint64_t secs_ms, volatile bo
 	return r;
 }
 
-/* Shell: run's options; says what is wrong with them (0, or 1 after a message). */
+/*
+ * Shell: run's options. Says what is wrong with them and returns -EINVAL, for which the
+ * shell adds the usage line.
+ */
 static int run_parse(int argc, char **argv, uint64_t *mask, uint64_t *ms)
 {
 	*mask = 1;
@@ -186,24 +189,23 @@ static int run_parse(int argc, char **argv, uint64_t *mask, uint64_t *ms)
 		const char *opt = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
 
 		if (strcmp(opt, "-c") && strcmp(opt, "-t")) {
-			shell_eprintf("run: unknown option %s (usage: run APP [-c CORES] "
-				      "[-t SECONDS])\n", opt);
-			return 1;
+			shell_eprintf("run: unknown option %s\n", opt);
+			return -EINVAL;
 		}
 		if (!val) {
 			shell_eprintf("run: %s needs a value\n", opt);
-			return 1;
+			return -EINVAL;
 		}
 		i++;
 		if (!strcmp(opt, "-c") && parse_cores(val, mask) < 0) {
 			shell_eprintf("run: bad cores %s: all, N, A-B or a list of them, each of "
 				      "0..%d\n", val, ncpus() - 1);
-			return 1;
+			return -EINVAL;
 		}
 		if (!strcmp(opt, "-t") &&
 		    (parse_ms(val, ms) < 0 || *ms == 0 || *ms > 3600 * 1000)) {
 			shell_eprintf("run: bad time %s: seconds, 0.001..3600\n", val);
-			return 1;
+			return -EINVAL;
 		}
 	}
 	return 0;
