@@ -382,6 +382,36 @@ static void emit_snapshot(uint16_t flag, uint64_t seq)
 	emit(&s, sizeof(s));
 }
 
+/* Where the sample sequence is: which events are due between samples. */
+static struct {
+	uint64_t total, done;		/* samples in all, and emitted */
+	uint64_t snap_every, unknown_every;	/* 0: none */
+	uint32_t snap, unknown_done;
+	int middle_done;
+} progress;
+
+/*
+ * The next sample of the stream, with the snapshot brackets, unknown records and half-way
+ * events that fall around it.
+ */
+static void emit_next(uint32_t core, uint32_t tid, uint16_t flags, const uint64_t *addr,
+		      uint16_t naddr)
+{
+	if (progress.snap_every && progress.done % progress.snap_every == 0)
+		emit_snapshot(OPF_SNAP_BEGIN, ++progress.snap);
+	emit_sample(core, tid, flags, addr, naddr);
+	progress.done++;
+	if (progress.snap_every && (progress.done % progress.snap_every == 0 || progress.done == progress.total))
+		emit_snapshot(OPF_SNAP_END, progress.snap);
+	if (progress.unknown_every && progress.done % progress.unknown_every == 0 &&
+	    progress.unknown_done < opt.unknown)
+		emit_unknown(progress.unknown_done++);
+	if (!progress.middle_done && progress.done * 2 >= progress.total) {
+		emit_middle();
+		progress.middle_done = 1;
+	}
+}
+
 static void emit_end(void)
 {
 	for (uint32_t i = 0; i < opt.cores && !opt.no_core_end; i++) {
@@ -621,14 +651,13 @@ int main(int argc, char **argv)
 		}
 	}
 
-	uint64_t done = 0, unknown_every = opt.unknown ? total / opt.unknown + 1 : 0;
-	uint32_t unknown_done = 0, snap = 0;
-	uint64_t snap_every = opt.snapshots ? total / opt.snapshots + 1 : 0;
+	progress.total = total;
+	progress.unknown_every = opt.unknown ? total / opt.unknown + 1 : 0;
+	progress.snap_every = opt.snapshots ? total / opt.snapshots + 1 : 0;
 	uint64_t left[MAXSPEC];
 	for (size_t i = 0; i < nspecs; i++)
 		left[i] = specs[i].count;
 	uint64_t rand_left = opt.random_n;
-	int middle_done = 0;
 	uint64_t addr[OPF_MAX_DEPTH + 1];
 
 	for (;;) {
@@ -639,20 +668,9 @@ int main(int argc, char **argv)
 			if (!left[i])
 				continue;
 			any = 1;
-			if (snap_every && done % snap_every == 0)
-				emit_snapshot(OPF_SNAP_BEGIN, ++snap);
-			emit_sample(specs[i].core, specs[i].tid, specs[i].flags, specs[i].addr,
-				    specs[i].naddr);
+			emit_next(specs[i].core, specs[i].tid, specs[i].flags, specs[i].addr,
+				  specs[i].naddr);
 			left[i]--;
-			done++;
-			if (snap_every && (done % snap_every == 0 || done == total))
-				emit_snapshot(OPF_SNAP_END, snap);
-			if (unknown_every && done % unknown_every == 0 && unknown_done < opt.unknown)
-				emit_unknown(unknown_done++);
-			if (!middle_done && done * 2 >= total) {
-				emit_middle();
-				middle_done = 1;
-			}
 		}
 		for (int k = 0; k < 64 && rand_left; k++) {
 			any = 1;
@@ -662,27 +680,16 @@ int main(int argc, char **argv)
 			memcpy(addr, tmpl + t * naddr, naddr * sizeof(uint64_t));
 			addr[0] -= rnd() & 3;	/* a few pcs per template: bounded unique stacks */
 			uint32_t core = (uint32_t)(rnd() % opt.cores);
-			if (snap_every && done % snap_every == 0)
-				emit_snapshot(OPF_SNAP_BEGIN, ++snap);
-			emit_sample(core, 1 + (uint32_t)(t % (2 * opt.cores)), 0, addr, (uint16_t)naddr);
+			emit_next(core, 1 + (uint32_t)(t % (2 * opt.cores)), 0, addr, (uint16_t)naddr);
 			rand_left--;
-			done++;
-			if (snap_every && (done % snap_every == 0 || done == total))
-				emit_snapshot(OPF_SNAP_END, snap);
-			if (unknown_every && done % unknown_every == 0 && unknown_done < opt.unknown)
-				emit_unknown(unknown_done++);
-			if (!middle_done && done * 2 >= total) {
-				emit_middle();
-				middle_done = 1;
-			}
 		}
 		if (!any)
 			break;
 	}
-	if (!middle_done)
+	if (!progress.middle_done)
 		emit_middle();
-	while (unknown_done < opt.unknown)
-		emit_unknown(unknown_done++);
+	while (progress.unknown_done < opt.unknown)
+		emit_unknown(progress.unknown_done++);
 	emit_end();
 	if (fflush(out) || (out != stdout && fclose(out)))
 		die("write: %s", strerror(errno));
