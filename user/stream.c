@@ -64,15 +64,15 @@ void opf_parser_init(struct opf_parser *p, const struct opf_sink *sink, void *ar
 static uint32_t min_len(uint16_t type)
 {
 	switch (type) {
-	case OPF_SESSION: return sizeof(struct opf_session);
+	case OPF_SESSION: return OPF_SESSION_V1_LEN;
 	case OPF_SAMPLE: return sizeof(struct opf_sample);
 	case OPF_THREAD: return sizeof(struct opf_thread);
 	case OPF_LOST: return sizeof(struct opf_lost);
 	case OPF_CORE_END: return OPF_CORE_END_MIN_LEN;
-	case OPF_SESSION_END: return sizeof(struct opf_session_end);
+	case OPF_SESSION_END: return OPF_SESSION_END_V1_LEN;
 	case OPF_THROTTLE: return sizeof(struct opf_throttle);
 	case OPF_SNAPSHOT: return sizeof(struct opf_snapshot);
-	case OPF_PAUSE: case OPF_RESUME: return sizeof(struct opf_mark);
+	case OPF_PAUSE: case OPF_RESUME: return OPF_MARK_V1_LEN;
 	default: return sizeof(struct opf_rec);
 	}
 }
@@ -101,15 +101,15 @@ static long record(struct opf_parser *p, const uint8_t *r, const struct opf_rec 
 	why[0] = 0;
 	switch (h->type) {
 	case OPF_SESSION: {
-		struct opf_session s;
+		struct opf_session s = { 0 };
 
-		memcpy(&s, r, sizeof(s));
+		memcpy(&s, r, h->len < sizeof(s) ? h->len : sizeof(s));
 		if (s.magic != OPF_MAGIC)
 			return fail(p, off, "bad magic 0x%016llx: not a profiler stream",
 				    (unsigned long long)s.magic);
-		if (s.version != OPF_VERSION)
-			return fail(p, off, "unsupported format version %u (this reader knows %u)",
-				    s.version, OPF_VERSION);
+		if (s.version < OPF_VERSION_MIN || s.version > OPF_VERSION)
+			return fail(p, off, "unsupported format version %u (this reader knows %u..%u)",
+				    s.version, OPF_VERSION_MIN, OPF_VERSION);
 		if (s.ncores == 0 || s.ncores > OPF_MAX_CORES)
 			return fail(p, off, "session has %u cores (supported: 1..%u)", s.ncores,
 				    OPF_MAX_CORES);
@@ -181,9 +181,9 @@ static long record(struct opf_parser *p, const uint8_t *r, const struct opf_rec 
 		return 0;
 	}
 	case OPF_SESSION_END: {
-		struct opf_session_end e;
+		struct opf_session_end e = { 0 };
 
-		memcpy(&e, r, sizeof(e));
+		memcpy(&e, r, h->len < sizeof(e) ? h->len : sizeof(e));
 		if (k->session_end && k->session_end(p->arg, off, &e))
 			return fail(p, off, "out of memory");
 		return 0;
@@ -208,9 +208,9 @@ static long record(struct opf_parser *p, const uint8_t *r, const struct opf_rec 
 	}
 	case OPF_PAUSE:
 	case OPF_RESUME: {
-		struct opf_mark m;
+		struct opf_mark m = { 0 };
 
-		memcpy(&m, r, sizeof(m));
+		memcpy(&m, r, h->len < sizeof(m) ? h->len : sizeof(m));
 		if (k->mark && k->mark(p->arg, h->type, &m))
 			return fail(p, off, "out of memory");
 		return 0;

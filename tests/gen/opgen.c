@@ -278,9 +278,9 @@ static void emit_session(void)
 {
 	struct opf_session s = { 0 };
 
-	s.h = (struct opf_rec){ OPF_SESSION, 0, sizeof(s) };
+	s.h = (struct opf_rec){ OPF_SESSION, 0, OPF_SESSION_V1_LEN };
 	s.magic = OPF_MAGIC;
-	s.version = OPF_VERSION;
+	s.version = 1;
 	s.ncores = opt.cores;
 	s.hz = opt.hz;
 	s.depth = opt.depth;
@@ -293,7 +293,7 @@ static void emit_session(void)
 	s.build_id_len = build_id_len;
 	memcpy(s.build_id, build_id, build_id_len);
 	s.session_id = 1;
-	emit(&s, sizeof(s));
+	emit(&s, OPF_SESSION_V1_LEN);
 }
 
 static uint64_t period(void)
@@ -365,11 +365,11 @@ static void emit_middle(void)
 		pc_[throttles[i].core].final_hz = throttles[i].new_hz;
 	}
 	if (opt.pause) {
-		struct opf_mark m = { { OPF_PAUSE, 0, sizeof(m) }, t };
-		emit(&m, sizeof(m));
+		struct opf_mark m = { { OPF_PAUSE, 0, OPF_MARK_V1_LEN }, t, 0, 0 };
+		emit(&m, OPF_MARK_V1_LEN);
 		t += opt.tsc_hz / 2;	/* paused for 0.5 s */
-		m = (struct opf_mark){ { OPF_RESUME, 0, sizeof(m) }, t };
-		emit(&m, sizeof(m));
+		m = (struct opf_mark){ { OPF_RESUME, 0, OPF_MARK_V1_LEN }, t, 0, 0 };
+		emit(&m, OPF_MARK_V1_LEN);
 		for (uint32_t i = 0; i < opt.cores; i++)
 			pc_[i].next_tsc = t;
 	}
@@ -433,14 +433,14 @@ static void emit_end(void)
 		e.throttles = c->throttles;
 		e.final_hz = c->final_hz;
 		e.missed = c->missed;
-		e.h.len = opt.v1_end ? OPF_CORE_END_MIN_LEN : sizeof(e);
+		e.h.len = opt.v1_end ? OPF_CORE_END_MIN_LEN : OPF_CORE_END_V1_LEN;
 		emit(&e, e.h.len);
 	}
 	if (!opt.no_session_end) {
-		struct opf_session_end e = { { OPF_SESSION_END, 0, sizeof(e) }, now_tsc(), 0, 0,
-					     written };
+		struct opf_session_end e = { { OPF_SESSION_END, 0, OPF_SESSION_END_V1_LEN },
+					     now_tsc(), 0, 0, written, 0 };
 		e.end_ns = 1000000000ULL + (e.end_tsc - opt.tsc_hz) * 1000000000ULL / opt.tsc_hz;
-		emit(&e, sizeof(e));
+		emit(&e, OPF_SESSION_END_V1_LEN);
 	}
 }
 

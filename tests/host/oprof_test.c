@@ -345,12 +345,13 @@ static void ps_record(struct pstate *ps, const struct opf_rec *r)
 	if (!ps->have_session) {
 		const struct opf_session *s = (const void *)r;
 
-		if (r->type != OPF_SESSION || r->len < sizeof(*s) || s->magic != OPF_MAGIC ||
-		    s->version != OPF_VERSION) {
+		if (r->type != OPF_SESSION || r->len < OPF_SESSION_V1_LEN || s->magic != OPF_MAGIC ||
+		    s->version < OPF_VERSION_MIN || s->version > OPF_VERSION) {
 			fail("stream does not start with a session header (type %u)", r->type);
 			return;
 		}
-		ps->sess = *s;
+		memset(&ps->sess, 0, sizeof(ps->sess));
+		memcpy(&ps->sess, s, MIN((size_t)r->len, sizeof(ps->sess)));
 		ps->have_session = true;
 		return;
 	}
@@ -429,12 +430,14 @@ static void ps_record(struct pstate *ps, const struct opf_rec *r)
 		CHECK(e->core < ps->sess.ncores && !ps->core_end_seen[e->core], "core end %u", e->core);
 		if (e->core < MAXC) {
 			ps->core_end_seen[e->core] = true;
-			ps->ce[e->core] = *e;
+			memset(&ps->ce[e->core], 0, sizeof(*e));
+			memcpy(&ps->ce[e->core], e, MIN((size_t)r->len, sizeof(*e)));
 		}
 		break;
 	}
 	case OPF_SESSION_END:
-		ps->send = *(const struct opf_session_end *)r;
+		memset(&ps->send, 0, sizeof(ps->send));
+		memcpy(&ps->send, r, MIN((size_t)r->len, sizeof(ps->send)));
 		ps->have_end = true;
 		ps->end_off = ps->off;
 		break;

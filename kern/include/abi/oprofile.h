@@ -11,7 +11,13 @@
  * magic and version a reader checks before trusting anything else. The stream of a
  * session ends with one OPF_CORE_END per core followed by OPF_SESSION_END.
  *
- * Conservation, checkable from the file alone: for every core,
+ * Version 2 frames the stream in blocks: after OPF_SESSION, every record belongs to a block
+ * that starts with an OPF_BLOCK record naming the core that wrote it (or OPF_CORE_STREAM,
+ * the kernel's own records), the block's sequence number for that writer, its length and
+ * its samples. A reader can therefore check the stream against the kernel's counters
+ * without trusting them: per core, no block is missing (unless OPF_DROP or the flight
+ * recorder's overwritten count says why) or repeated, every block holds the samples and
+ * bytes its header says, and
  *	taken == delivered + sum(lost[]) + overwritten
  * where delivered equals the number of OPF_SAMPLE records of that core in the stream.
  */
@@ -21,12 +27,14 @@
 #include <stdint.h>
 
 #define OPF_MAGIC	0x0a464f52504b0a89ULL	/* bytes 89 0a 4b 50 52 4f 46 0a: "\x89\nKPROF\n" */
-#define OPF_VERSION	1
+#define OPF_VERSION	2	/* what the kernel writes */
+#define OPF_VERSION_MIN	1	/* oldest a reader must still read: no blocks, session-wide marks */
 #define OPF_ALIGN	8
 #define OPF_MAX_DEPTH	64	/* most frames a sample may carry */
 #define OPF_MAX_BUILD_ID 32
 #define OPF_MAX_NAME	32	/* longest thread name, bytes, without NUL */
 #define OPF_MAX_REC	(1u << 20)	/* no record is longer; a reader may reject larger */
+#define OPF_CORE_STREAM	0xffffu	/* opf_block.core of the kernel's own blocks */
 
 enum opf_type {
 	OPF_SESSION = 1,	/* struct opf_session: first record of every stream */
@@ -39,6 +47,8 @@ enum opf_type {
 	OPF_SNAPSHOT = 8,	/* struct opf_snapshot: begin/end of a flight-recorder dump */
 	OPF_PAUSE = 9,		/* struct opf_mark: sampling paused at tsc */
 	OPF_RESUME = 10,	/* struct opf_mark: sampling resumed at tsc */
+	OPF_BLOCK = 11,		/* struct opf_block: v2, first record of every block */
+	OPF_DROP = 12,		/* struct opf_drop: v2, blocks the worker dropped */
 };
 
 /* Why a sample was not delivered. Indexes opf_core_end.lost[] and opf_lost.reason. */
@@ -60,9 +70,19 @@ struct opf_rec {
 /* opf_rec.flags of OPF_SAMPLE */
 #define OPF_F_TRUNCATED	0x0001	/* the frame walk stopped early (bad or out-of-stack fp) */
 #define OPF_F_IDLE	0x0002	/* the core was idle (in its halt loop) */
+#define OPF_F_DEPTH	0x0004	/* v2: the walk stopped at the depth limit with frames left */
+#define OPF_F_IRQOFF	0x0008	/* v2: interrupts were off where the sample was taken (NMI) */
 
 /* opf_session.flags */
 #define OPF_S_SNAPSHOT	0x0001	/* flight-recorder mode: data arrives only in snapshots */
+#define OPF_S_RESUMED	0x0002	/* v2: a repeat of the session's header for a reader that
+				   opened mid-stream; what came before went to an earlier reader */
+
+/* opf_session.source (v2): what took the samples */
+enum opf_source {
+	OPF_SRC_TIMER = 0,	/* each core's timer interrupt: blind where interrupts are off */
+	OPF_SRC_NMI = 1,	/* non-maskable interrupts: sees interrupt-disabled code too */
+};
 
 struct opf_session {
 	struct opf_rec h;
@@ -80,7 +100,12 @@ struct opf_session {
 	uint32_t build_id_len;	/* bytes used in build_id */
 	uint8_t build_id[OPF_MAX_BUILD_ID];	/* GNU build-id of the kernel ELF */
 	uint64_t session_id;	/* counts sessions since boot, from 1 */
+	/* v2 (a version-1 record ends here: OPF_SESSION_V1_LEN) */
+	uint32_t source;	/* enum opf_source */
+	uint32_t pad;
+	uint64_t cap;		/* output queue cap, bytes of memory */
 };
+#define OPF_SESSION_V1_LEN 112u
 
 /*
  * One sample: the interrupted pc and up to depth return addresses, innermost first
@@ -105,7 +130,10 @@ struct opf_thread {
 	char name[];
 };
 
-/* count samples of core were lost for reason, since the previous opf_lost of that core. */
+/*
+ * count samples of core were lost for reason, since the previous opf_lost of that core
+ * and reason. In v2 the reason is never OPF_LOST_OUTPUT_FULL: OPF_DROP tells those.
+ */
 struct opf_lost {
 	struct opf_rec h;
 	uint16_t core;
@@ -119,12 +147,12 @@ struct opf_core_end {
 	struct opf_rec h;
 	uint32_t core;
 	uint32_t pad;
-	uint64_t taken;		/* timer interrupts that tried to record a sample */
+	uint64_t taken;		/* sampling interrupts that tried to record a sample */
 	uint64_t delivered;	/* samples of this core in the stream */
 	uint64_t lost[OPF_LOST_NREASONS];
 	uint64_t overwritten;	/* flight recorder: samples replaced by newer ones */
 	uint64_t truncated;	/* delivered samples whose backtrace was cut short */
-	uint64_t blocks;	/* blocks this core pushed */
+	uint64_t blocks;	/* blocks this core pushed: their seqs are 0 .. blocks-1 */
 	uint64_t throttles;	/* times this core lowered its rate */
 	uint32_t final_hz;	/* rate at the end (lower than opf_session.hz if throttled) */
 	uint32_t pad2;
@@ -135,12 +163,23 @@ struct opf_core_end {
 	 * sampling periods. Not samples: in none of taken, delivered, lost.
 	 */
 	uint64_t missed;
+	/* v2 (a version-1 record ends here: OPF_CORE_END_V1_LEN) */
+	uint64_t blocks_dropped;	/* of blocks: dropped by the worker (output full) */
+	uint64_t blocks_unlisted;	/* of those, in no OPF_DROP (no room to say which) */
+	uint64_t blocks_overwritten;	/* of blocks: reused by the flight recorder */
+	uint64_t depth_cut;		/* delivered samples with OPF_F_DEPTH */
 };
 
 /* Length of an OPF_CORE_END written before missed was appended: the shortest valid one. */
 #define OPF_CORE_END_MIN_LEN 104u
+#define OPF_CORE_END_V1_LEN 112u
 _Static_assert(__builtin_offsetof(struct opf_core_end, missed) == OPF_CORE_END_MIN_LEN,
 	       "OPF_CORE_END: missed must follow the version-1 fields");
+_Static_assert(__builtin_offsetof(struct opf_core_end, blocks_dropped) == OPF_CORE_END_V1_LEN,
+	       "OPF_CORE_END: the v2 fields must follow missed");
+
+/* opf_rec.flags of OPF_SESSION_END */
+#define OPF_SE_DISCARDED 0x0001	/* v2: "discard" threw the rest of the session away */
 
 struct opf_session_end {
 	struct opf_rec h;
@@ -148,7 +187,10 @@ struct opf_session_end {
 	uint64_t end_ns;
 	uint64_t blocks_dropped;	/* blocks the worker dropped for OPF_LOST_OUTPUT_FULL */
 	uint64_t bytes;			/* bytes of the stream before this record */
+	/* v2 (a version-1 record ends here: OPF_SESSION_END_V1_LEN) */
+	uint64_t marks_lost;		/* kernel records (markers) that found no room */
 };
+#define OPF_SESSION_END_V1_LEN 40u
 
 struct opf_throttle {
 	struct opf_rec h;
@@ -167,9 +209,49 @@ struct opf_snapshot {
 #define OPF_SNAP_BEGIN	0x0001
 #define OPF_SNAP_END	0x0002
 
+/*
+ * Pause and resume. v1: 16 bytes, session-wide, written by the ctl thread. v2: each core
+ * writes its own into its own blocks, in time order with its samples.
+ */
 struct opf_mark {
 	struct opf_rec h;
 	uint64_t tsc;
+	/* v2 (a version-1 record ends here: OPF_MARK_V1_LEN) */
+	uint32_t core;
+	uint32_t pad;
+};
+#define OPF_MARK_V1_LEN 16u
+
+/* opf_rec.flags of OPF_BLOCK */
+#define OPF_B_PARTIAL	0x0001	/* the rest of a block an earlier reader began: samples and
+				   bytes count what follows here only */
+
+/*
+ * v2: first record of every block. Records up to the next OPF_BLOCK (or OPF_SESSION, or the
+ * end of the stream) belong to it; bytes counts them all, this record included.
+ */
+struct opf_block {
+	struct opf_rec h;
+	uint16_t core;		/* writer: a core, or OPF_CORE_STREAM for the kernel's own */
+	uint16_t pad;
+	uint32_t samples;	/* OPF_SAMPLE records in the block */
+	uint64_t seq;		/* per writer, from 0, one more for every block it pushed */
+	uint32_t bytes;		/* the block's length in the stream */
+	uint32_t pad2;
+};
+
+/*
+ * v2: the worker dropped blocks seq .. seq + blocks - 1 of core (the output queue was over
+ * its cap); their samples are lost OPF_LOST_OUTPUT_FULL. Each dropped block is in at most
+ * one OPF_DROP; those that could not be listed are counted in opf_core_end.blocks_unlisted.
+ */
+struct opf_drop {
+	struct opf_rec h;
+	uint16_t core;
+	uint16_t pad;
+	uint32_t blocks;
+	uint64_t seq;
+	uint64_t samples;
 };
 
 static inline uint32_t opf_align(uint32_t n)

@@ -149,16 +149,16 @@ static uint64_t session_max_blocks(const struct oprof_cfg *cfg, int ncores)
 
 static void *session_header(struct recw *w, uint64_t tsc)
 {
-	struct opf_session *s = recw_reserve(w, sizeof(*s));
+	struct opf_session *s = recw_reserve(w, OPF_SESSION_V1_LEN);
 	const uint8_t *id;
 	size_t idlen = 0;
 
 	if (!s)
 		return NULL;
 	s->h.type = OPF_SESSION;
-	s->h.len = sizeof(*s);
+	s->h.len = OPF_SESSION_V1_LEN;
 	s->magic = OPF_MAGIC;
-	s->version = OPF_VERSION;
+	s->version = 1;	/* v2 framing is not written yet */
 	s->ncores = (uint32_t)oprof.ncores;
 	s->hz = oprof.cfg.hz;
 	s->depth = oprof.cfg.depth;
@@ -302,7 +302,7 @@ void session_stop(void)
 void session_pause(bool pause)
 {
 	struct recw w = { .force = true };
-	struct opf_mark *m = recw_reserve(&w, sizeof(*m));
+	struct opf_mark *m = recw_reserve(&w, OPF_MARK_V1_LEN);
 
 	flag_set(&oprof.state, pause ? OPROF_PAUSED : OPROF_RUNNING);
 	__atomic_store_n(&oprof.paused, pause ? 1 : 0, __ATOMIC_SEQ_CST);
@@ -310,7 +310,7 @@ void session_pause(bool pause)
 		cpu_wait_idle(&oprof_cpus[i]);
 	if (m) {
 		m->h.type = pause ? OPF_PAUSE : OPF_RESUME;
-		m->h.len = sizeof(*m);
+		m->h.len = OPF_MARK_V1_LEN;
 		m->tsc = tsc_read();
 	}
 	recw_finish(&w);

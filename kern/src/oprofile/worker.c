@@ -226,10 +226,10 @@ static bool worker_close_core(struct recw *w, int core, uint64_t tsc)
 		rec_lost(p, (uint16_t)core, (uint16_t)r, c->unreported[r], tsc);
 		c->unreported[r] = 0;
 	}
-	if (!(e = recw_reserve(w, sizeof(*e))))
+	if (!(e = recw_reserve(w, OPF_CORE_END_V1_LEN)))
 		return false;
 	e->h.type = OPF_CORE_END;
-	e->h.len = sizeof(*e);
+	e->h.len = OPF_CORE_END_V1_LEN;
 	e->core = (uint32_t)core;
 	e->taken = c->taken;
 	e->delivered = cpu_delivered(c);
@@ -306,14 +306,14 @@ void worker_close_stream(void)
 	for (int i = 0; i < oprof.ncores; i++)
 		if (!worker_close_core(&w, i, tsc))
 			goto out;
-	if (!(e = recw_reserve(&w, sizeof(*e))))
+	if (!(e = recw_reserve(&w, OPF_SESSION_END_V1_LEN)))
 		goto out;
 	e->h.type = OPF_SESSION_END;
-	e->h.len = sizeof(*e);
+	e->h.len = OPF_SESSION_END_V1_LEN;
 	e->end_tsc = tsc;
 	e->end_ns = nsec();
 	e->blocks_dropped = oprof.blocks_dropped;
-	e->bytes = oprof.stream_bytes + BLEN(w.b) - sizeof(*e);
+	e->bytes = oprof.stream_bytes + BLEN(w.b) - OPF_SESSION_END_V1_LEN;
 out:
 	recw_finish(&w);
 }
