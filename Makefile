@@ -14,33 +14,46 @@ ACCEL ?= tcg
 KCFLAGS := -std=gnu11 -O2 -g -ffreestanding -fno-pie -fno-pic -fno-stack-protector \
 	-mno-red-zone -mgeneral-regs-only -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer \
 	-fno-optimize-sibling-calls -fno-asynchronous-unwind-tables -fno-common \
-	-Wall -Wextra -Werror -Wno-unused-parameter -Ikern/include -Ikern/arch/x86 -MMD -MP
+	-Wall -Wextra -Werror -Wno-unused-parameter -Wmissing-prototypes -Ikern/include -MMD -MP
 KASFLAGS := -Ikern/include -Ikern/arch/x86 -MMD -MP
 KLDFLAGS := -n -nostdlib -T kern/arch/x86/kernel.ld --build-id=sha1 -z max-page-size=4096 \
 	-z noexecstack --no-warn-rwx-segments
 
-# arch: boot, traps, interrupt controllers, clocks, other cores
+# The layers, bottom up. A file includes headers of its own layer and those below it
+# (kern/include holds them all); only kern/arch sees the arch's private headers.
+# arch: boot, traps, interrupt controllers, clocks, other cores (implements arch.h)
 ARCH_SRCS := $(addprefix kern/arch/x86/, boot.S trampoline.S trapentry.S swtch.S main.c \
 	uart.c cpu.c gdt.c trap.c multiboot.c acpi.c lapic.c ioapic.c tsc.c smp.c ksyms.c \
 	thread_x86.c unwind.c io.c pci_x86.c)
-# portable core
-CORE_SRCS := $(addprefix kern/src/, init.c init_late.c panic.c printf.c string.c parse.c errstr.c \
-	spinlock.c page.c kmalloc.c cons.c shell.c cmds_sys.c sched.c rendez.c qlock.c \
-	alarm.c block.c qio.c ns.c devtab.c devcons.c ramfs.c cmds_fs.c \
-	cmds_thread.c workloads.c cmds_oprofile.c cmds_opbench.c)
+# portable core: the C library, memory, threads and time, blocks and I/O, files
+CORE_SRCS := $(addprefix kern/src/lib/, printf.c string.c parse.c errstr.c panic.c) \
+	$(addprefix kern/src/mem/, page.c kmalloc.c) \
+	$(addprefix kern/src/thread/, spinlock.c qlock.c rendez.c sched.c alarm.c) \
+	$(addprefix kern/src/io/, block.c qio.c cons.c) \
+	$(addprefix kern/src/fs/, ns.c devtab.c ramfs.c devcons.c devrandom.c)
 # the profiler
 OPROF_SRCS := $(addprefix kern/src/oprofile/, percpu.c backtrace.c worker.c pool.c session.c \
-	ctl.c reader.c stat.c glue.c devoprofile.c baseline.c)
-# drivers: PCI, virtio, the 9P host share; and the files that go with them in kern/src
-DRIVER_SRCS := $(addprefix kern/drivers/, pci.c cmds_pci.c virtio_pci.c ninep.c dev9p.c) \
-	kern/src/devrandom.c kern/src/cmds_dd.c
-KSRCS := $(ARCH_SRCS) $(CORE_SRCS) $(OPROF_SRCS) $(DRIVER_SRCS)
+	ctl.c reader.c stat.c glue.c devoprofile.c)
+# drivers: PCI, virtio, the 9P client and its device
+DRIVER_SRCS := $(addprefix kern/drivers/, pci.c virtio_pci.c ninep.c dev9p.c)
+# the shell and its commands (the kernel's user interface: nothing below uses it), the
+# built-in workloads, benchmark-only code, and init, which wires every layer together
+SHELL_SRCS := $(addprefix kern/shell/, shell.c cmds_sys.c cmds_fs.c cmds_thread.c \
+	cmds_oprofile.c cmds_dd.c cmds_pci.c cmds_9p.c)
+APP_SRCS := kern/apps/workloads.c
+BENCH_SRCS := $(addprefix kern/bench/, baseline.c opbench.c)
+INIT_SRCS := $(addprefix kern/init/, init.c init_late.c)
+KSRCS := $(ARCH_SRCS) $(CORE_SRCS) $(OPROF_SRCS) $(DRIVER_SRCS) $(SHELL_SRCS) $(APP_SRCS) \
+	$(BENCH_SRCS) $(INIT_SRCS)
 KOBJS := $(patsubst %,$(B)/%.o,$(basename $(KSRCS)))
 
 all: $(B)/kernel.elf $(B)/kern.iso user
 
 # V=1 shows the commands
 Q := $(if $(V),,@)
+
+# the arch's private headers (x86.h, arch_x86.h) are visible to kern/arch only
+$(B)/kern/arch/%.o: KCFLAGS += -Ikern/arch/x86
 
 $(B)/%.o: %.c
 	@mkdir -p $(dir $@)

@@ -22,11 +22,11 @@
 #include "error.h"
 #include "kmalloc.h"
 #include "lock.h"
+#include "ninep.h"
 #include "p9.h"
 #include "page.h"
 #include "pci.h"
 #include "rendez.h"
-#include "shell.h"
 
 enum {
 	Tlerror = 6, Rlerror,
@@ -620,25 +620,20 @@ int p9_probe(void)
 	return nclients;
 }
 
-/* ---- the ninep command: state of each client ---- */
+/* ---- counters, for the shell's ninep command ---- */
 
-static int cmd_ninep(int argc, char **argv)
+bool ninep_client_stats(int index, struct ninep_stats *st)
 {
-	(void)argv;
-	if (argc != 1)
-		return -EINVAL;
-	for (int i = 0; i < READ_ONCE(nclients); i++) {
-		struct p9_client *c = clients[i];
-		uint64_t done, polled;
+	struct p9_client *c = p9_client(index);
 
-		virtq_stats(c->vq, &done, &polled);
-		shell_printf("9p%d: tag %s msize %u queue %u rpcs %llu errors %llu irqs %llu "
-			     "polled %llu\n", i, c->tag, c->msize, virtq_size(c->vq),
-			     (unsigned long long)c->nrpc, (unsigned long long)c->nerr,
-			     (unsigned long long)c->vd.irqs, (unsigned long long)polled);
-	}
-	if (nclients == 0)
-		shell_printf("9p: no virtio-9p device\n");
-	return 0;
+	if (!c)
+		return false;
+	strlcpy(st->tag, c->tag, sizeof(st->tag));
+	st->msize = c->msize;
+	st->queue = virtq_size(c->vq);
+	st->rpcs = __atomic_load_n(&c->nrpc, __ATOMIC_RELAXED);
+	st->errors = __atomic_load_n(&c->nerr, __ATOMIC_RELAXED);
+	st->irqs = c->vd.irqs;
+	virtq_stats(c->vq, &st->done, &st->polled);
+	return true;
 }
-SHELL_CMD("ninep", "ninep", "show the 9P client's devices and counters", cmd_ninep);

@@ -38,11 +38,6 @@ void alarm_set(struct alarm *a, uint64_t deadline, uint64_t period);
 void alarm_cancel(struct alarm *a);
 bool alarm_armed(struct alarm *a);
 
-/* Interrupted context accessors, for alarm callbacks (implemented in kern/arch). */
-uintptr_t tf_pc(struct trapframe *tf);
-uintptr_t tf_fp(struct trapframe *tf);	/* frame pointer (rbp) */
-uintptr_t tf_sp(struct trapframe *tf);
-
 /* Called by the arch timer interrupt: run due alarms of this core, reprogram the timer. */
 void alarm_interrupt(struct trapframe *tf);
 

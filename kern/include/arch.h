@@ -49,4 +49,38 @@ uintptr_t arch_unlinked_return(uintptr_t pc, uintptr_t sp, uintptr_t lo, uintptr
 /* Symbol of a kernel address, for backtraces: name and offset, false if unknown. */
 bool ksym_lookup(uintptr_t pc, const char **name, uintptr_t *off);
 
+/* --- Timers (alarm.c) --- */
+
+/* Interrupts off, own core: one timer interrupt at TSC tsc_deadline (0: none). */
+void arch_timer_set(uint64_t tsc_deadline);
+
+/*
+ * The interrupted context, for alarm callbacks and the profiler. struct trapframe is the
+ * arch's own; portable code only ever holds a pointer and uses these accessors.
+ */
+struct trapframe;
+uintptr_t tf_pc(const struct trapframe *tf);
+uintptr_t tf_fp(const struct trapframe *tf);	/* frame pointer (rbp) */
+uintptr_t tf_sp(const struct trapframe *tf);
+bool tf_irq_enabled(const struct trapframe *tf);	/* interrupts were on where it stopped */
+
+/* --- Threads (sched.c) --- */
+
+/*
+ * Switch stacks: save the callee-saved registers and the stack pointer into *save_rsp,
+ * load new_rsp and return into whatever that stack was saved by (or was laid out for).
+ */
+void swtch(uintptr_t *save_rsp, uintptr_t new_rsp);
+/* Lay out a new thread's stack below top so that swtch to the result calls entry. */
+uintptr_t arch_thread_stack_init(uintptr_t top, void (*entry)(void));
+/* Any context: bring core out of hlt (it re-checks its run queue). */
+void arch_send_wake_ipi(int core);
+/* The interrupt controller's id of core, for the cpus command. */
+int arch_cpu_apic_id(int core);
+
+/* --- Panic (panic.c) --- */
+
+void arch_stop_other_cores(void);	/* IPI every other core to halt, interrupts off */
+void arch_backtrace_here(void);		/* print the caller's frame-pointer chain */
+
 #endif

@@ -138,4 +138,9 @@ struct fstate;
 struct fstate *fstate_new(struct fstate *from);
 void fstate_free(struct fstate *fs);
 
+/* Boot, thread context: the file systems and device files of kern/src/fs. */
+void ramfs_init(void);		/* the root file system */
+void devcons_init(void);	/* /dev/cons, /dev/null, /dev/zero */
+void devrandom_init(void);	/* /dev/random */
+
 #endif

@@ -74,6 +74,11 @@ struct oprof_hooks {
 	void (*set_rate)(int core, uint32_t hz);
 };
 
+/* Boot, thread context: the profiler's state, its worker on core 0 and its files (glue.c). */
+void oprofile_init(void);
+/* The device files /dev/oprofile, /dev/oprofilectl, /dev/oprofilestat (devoprofile.c). */
+void devoprofile_init(void);
+
 /* Boot: set defaults, create the output queue. hooks must stay valid forever. */
 void oprof_init(const struct oprof_hooks *hooks);
 /* Host tests only: free what oprof_init made. The profiler must be idle with no reader. */

@@ -49,4 +49,9 @@ struct rendez;
 int rendez_sleep_until(struct rendez *r, bool (*cond)(void *), void *arg, uint64_t usec,
 		       bool intr);
 struct alarm *thread_sleep_alarm(struct thread *t);
+/* Where t's file state lives (ns.c keeps descriptors and cwd there). */
+struct fstate;
+struct fstate **thread_fstate(struct thread *t);
+/* Boot core: after kernel_main has started its threads, become this core's idle loop. */
+__noreturn void sched_idle_boot(void);
 #endif

@@ -16,4 +16,16 @@ struct workload {
 extern const struct workload workloads[];	/* ends with a NULL name */
 const struct workload *workload_find(const char *name);
 
+/*
+ * The hot functions, named in profiles: global (not static), so that no compiler clone
+ * renames them and tests and the peer harness (../shared/peer) find them by name.
+ */
+uint64_t spin_loop(uint64_t n);
+#define MN 48		/* matrix: side of the square matrices */
+uint32_t matrix_inner(const uint32_t *row, const uint32_t (*b)[MN], int col);
+struct matrix_state;
+void matrix_multiply(struct matrix_state *m);
+uint64_t fib(int n);
+void memcpy_copy(uint8_t *buf);
+
 #endif

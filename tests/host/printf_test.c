@@ -1,5 +1,5 @@
 /*
- * Host test of kern/src/printf.c (vsnprintf/snprintf): a table of formats with the exact
+ * Host test of kern/src/lib/printf.c (vsnprintf/snprintf): a table of formats with the exact
  * expected output, truncation semantics, and a differential check of integer conversions
  * against the C library's vsnprintf (found with dlsym, since ours shadows it).
  * Prints one PASSED/FAILED line; the exit status is the verdict.

@@ -1,5 +1,5 @@
 /*
- * Host tests of kern/src/block.c and kern/src/qio.c under pthreads (plain, TSan, ASan).
+ * Host tests of kern/src/io/block.c and kern/src/io/qio.c under pthreads (plain, TSan, ASan).
  * Each subtest prints "PASS name" or "FAIL name"; the exit status is the number of failures
  * (capped). After every subtest the runner checks that no block and no kmalloc leaked.
  * An argument runs only the subtest of that name.

@@ -1,5 +1,5 @@
 /*
- * Host test of kern/src/shell.c: the tokenizer (quotes, operators, limits), command
+ * Host test of kern/shell/shell.c: the tokenizer (quotes, operators, limits), command
  * dispatch and its messages, and the line editor fed scripted console bytes, then random
  * bytes (under ASan/UBSan this is the "nothing typed may crash" check). The console is
  * replaced here: cons_getc reads a script, cons_write appends to a capture buffer.

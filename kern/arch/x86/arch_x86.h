@@ -88,6 +88,13 @@ void cpu_setup_this(int core);
 
 /* ksyms.c */
 void ksyms_init(void);
+/* pc lies in a function that builds no frame; its bounds [start, end) */
+bool ksym_frameless_leaf(uintptr_t pc, uintptr_t *start, uintptr_t *end);
+
+/* Entry points called from assembly: boot.S, trampoline.S, trapentry.S */
+__noreturn void arch_main(uint32_t mbi);
+__noreturn void ap_main(void);
+void trap(struct trapframe *tf);
 
 /* misc */
 extern uint32_t boot_mbi;

@@ -5,9 +5,9 @@
 #include "arch_x86.h"
 #include "cons.h"
 #include "cpu.h"
+#include "init.h"
 #include "page.h"
 
-void kernel_main(void);	/* kern/src/init.c */
 
 extern char boot_stack[];
 static struct mb_info mb;

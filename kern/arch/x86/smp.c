@@ -7,6 +7,7 @@
 #include "x86.h"
 #include "arch_x86.h"
 #include "cpu.h"
+#include "init.h"
 #include "page.h"
 
 #define TRAMPOLINE_ADDR	0x8000
@@ -18,7 +19,6 @@ extern int ncpus_online;
 static volatile int ap_started;
 static volatile int ap_core;
 
-void kernel_ap_main(void);	/* kern/src/init.c */
 
 __noreturn void ap_main(void)
 {

@@ -158,6 +158,7 @@ void trap(struct trapframe *tf)
 		lapic_eoi();
 }
 
-uintptr_t tf_pc(struct trapframe *tf) { return tf->rip; }
-uintptr_t tf_fp(struct trapframe *tf) { return tf->rbp; }
-uintptr_t tf_sp(struct trapframe *tf) { return tf->rsp; }
+uintptr_t tf_pc(const struct trapframe *tf) { return tf->rip; }
+uintptr_t tf_fp(const struct trapframe *tf) { return tf->rbp; }
+uintptr_t tf_sp(const struct trapframe *tf) { return tf->rsp; }
+bool tf_irq_enabled(const struct trapframe *tf) { return tf->rflags & RFLAGS_IF; }

@@ -5,6 +5,7 @@
  */
 #include "x86.h"
 #include "arch_x86.h"
+#include "arch.h"
 
 #define PIT_HZ		1193182
 #define PIT_CH2		0x42

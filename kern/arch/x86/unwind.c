@@ -10,10 +10,10 @@
  * the code bytes at pc are read only inside the kernel's text.
  */
 #include "arch.h"
+#include "arch_x86.h"
 #include "cpu.h"
 
 extern char __kernel_start[], __rodata_start[];
-bool ksym_frameless_leaf(uintptr_t pc, uintptr_t *start, uintptr_t *end);
 
 /* One cached frameless-leaf answer per core: hot loops sample the same function. */
 static struct leaf_cache {

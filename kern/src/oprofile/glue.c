@@ -208,8 +208,6 @@ static void worker(void *arg)
 	}
 }
 
-void devoprofile_init(void);
-
 /* Boot, thread context: the profiler's state, its worker on core 0 and its files. */
 void oprofile_init(void)
 {

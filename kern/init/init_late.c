@@ -3,14 +3,11 @@
  * all work): the name space, device files, drivers, the profiler.
  */
 #include "dev.h"
-#include "kernel.h"
+#include "init.h"
 #include "ninep.h"
+#include "oprofile.h"
 
 extern struct dev ramfs, devfs;
-void ramfs_init(void);
-void devcons_init(void);
-void oprofile_init(void);
-void devrandom_init(void);
 
 void kernel_late_init(void)
 {

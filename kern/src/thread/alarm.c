@@ -7,7 +7,6 @@
 #include "alarm.h"
 #include "cpu.h"
 
-void arch_timer_set(uint64_t tsc_deadline);	/* kern/arch: one interrupt at the deadline */
 
 void alarm_init(struct alarm *a, alarm_fn fn, void *arg)
 {

@@ -15,6 +15,7 @@
 #include "error.h"
 #include "kmalloc.h"
 #include "lock.h"
+#include "sched.h"
 #include "thread.h"
 
 #define NMOUNT		16
@@ -36,7 +37,6 @@ static struct mount mounts[NMOUNT];
 static int nmounts;
 static struct spinlock mount_lock = SPINLOCK_INIT("mounts");
 
-struct fstate **thread_fstate(struct thread *t);	/* sched.c */
 
 static struct fstate *my_fs(void)
 {

@@ -8,8 +8,6 @@
 #include "cons.h"
 #include "kernel.h"
 
-void arch_stop_other_cores(void);	/* kern/arch: IPI every other core to halt */
-void arch_backtrace_here(void);		/* kern/arch: print the caller's frame chain */
 
 static int panicking;
 

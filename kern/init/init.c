@@ -4,14 +4,13 @@
  * core arrives in kernel_ap_main and waits here until the boot core says go.
  */
 #include "cpu.h"
+#include "init.h"
 #include "kmalloc.h"
 #include "page.h"
 #include "sched.h"
 #include "shell.h"
 #include "thread.h"
 
-void kernel_late_init(void);	/* devices, file systems, profiler: init_late.c */
-__noreturn void sched_idle_boot(void);
 
 static volatile bool go;
 

@@ -12,7 +12,6 @@
 #include "shell.h"
 
 /* Provided by kern/arch: the local APIC id of online core number core. */
-int arch_cpu_apic_id(int core);
 
 /* ---- help ---- */
 

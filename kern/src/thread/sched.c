@@ -65,8 +65,6 @@ static struct thread *all_threads;
 static int next_tid = 1;
 static void (*create_hook)(struct thread *t);
 
-void swtch(uintptr_t *save_rsp, uintptr_t new_rsp);	/* kern/arch/x86/swtch.S */
-uintptr_t arch_thread_stack_init(uintptr_t top, void (*entry)(void));
 
 static struct runq *rq_of(int core) { return &runqs[core]; }
 
@@ -470,6 +468,5 @@ __noreturn void sched_idle_boot(void)
 	idle_loop();
 }
 
-void arch_send_wake_ipi(int core);
 
 static void ipi_wake(int core) { arch_send_wake_ipi(core); }

@@ -25,7 +25,6 @@ static uint64_t spin_step(void *st)
 }
 
 /* matrix: integer matrix multiply; the inner dot product is the hot function */
-#define MN 48
 
 struct matrix_state {
 	uint32_t a[MN][MN], b[MN][MN], c[MN][MN];
