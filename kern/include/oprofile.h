@@ -2,8 +2,8 @@
  * The sampling profiler, as the rest of the kernel sees it (implemented in kern/src/oprofile/).
  *
  * Contexts, and what each may call:
- *	timer interrupt (core N)	oprof_tick_irq, oprof_sample_irq (which may call back
- *					hooks->set_rate on the same core)
+ *	timer interrupt (core N)	oprof_tick_irq (which may call back hooks->set_rate
+ *					on the same core)
  *	any thread, on core N		oprof_thread_created (the thread-create hook)
  *	the worker kthread (core 0)	oprof_worker_wait, oprof_worker_pass
  *	device file operations		oprof_open, oprof_read, oprof_close, oprof_ctl,
@@ -46,7 +46,7 @@ typedef void (*oprof_thread_fn)(void *arg, uint32_t tid, int core, const char *n
 
 /*
  * What the glue provides. All but set_rate are called from the ctl thread (thread context,
- * may sleep) with the profiler's ctl mutex held, so they must not call back into oprof_ctl,
+ * may sleep) with the profiler's session lock held, so they must not call back into oprof_ctl,
  * oprof_worker_pass or oprof_stat_text.
  */
 struct oprof_hooks {
@@ -87,27 +87,14 @@ void oprof_fini(void);
 /*
  * Run one line of /dev/oprofilectl (trailing newline allowed). 0 on success; otherwise
  * -errno, with a one-line message starting "oprofile: " in err (always NUL terminated).
- *	start [-f HZ] [-d DEPTH] [-b BLOCKBYTES] [-s [-w BLOCKS]]
- *			-s: flight recorder. Each core keeps only its newest BLOCKS blocks
- *			(its window), reusing the oldest for new samples; those samples
- *			count as overwritten. Nothing reaches /dev/oprofile until...
- *	snapshot	(flight recorder) append every core's window to the stream between
- *			OPF_SNAPSHOT begin and end records, and go on recording. A snapshot
- *			consumes what it dumps: those samples count as delivered, each once,
- *			and every window starts empty again, so taken == delivered + lost +
- *			overwritten holds however many snapshots are taken. "stop" dumps the
- *			last windows as a final snapshot before the closing records.
- *	stop	pause	resume	flush (refused in flight-recorder mode)
- *	discard		throw away a stopped session's unread stream
- *	hz N | depth N | blockbytes N | period MS | cap SIZE | stale N | emptydepth N |
- *	window N | budget PCT | maxhz N
- *			defaults for the next session; refused while a session runs.
- *			SIZE is MiB, or takes a K, M or G suffix. budget: a core whose
- *			hot path takes more than PCT% of its time over OPROF_BUDGET_MS
- *			halves its rate (OPF_THROTTLE); 100 turns that off. maxhz: the rate
- *			limit, OPROF_MAX_HZ unless raised (up to OPROF_ABS_MAX_HZ).
+ * The commands and settings are the tables in ctl.c; oprof_ctl_help lists them.
  */
 int oprof_ctl(const char *line, char *err, size_t errlen);
+/*
+ * Every command with its usage and every setting with its range and next value, one per
+ * line, into buf (NUL terminated, truncated to n - 1). Returns the whole text's length.
+ */
+size_t oprof_ctl_help(char *buf, size_t n);
 
 /* /dev/oprofile. One reader at a time: a second open gets -EBUSY. */
 int oprof_open(void);
@@ -153,9 +140,6 @@ struct oprof_tick {
  * t->tsc to its return counts against the core's budget, which may call hooks->set_rate.
  */
 void oprof_tick_irq(const struct oprof_tick *t);
-/* As oprof_tick_irq with the frames already walked (tests, other unwinders). */
-void oprof_sample_irq(int core, uint32_t tid, uint64_t tsc, uint64_t pc,
-		      const uint64_t *frames, unsigned nframes, unsigned flags);
 /*
  * On core, interrupts off, once its sampling timer is disarmed (hooks->stop_sampling):
  * the timer expiries it skipped over the whole session, for OPF_CORE_END.missed. The
@@ -179,13 +163,5 @@ void oprof_thread_created(uint32_t tid, int core, const char *name);
  */
 unsigned oprof_backtrace(uintptr_t fp, uintptr_t lo, uintptr_t hi, uint64_t *frames,
 			 unsigned max, bool *truncated);
-
-/*
- * Benchmarks only: the replaced design (a block per sample on one global locked list),
- * measured beside the real hot path. baseline.c.
- */
-void oprof_baseline_record(int core, uint64_t tsc, uint64_t pc, const uint64_t *frames,
-			   unsigned nframes);
-void oprof_baseline_drain(void);
 
 #endif

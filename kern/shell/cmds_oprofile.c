@@ -1,12 +1,13 @@
 /*
- * The shell's `oprofile` command: `oprofile stat` prints /dev/oprofilestat; every other
- * word (start, stop, pause, resume, flush, snapshot, discard and the settings) is written
- * with its arguments to /dev/oprofilectl, exactly as a user could do by hand, and a
- * refusal is printed as the ctl file explains it.
+ * The shell's `oprofile` command: `oprofile stat` prints /dev/oprofilestat, `oprofile help`
+ * lists the profiler's commands and settings from its own tables
+ * (oprof_ctl_help); every other word is written with its arguments to /dev/oprofilectl,
+ * exactly as a user could do by hand, and a refusal is printed as the ctl file explains it.
  */
 #include "dev.h"
 #include "error.h"
 #include "kmalloc.h"
+#include "oprofile.h"
 #include "shell.h"
 
 static int print_file(const char *path)
@@ -42,13 +43,36 @@ static int join_args(int argc, char **argv, char *line, size_t cap)
 	return 0;
 }
 
+/* The language, listed from the profiler's tables. */
+static int print_help(void)
+{
+	size_t n = 4096;
+	char *text = kmalloc(n);
+
+	if (text && oprof_ctl_help(text, n) >= n) {
+		n = oprof_ctl_help(text, n) + 1;
+		kfree(text);
+		if ((text = kmalloc(n)))
+			oprof_ctl_help(text, n);
+	}
+	if (!text)
+		return -ENOMEM;
+	shell_printf("oprofile stat | help | COMMAND [ARGS] | SETTING VALUE\n%s", text);
+	kfree(text);
+	return 0;
+}
+
 static int cmd_oprofile(int argc, char **argv)
 {
-	char line[160], msg[200];
+	char line[160], msg[300];
 	int fd;
 	long r;
 
-	if (argc < 2 || join_args(argc, argv, line, sizeof(line)) < 0)
+	if (argc < 2)
+		return -EINVAL;
+	if (!strcmp(argv[1], "help"))
+		return argc == 2 ? print_help() : -EINVAL;
+	if (join_args(argc, argv, line, sizeof(line)) < 0)
 		return -EINVAL;
 	if (!strcmp(argv[1], "stat"))
 		return argc == 2 ? print_file("/dev/oprofilestat") : -EINVAL;
@@ -70,9 +94,6 @@ static int cmd_oprofile(int argc, char **argv)
 	kclose(fd);
 	return (int)r;
 }
-SHELL_CMD("oprofile",
-	  "oprofile start [-f HZ] [-d DEPTH] [-b BLOCKBYTES] [-s [-w BLOCKS]] | stop | pause | "
-	  "resume | flush | snapshot | stat | discard | SETTING VALUE",
-	  "control the sampling profiler (settings: hz depth blockbytes period cap stale "
-	  "emptydepth window budget maxhz)",
+SHELL_CMD("oprofile", "oprofile stat | help | COMMAND [ARGS] | SETTING VALUE",
+	  "control the sampling profiler ('oprofile help' lists its commands and settings)",
 	  cmd_oprofile);

@@ -22,6 +22,7 @@
 #include "kernel.h"
 #include "abi/oprofile.h"
 #include "oprofile.h"
+#include "oprofile_bench.h"
 #include "shim.h"
 
 #define BATCH	200

@@ -29,6 +29,7 @@
 #include "block.h"
 #include "error.h"
 #include "oprofile.h"
+#include "oprofile_bench.h"
 #include "shim.h"
 
 #define MAXC		8

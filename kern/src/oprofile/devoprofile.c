@@ -13,25 +13,25 @@
 #include "kmalloc.h"
 #include "oprofile.h"
 
-#define CTL_MSG	160
+#define CTL_MSG	256	/* longest message a ctl command leaves */
 
 /* ---- /dev/oprofile ---- */
 
-static int data_open(struct chan *c, int omode)
+static int datafile_open(struct chan *c, int omode)
 {
 	(void)c;
 	(void)omode;
 	return oprof_open();
 }
 
-static long data_read(struct chan *c, void *buf, size_t n, uint64_t off)
+static long datafile_read(struct chan *c, void *buf, size_t n, uint64_t off)
 {
 	(void)c;
 	(void)off;
 	return oprof_read(buf, n);
 }
 
-static void data_close(struct chan *c)
+static void datafile_close(struct chan *c)
 {
 	(void)c;
 	oprof_close();
@@ -39,7 +39,7 @@ static void data_close(struct chan *c)
 
 /* ---- /dev/oprofilectl ---- */
 
-static int ctl_open(struct chan *c, int omode)
+static int ctlfile_open(struct chan *c, int omode)
 {
 	(void)omode;
 	c->aux = kzmalloc(CTL_MSG);
@@ -49,7 +49,7 @@ static int ctl_open(struct chan *c, int omode)
 	return 0;
 }
 
-static long ctl_write(struct chan *c, const void *buf, size_t n, uint64_t off)
+static long ctlfile_write(struct chan *c, const void *buf, size_t n, uint64_t off)
 {
 	char line[160];
 	int r;
@@ -76,7 +76,7 @@ static long text_read(const char *text, void *buf, size_t n, uint64_t off)
 	return (long)n;
 }
 
-static long ctl_read(struct chan *c, void *buf, size_t n, uint64_t off)
+static long ctlfile_read(struct chan *c, void *buf, size_t n, uint64_t off)
 {
 	char msg[CTL_MSG + 1];
 
@@ -92,7 +92,7 @@ static void aux_close(struct chan *c)
 
 /* ---- /dev/oprofilestat ---- */
 
-static int stat_open(struct chan *c, int omode)
+static int statfile_open(struct chan *c, int omode)
 {
 	size_t cap = 4096, len;
 
@@ -112,27 +112,27 @@ static int stat_open(struct chan *c, int omode)
 	}
 }
 
-static long stat_read(struct chan *c, void *buf, size_t n, uint64_t off)
+static long statfile_read(struct chan *c, void *buf, size_t n, uint64_t off)
 {
 	return text_read(c->aux, buf, n, off);
 }
 
-static const struct devfile data_file = {
-	.name = "oprofile", .perm = 0444, .read = data_read,
-	.open = data_open, .close = data_close,
+static const struct devfile datafile = {
+	.name = "oprofile", .perm = 0444, .read = datafile_read,
+	.open = datafile_open, .close = datafile_close,
 };
-static const struct devfile ctl_file = {
-	.name = "oprofilectl", .perm = 0666, .read = ctl_read, .write = ctl_write,
-	.open = ctl_open, .close = aux_close,
+static const struct devfile ctlfile = {
+	.name = "oprofilectl", .perm = 0666, .read = ctlfile_read, .write = ctlfile_write,
+	.open = ctlfile_open, .close = aux_close,
 };
-static const struct devfile stat_file = {
-	.name = "oprofilestat", .perm = 0444, .read = stat_read,
-	.open = stat_open, .close = aux_close,
+static const struct devfile statfile = {
+	.name = "oprofilestat", .perm = 0444, .read = statfile_read,
+	.open = statfile_open, .close = aux_close,
 };
 
 void devoprofile_init(void)
 {
-	devfs_add(&data_file);
-	devfs_add(&ctl_file);
-	devfs_add(&stat_file);
+	devfs_add(&datafile);
+	devfs_add(&ctlfile);
+	devfs_add(&statfile);
 }

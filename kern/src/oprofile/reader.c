@@ -1,17 +1,15 @@
 /*
  * The reader of /dev/oprofile: one open at a time, one thread reading.
  *
- * The reader takes whole blocks off the output queue (qget) and copies them out; a block
- * it has begun stays in its own hand (rd.blk) until fully read, then goes back to the
- * pool. So the worker, which only ever drops a block before queueing it, can never take
- * data the reader is half way through, and the queue's byte count is exactly what waits.
- *
- * Waiting: qbread cannot be interrupted, so the reader sleeps on oprof.readers (woken by
- * outq_put and by stop's hang-up) until the queue has a block or is hung up, with
- * rendez_sleep_intr so Ctrl-C gets it out with -EINTR.
+ * The reader takes whole blocks off the output queue (qbread_intr: it sleeps until the
+ * worker queues a block or stop hangs the queue up, and Ctrl-C gets it out with -EINTR)
+ * and copies them out; a block it has begun stays in its own hand (rd.blk) until fully
+ * read, then goes back to the pool. So the worker, which only ever drops a block before
+ * queueing it, can never take data the reader is half way through, and the queue's byte
+ * count is exactly what waits.
  *
  * End of stream: stop queues the closing records and hangs the queue up; the reader that
- * finds it hung up and empty returns 0, and (with the ctl mutex) ends the DRAINING state:
+ * finds it hung up and empty gets 0, and (with the session lock) ends the DRAINING state:
  * the queue is reopened and the pool trimmed, so the next "start" begins a new stream.
  * It then keeps returning 0 until closed; a new open waits for the next session.
  */
@@ -23,11 +21,6 @@ static struct {
 	bool eof;		/* this open has seen the end of a stream */
 	struct block *blk;	/* block being read, owned by the reader */
 } rd;
-
-void reader_wake(void)
-{
-	rendez_wakeup(&oprof.readers);
-}
 
 bool reader_is_open(void)
 {
@@ -53,50 +46,36 @@ void oprof_close(void)
 	__atomic_store_n(&rd.open, 0, __ATOMIC_RELEASE);
 }
 
-static bool reader_ready(void *arg)
-{
-	(void)arg;
-	return qblocks(oprof.outq) > 0 || qhungup(oprof.outq);
-}
-
 /* The stream of a stopped session has been read to its end: back to IDLE. */
 static void reader_end_stream(void)
 {
-	ctl_lock();
+	session_lock();
 	if (flag_get(&oprof.state) == OPROF_DRAINING && qhungup(oprof.outq) &&
 	    qblocks(oprof.outq) == 0) {
 		qreopen(oprof.outq);
 		pool_trim();
 		flag_set(&oprof.state, OPROF_IDLE);
 	}
-	ctl_unlock();
+	session_unlock();
 }
 
 /* The next block to read: NULL with *err 0 at the end of the stream, or -EINTR. */
 static struct block *reader_next(bool wait, long *err)
 {
-	struct block *b;
+	struct block *b = NULL;
+	int r;
 
 	*err = 0;
-	for (;;) {
-		if ((b = qget(oprof.outq)))
-			return b;
-		if (qhungup(oprof.outq)) {
-			/* hang-up comes after the last block: empty and hung up is the end */
-			if (qblocks(oprof.outq) == 0) {
-				rd.eof = true;
-				reader_end_stream();
-				return NULL;
-			}
-			continue;
-		}
-		if (!wait)
-			return NULL;
-		if (rendez_sleep_intr(&oprof.readers, reader_ready, NULL) == -EINTR) {
-			*err = -EINTR;
-			return NULL;
-		}
+	if (!wait)
+		return qget(oprof.outq);
+	r = qbread_intr(oprof.outq, &b);
+	if (r == 0) {
+		rd.eof = true;
+		reader_end_stream();
+	} else if (r < 0) {
+		*err = r;
 	}
+	return b;
 }
 
 long oprof_read(void *buf, size_t n)

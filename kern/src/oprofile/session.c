@@ -1,66 +1,38 @@
 /*
- * Sessions: the state machine, the ctl mutex and the session's start and stop.
+ * Sessions: the state machine, the session lock and the session's start and stop.
  *
  *	IDLE --start--> RUNNING <--pause/resume--> PAUSED
  *	RUNNING, PAUSED --stop--> STOPPING --(closing records queued, outq hung up)--> DRAINING
  *	DRAINING --(reader reads to EOF, or "discard")--> IDLE
  *
  * Every transition but DRAINING -> IDLE is made by oprof_ctl (a thread). All of them run
- * with the ctl mutex held, and so do worker passes and the stat text: the mutex is what
- * makes a pass, a start, a stop and a stat snapshot see each other whole. It is a sleeping
- * mutex (built here from a spinlock and a rendez, as the host shim has no qlock) because
- * its holders allocate and wait for cores. The hot path never takes it: it reads the
- * session's cfg (constant while a session runs), oprof.paused and oprof.flushgen only.
+ * with the session lock held, and so do worker passes and the stat text: the lock is what
+ * makes a pass, a start, a stop and a stat snapshot see each other whole. It is a qlock
+ * (sleeping) because its holders allocate and wait for cores. The hot path never takes
+ * it: it reads the session's cfg (constant while a session runs), oprof.paused and
+ * oprof.flushgen only.
  *
  * A start writes the stream's header itself (OPF_SESSION, then OPF_THREAD for every live
  * thread) before the cores are told to sample; a stop stops every core, pushes the partial
  * blocks, drains them (flight recorder: dumps the windows as a last snapshot), appends the
- * closing statistics and hangs the output queue up. A snapshot (flight recorder) asks
- * every core to hand its window over at its next tick and dumps what they handed over.
- * Text parsing of commands lives in ctl.c, the stat file in stat.c.
+ * closing statistics and hangs the output queue up. Snapshots are flight.c's; text parsing
+ * of commands lives in ctl.c, the stat file in stat.c.
  */
 #include "internal.h"
 #include "error.h"
 
 struct oprof_global oprof;
 
-static struct {
-	struct spinlock lk;
-	uint32_t held;		/* LOADed by the rendez condition */
-	struct rendez r;	/* waiters for held == 0 */
-} ctl_mu = { .lk = SPINLOCK_INIT("oprof ctl") };
+static struct qlock session_qlock;
 
-static bool ctl_free(void *arg)
+void session_lock(void)
 {
-	(void)arg;
-	return flag_get(&ctl_mu.held) == 0;
+	qlock(&session_qlock);
 }
 
-void ctl_lock(void)
+void session_unlock(void)
 {
-	for (;;) {
-		spin_lock(&ctl_mu.lk);
-		if (!ctl_mu.held) {
-			flag_set(&ctl_mu.held, 1);
-			spin_unlock(&ctl_mu.lk);
-			return;
-		}
-		spin_unlock(&ctl_mu.lk);
-		rendez_sleep(&ctl_mu.r, ctl_free, NULL);
-	}
-}
-
-void ctl_unlock(void)
-{
-	spin_lock(&ctl_mu.lk);
-	flag_set(&ctl_mu.held, 0);
-	spin_unlock(&ctl_mu.lk);
-	rendez_wakeup(&ctl_mu.r);
-}
-
-bool ctl_held(void)
-{
-	return flag_get(&ctl_mu.held) != 0;
+	qunlock(&session_qlock);
 }
 
 const char *session_state_name(uint32_t state)
@@ -85,8 +57,7 @@ bool session_active(void)
 
 void oprof_init(const struct oprof_hooks *hooks)
 {
-	rendez_init(&ctl_mu.r);
-	rendez_init(&oprof.readers);
+	qlock_init(&session_qlock);
 	rendez_init(&oprof.snap_r);
 	worker_init();
 	oprof.hooks = hooks;
@@ -104,7 +75,7 @@ void oprof_init(const struct oprof_hooks *hooks)
 	};
 	oprof.state = OPROF_IDLE;
 	oprof.wait_ms = OPROF_DEF_PERIOD_MS;
-	oprof.outq = qopen(SIZE_MAX, 0);
+	oprof.outq = qopen(OPROF_DEF_CAP);
 	if (!oprof.outq)
 		panic("oprofile: no memory for the output queue");
 }
@@ -113,13 +84,13 @@ void oprof_fini(void)
 {
 	struct block *b;
 
-	ctl_lock();
+	session_lock();
 	while ((b = qget(oprof.outq)))
 		pool_put(b);
 	pool_trim();
 	qfree(oprof.outq);
 	oprof.outq = NULL;
-	ctl_unlock();
+	session_unlock();
 }
 
 /*
@@ -147,36 +118,6 @@ static uint64_t session_max_blocks(const struct oprof_cfg *cfg, int ncores)
 	return cfg->cap / cfg->block_bytes + (uint64_t)ncores * per_core + 4;
 }
 
-static void *session_header(struct recw *w, uint64_t tsc)
-{
-	struct opf_session *s = recw_reserve(w, OPF_SESSION_V1_LEN);
-	const uint8_t *id;
-	size_t idlen = 0;
-
-	if (!s)
-		return NULL;
-	s->h.type = OPF_SESSION;
-	s->h.len = OPF_SESSION_V1_LEN;
-	s->magic = OPF_MAGIC;
-	s->version = 1;	/* v2 framing is not written yet */
-	s->ncores = (uint32_t)oprof.ncores;
-	s->hz = oprof.cfg.hz;
-	s->depth = oprof.cfg.depth;
-	s->tsc_hz = tsc_hz();
-	s->start_tsc = tsc;
-	s->start_ns = nsec();
-	s->block_bytes = oprof.cfg.block_bytes;
-	s->period_ms = oprof.cfg.period_ms;
-	s->flags = oprof.cfg.snapshot ? OPF_S_SNAPSHOT : 0;
-	id = kernel_build_id(&idlen);
-	idlen = id ? MIN(idlen, (size_t)OPF_MAX_BUILD_ID) : 0;
-	s->build_id_len = (uint32_t)idlen;
-	if (idlen)
-		memcpy(s->build_id, id, idlen);
-	s->session_id = oprof.session_id;
-	return s;
-}
-
 struct thread_walk {
 	struct recw *w;
 	uint64_t tsc;
@@ -202,7 +143,7 @@ static void session_undo(void)
 	struct block *b;
 
 	for (int i = 0; i < oprof.ncores; i++)
-		cpu_teardown(&oprof_cpus[i]);
+		opcore_teardown(&opcores[i]);
 	while ((b = qget(oprof.outq)))
 		pool_put(b);
 	pool_trim();
@@ -211,7 +152,7 @@ static void session_undo(void)
 }
 
 /*
- * Ctl mutex held, state IDLE, cfg checked. The cores are enabled before the live threads
+ * Session lock held, state IDLE, cfg checked. The cores are enabled before the live threads
  * are listed, so a thread created meanwhile is named at least once (maybe twice).
  */
 int session_start(const struct oprof_cfg *cfg, char *err, size_t errlen)
@@ -233,17 +174,18 @@ int session_start(const struct oprof_cfg *cfg, char *err, size_t errlen)
 	flag_set(&oprof.paused, 0);
 	flag_set(&oprof.wait_ms, cfg->period_ms);
 	pool_setup(cfg->block_bytes, session_max_blocks(cfg, oprof.ncores));
+	qsetlimit(oprof.outq, cfg->cap);
 	qreopen(oprof.outq);
 	for (int i = 0; i < oprof.ncores; i++) {
-		if ((rc = cpu_setup(&oprof_cpus[i])) < 0)
+		if ((rc = opcore_setup(&opcores[i])) < 0)
 			goto fail;
 	}
 	tw.tsc = tsc_read();
 	rc = -ENOMEM;
-	if (!session_header(&w, tw.tsc))
+	if (!rec_session(&w, tw.tsc))
 		goto fail;
 	for (int i = 0; i < oprof.ncores; i++)
-		cpu_enable(&oprof_cpus[i]);
+		opcore_enable(&opcores[i]);
 	if (oprof.hooks && oprof.hooks->foreach_thread)
 		oprof.hooks->foreach_thread(session_thread, &tw);
 	recw_finish(&w);
@@ -254,7 +196,7 @@ int session_start(const struct oprof_cfg *cfg, char *err, size_t errlen)
 		snprintf(err, errlen, "oprofile: cannot start the sampling timers: %s",
 			 strerror(rc));
 		for (int i = 0; i < oprof.ncores; i++)
-			cpu_quiesce(&oprof_cpus[i]);
+			opcore_quiesce(&opcores[i]);
 		session_undo();
 		return rc;
 	}
@@ -268,112 +210,58 @@ fail:
 	return rc;
 }
 
-/* Ctl mutex held, RUNNING or PAUSED: close the stream; the reader gets it and EOF. */
+/* Session lock held, RUNNING or PAUSED: close the stream; the reader gets it and EOF. */
 void session_stop(void)
 {
 	flag_set(&oprof.state, OPROF_STOPPING);
 	if (oprof.hooks && oprof.hooks->stop_sampling)
 		oprof.hooks->stop_sampling();
 	for (int i = 0; i < oprof.ncores; i++) {
-		cpu_quiesce(&oprof_cpus[i]);
-		cpu_flush_partial(&oprof_cpus[i]);
+		opcore_quiesce(&opcores[i]);
+		opcore_flush_partial(&opcores[i]);
 	}
 	if (oprof.cfg.snapshot) {
 		/* the last windows, as a final snapshot: nothing recorded is thrown away */
 		uint32_t seq = (uint32_t)oprof.snapshots + 1;
 
 		for (int i = 0; i < oprof.ncores; i++)
-			cpu_snap_takeover(&oprof_cpus[i], seq);
-		worker_dump_snapshot(seq);
+			flight_takeover(&opcores[i], seq);
+		flight_dump(seq);
 	} else {
 		worker_drain();
 	}
 	for (int i = 0; i < oprof.ncores; i++)
-		cpu_teardown(&oprof_cpus[i]);
+		opcore_teardown(&opcores[i]);
 	worker_close_stream();
 	pool_trim();
 	flag_set(&oprof.wait_ms, oprof.next.period_ms);
 	flag_set(&oprof.state, OPROF_DRAINING);
 	qhangup(oprof.outq);
-	reader_wake();
 }
 
-/* Ctl mutex held: pause or resume every core; returns once no core is mid-tick. */
+/* Session lock held: pause or resume every core; returns once no core is mid-tick. */
 void session_pause(bool pause)
 {
 	struct recw w = { .force = true };
-	struct opf_mark *m = recw_reserve(&w, OPF_MARK_V1_LEN);
+	void *m = recw_reserve(&w, OPF_MARK_V1_LEN);
 
 	flag_set(&oprof.state, pause ? OPROF_PAUSED : OPROF_RUNNING);
 	__atomic_store_n(&oprof.paused, pause ? 1 : 0, __ATOMIC_SEQ_CST);
 	for (int i = 0; i < oprof.ncores; i++)
-		cpu_wait_idle(&oprof_cpus[i]);
-	if (m) {
-		m->h.type = pause ? OPF_PAUSE : OPF_RESUME;
-		m->h.len = OPF_MARK_V1_LEN;
-		m->tsc = tsc_read();
-	}
+		opcore_wait_idle(&opcores[i]);
+	if (m)
+		rec_mark(m, pause ? OPF_PAUSE : OPF_RESUME, tsc_read());
 	recw_finish(&w);
 }
 
-/* Ctl mutex held, RUNNING or PAUSED: every core pushes its partial block at its next tick. */
+/* Session lock held, RUNNING or PAUSED: every core pushes its partial block at its next tick. */
 void session_flush(void)
 {
 	__atomic_add_fetch(&oprof.flushgen, 1, __ATOMIC_RELAXED);
 	worker_kick();
 }
 
-static bool snap_all_acked(void *arg)
-{
-	uint32_t seq = (uint32_t)(uintptr_t)arg;
-
-	for (int i = 0; i < oprof.ncores; i++)
-		if (__atomic_load_n(&oprof_cpus[i].snap_ack, __ATOMIC_ACQUIRE) != seq)
-			return false;
-	return true;
-}
-
-/* How long the cores get to hand over: four ticks of the slowest core, and 100 ms. */
-static uint64_t snap_wait_us(void)
-{
-	uint32_t hz = UINT32_MAX;
-
-	for (int i = 0; i < oprof.ncores; i++)
-		hz = MIN(hz, MAX(flag_get(&oprof_cpus[i].hz), 1u));
-	return 100000 + 4000000ull / hz;
-}
-
-/*
- * Ctl mutex held, flight recorder RUNNING or PAUSED: one snapshot (see percpu.c for the
- * cut). The empty queues are topped up first, so a core that has just handed its window
- * over fills a new one without waiting for the worker. A core that did not tick in time
- * is quiesced and handed over here; ticks that come while it is quiesced are skipped (not
- * counted), which only happens to a core whose timer was not running anyway.
- */
-int session_snapshot(char *err, size_t errlen)
-{
-	uint32_t seq = (uint32_t)oprof.snapshots + 1;
-
-	(void)err, (void)errlen;
-	worker_refill();
-	__atomic_store_n(&oprof.snap_req, seq, __ATOMIC_RELEASE);
-	rendez_sleep_timeout(&oprof.snap_r, snap_all_acked, (void *)(uintptr_t)seq,
-			     snap_wait_us());
-	for (int i = 0; i < oprof.ncores; i++) {
-		struct oprof_cpu *c = &oprof_cpus[i];
-
-		if (__atomic_load_n(&c->snap_ack, __ATOMIC_ACQUIRE) == seq)
-			continue;
-		cpu_quiesce(c);
-		if (c->snap_ack != seq)
-			cpu_snap_takeover(c, seq);
-		cpu_enable(c);
-	}
-	worker_dump_snapshot(seq);
-	return 0;
-}
-
-/* Ctl mutex held, DRAINING: throw the unread stream away. */
+/* Session lock held, DRAINING: throw the unread stream away. */
 void session_discard(void)
 {
 	struct block *b;

@@ -1,7 +1,7 @@
 /*
  * /dev/oprofilestat: a text snapshot, one "name value" per line.
  *
- * Runs in the reading thread with the ctl mutex held, so the per-core queues it looks at
+ * Runs in the reading thread with the session lock held, so the per-core queues it looks at
  * exist for the whole snapshot and no pass is half done. The cores keep counting
  * meanwhile; their counters are read with relaxed loads, so lines of a running session
  * are each exact but not taken at one instant. While a session runs, "delivered" counts
@@ -49,30 +49,30 @@ static void put_cpu(struct sbuf *sb, int core, const char *what, uint64_t v)
 
 static void stat_cpu(struct sbuf *sb, int i)
 {
-	struct oprof_cpu *c = &oprof_cpus[i];
+	struct opcore *c = &opcores[i];
 
-	put_cpu(sb, i, "taken", cnt_get(&c->taken));
-	put_cpu(sb, i, "delivered", cpu_delivered(c));
-	put_cpu(sb, i, "lost_noblock", cnt_get(&c->lost[OPF_LOST_NO_BLOCK]));
-	put_cpu(sb, i, "lost_outfull", c->dropped_samples);
-	put_cpu(sb, i, "lost_paused", cnt_get(&c->lost[OPF_LOST_PAUSED]));
-	put_cpu(sb, i, "lost_other", cnt_get(&c->lost[OPF_LOST_OTHER]));
-	put_cpu(sb, i, "overwritten", cnt_get(&c->overwritten));
-	put_cpu(sb, i, "truncated", cpu_truncated(c));
-	put_cpu(sb, i, "blocks", cnt_get(&c->blocks));
-	put_cpu(sb, i, "blocks_dropped", c->dropped_blocks);
-	put_cpu(sb, i, "emptyq", c->emptyq ? qblocks(c->emptyq) : 0);
-	put_cpu(sb, i, "emptyq_target", c->target);
-	put_cpu(sb, i, "window_blocks", c->fullq && oprof.cfg.snapshot ? qblocks(c->fullq) : 0);
-	put_cpu(sb, i, "threads", cnt_get(&c->threads));
-	put_cpu(sb, i, "threads_lost", cnt_get(&c->threads_lost));
-	put_cpu(sb, i, "threads_dropped", c->threads_dropped);
-	put_cpu(sb, i, "threads_overwritten", cnt_get(&c->threads_ow));
-	put_cpu(sb, i, "hz", flag_get(&c->hz));
-	put_cpu(sb, i, "throttles", cnt_get(&c->throttles));
-	put_cpu(sb, i, "raises", cnt_get(&c->raises));
-	put_cpu(sb, i, "load_permille", cnt_get(&c->load_pm));
-	put_cpu(sb, i, "missed", cnt_get(&c->missed));
+	put_cpu(sb, i, "taken", cnt_get(&c->cnt.taken));
+	put_cpu(sb, i, "delivered", opcore_delivered(c));
+	put_cpu(sb, i, "lost_noblock", cnt_get(&c->cnt.lost[OPF_LOST_NO_BLOCK]));
+	put_cpu(sb, i, "lost_outfull", c->w.dropped_samples);
+	put_cpu(sb, i, "lost_paused", cnt_get(&c->cnt.lost[OPF_LOST_PAUSED]));
+	put_cpu(sb, i, "lost_other", cnt_get(&c->cnt.lost[OPF_LOST_OTHER]));
+	put_cpu(sb, i, "overwritten", cnt_get(&c->fr.overwritten));
+	put_cpu(sb, i, "truncated", opcore_truncated(c));
+	put_cpu(sb, i, "blocks", cnt_get(&c->cnt.blocks));
+	put_cpu(sb, i, "blocks_dropped", c->w.dropped_blocks);
+	put_cpu(sb, i, "emptyq", c->buf.emptyq ? qblocks(c->buf.emptyq) : 0);
+	put_cpu(sb, i, "emptyq_target", c->w.target);
+	put_cpu(sb, i, "window_blocks", c->buf.fullq && oprof.cfg.snapshot ? qblocks(c->buf.fullq) : 0);
+	put_cpu(sb, i, "threads", cnt_get(&c->cnt.threads));
+	put_cpu(sb, i, "threads_lost", cnt_get(&c->cnt.threads_lost));
+	put_cpu(sb, i, "threads_dropped", c->w.threads_dropped);
+	put_cpu(sb, i, "threads_overwritten", cnt_get(&c->fr.threads_ow));
+	put_cpu(sb, i, "hz", flag_get(&c->bud.hz));
+	put_cpu(sb, i, "throttles", cnt_get(&c->bud.throttles));
+	put_cpu(sb, i, "raises", cnt_get(&c->bud.raises));
+	put_cpu(sb, i, "load_permille", cnt_get(&c->bud.load_pm));
+	put_cpu(sb, i, "missed", cnt_get(&c->cnt.missed));
 }
 
 static void stat_global(struct sbuf *sb)
@@ -99,7 +99,7 @@ static void stat_global(struct sbuf *sb)
 	put(sb, "outq_bytes", qlen(oprof.outq));
 	put(sb, "outq_blocks", qblocks(oprof.outq));
 	/* the cap bounds outq_mem, the queued blocks' full size */
-	put(sb, "outq_mem", qblocks(oprof.outq) * (uint64_t)cfg->block_bytes);
+	put(sb, "outq_mem", qmem(oprof.outq));
 	put(sb, "outq_cap", cfg->cap);
 	put(sb, "stream_bytes", oprof.stream_bytes);
 	put(sb, "blocks_alloc", alloc);
@@ -116,10 +116,10 @@ size_t oprof_stat_text(char *buf, size_t n)
 
 	if (n)
 		buf[0] = '\0';
-	ctl_lock();
+	session_lock();
 	stat_global(&sb);
 	for (int i = 0; i < oprof.ncores; i++)
 		stat_cpu(&sb, i);
-	ctl_unlock();
+	session_unlock();
 	return sb.len;
 }

@@ -1,8 +1,9 @@
 /*
- * Host implementations of the kernel primitives that block.c, qio.c and the profiler's
- * portable files use. Spinlocks are real spinlocks on C11-style atomics (so ThreadSanitizer
- * sees the ordering); rendez is a pthread mutex and condition variable; kmalloc is malloc
- * with a live count; core_id() is a per-pthread value the test sets.
+ * Host implementations of the kernel primitives that block.c, qio.c, qlock.c and the
+ * profiler's portable files use. Spinlocks are real spinlocks on C11-style atomics (so
+ * ThreadSanitizer sees the ordering); rendez is a pthread mutex and condition variable;
+ * kmalloc is malloc with a live count; core_id() is a per-pthread value the test sets;
+ * current() is each pthread's own struct thread, which thread_interrupt can interrupt.
  */
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -22,10 +23,44 @@
 #include "lock.h"
 #include "rendez.h"
 #include "shim.h"
+#include "thread.h"
 
 static __thread int shim_core;
 static int shim_ncpus = 1;
 static long live_allocs;
+
+/* Each pthread is a thread to the kernel's code: current() is its own struct thread. */
+struct thread {
+	int tid;
+	bool intr;	/* thread_interrupt was called; rendez_sleep_intr gives up */
+};
+static __thread struct thread shim_thread;
+static int shim_next_tid;
+
+struct thread *current(void)
+{
+	if (!shim_thread.tid)
+		shim_thread.tid = __atomic_add_fetch(&shim_next_tid, 1, __ATOMIC_RELAXED);
+	return &shim_thread;
+}
+
+int thread_tid(struct thread *t) { return t->tid; }
+
+/* Ctrl-C stand-in: the sleeper polls the flag (see rendez_sleep_intr). */
+void thread_interrupt(struct thread *t)
+{
+	__atomic_store_n(&t->intr, true, __ATOMIC_RELEASE);
+}
+
+bool thread_interrupted(void)
+{
+	return __atomic_exchange_n(&current()->intr, false, __ATOMIC_ACQ_REL);
+}
+
+bool thread_interrupt_pending(void)
+{
+	return __atomic_load_n(&current()->intr, __ATOMIC_ACQUIRE);
+}
 
 void shim_set_core(int core) { shim_core = core; }
 void shim_set_ncpus(int n) { shim_ncpus = n; }
@@ -193,10 +228,29 @@ void rendez_sleep(struct rendez *r, bool (*cond)(void *), void *arg)
 	pthread_mutex_unlock(&r->mu);
 }
 
+/* As the kernel's: -EINTR (the interrupt left pending) if interrupted before cond held. */
 int rendez_sleep_intr(struct rendez *r, bool (*cond)(void *), void *arg)
 {
-	rendez_sleep(r, cond, arg);
-	return 0;
+	int ret = 0;
+
+	pthread_mutex_lock(&r->mu);
+	while (!cond(arg)) {
+		struct timespec ts;
+
+		if (thread_interrupt_pending()) {
+			ret = -EINTR;
+			break;
+		}
+		clock_gettime(CLOCK_REALTIME, &ts);
+		ts.tv_nsec += 1000000;	/* interrupts are noticed within a millisecond */
+		if (ts.tv_nsec >= 1000000000) {
+			ts.tv_sec++;
+			ts.tv_nsec -= 1000000000;
+		}
+		pthread_cond_timedwait(&r->cv, &r->mu, &ts);
+	}
+	pthread_mutex_unlock(&r->mu);
+	return ret;
 }
 
 bool rendez_sleep_timeout(struct rendez *r, bool (*cond)(void *), void *arg, uint64_t usec)
