@@ -19,6 +19,8 @@
  * is taken from the range's own first pages.
  */
 void page_add_region(uintptr_t start, uintptr_t end);
+/* Boot, once: every free range the arch knows of (arch_mem_foreach) to page_add_region. */
+void pages_init(void);
 
 /* n contiguous pages, page-aligned; NULL when no run of n free pages exists (or n == 0). */
 void *pages_alloc(size_t n);

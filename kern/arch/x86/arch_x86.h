@@ -82,8 +82,7 @@ void ioapic_route_isa(int irq, int vector);
 /* tsc.c */
 void tsc_calibrate(void);
 
-/* smp.c */
-void smp_boot_aps(void);
+/* smp.c, cpu.c */
 void cpu_setup_this(int core);
 
 /* ksyms.c */

@@ -1,14 +1,14 @@
 /*
- * Starting the application processors. The boot core copies the trampoline to 0x8000 and
- * starts the cores the MADT lists one at a time (INIT-SIPI-SIPI), handing each a stack
- * through ap_boot_stack and waiting until it reports in, so one stack variable suffices.
+ * Starting the application processors (arch_start_cores). The boot core copies the
+ * trampoline to 0x8000 and starts the cores the MADT lists one at a time (INIT-SIPI-SIPI),
+ * handing each its stack (static: the arch allocates nothing) through ap_boot_stack and
+ * waiting until it reports in, so one stack variable suffices.
  * Each AP then runs ap_main: its own GDT/TSS, IDT, LAPIC, and the portable per-core start.
  */
 #include "x86.h"
 #include "arch_x86.h"
 #include "cpu.h"
 #include "init.h"
-#include "page.h"
 
 #define TRAMPOLINE_ADDR	0x8000
 #define AP_STACK_PAGES	4
@@ -18,6 +18,8 @@ extern uint64_t ap_boot_stack;
 extern int ncpus_online;
 static volatile int ap_started;
 static volatile int ap_core;
+/* Each AP's stack until its idle thread runs (and for its interrupts before that). */
+static uint8_t ap_stacks[MAX_CPUS][AP_STACK_PAGES * PGSIZE] __aligned(PGSIZE);
 
 
 __noreturn void ap_main(void)
@@ -38,11 +40,9 @@ __noreturn void ap_main(void)
 
 static bool start_one(int core, uint32_t apic_id)
 {
-	uint8_t *stack = pages_alloc(AP_STACK_PAGES);
+	uint8_t *stack = ap_stacks[core];
 	uint64_t deadline;
 
-	if (!stack)
-		panic("smp: no memory for the stack of cpu %d", core);
 	ap_core = core;
 	ap_started = 0;
 	ap_boot_stack = (uintptr_t)stack + AP_STACK_PAGES * PGSIZE;
@@ -54,13 +54,13 @@ static bool start_one(int core, uint32_t apic_id)
 	return true;
 }
 
-void smp_boot_aps(void)
+void arch_start_cores(void)
 {
 	uint32_t me = lapic_id();
 	int core = 1;
 
 	memcpy((void *)TRAMPOLINE_ADDR, trampoline_start, trampoline_end - trampoline_start);
-	for (int i = 0; i < acpi.ncpus; i++) {
+	for (int i = 0; i < acpi.ncpus && core < MAX_CPUS; i++) {
 		if (acpi.apic_ids[i] == me)
 			continue;
 		if (!start_one(core, acpi.apic_ids[i])) {

@@ -1,7 +1,7 @@
 /*
  * Physical pages: one bitmap per free RAM region, bit set = page allocated.
  *
- * The arch hands over each free range once at boot (page_add_region). A region keeps its
+ * At boot the allocator takes each free range the arch reports (pages_init). A region keeps its
  * bitmap in its own first pages, so nothing is allocated before the allocator exists and
  * each region's overhead is 1 bit per page (16 KiB for 512 MiB). A run of n pages is
  * always found inside one region, first fit from the lowest page that may be free
@@ -219,4 +219,9 @@ size_t pages_total(void)
 size_t pages_free_count(void)
 {
 	return sum_regions(true);
+}
+
+void pages_init(void)
+{
+	arch_mem_foreach(page_add_region);
 }
