@@ -90,18 +90,86 @@ static struct {
 	int64_t backdate;	/* tick(): t.tsc this many TSC ticks before the tick (slow hot path) */
 } plat;
 
+/*
+ * hooks->on_core: a mailbox per core that the core's thread empties between ticks and while
+ * it waits (core_poll); once the core's body has ended, the caller acts for it.
+ */
+static struct {
+	void (*fn)(void *);
+	void *arg;
+	int state;		/* 0 empty, 1 posted, 2 taken, 3 done */
+} mail[MAXC];
+static int core_live[MAXC];
+
+static void core_poll(int core)
+{
+	int posted = 1;
+
+	if (__atomic_load_n(&mail[core].state, __ATOMIC_ACQUIRE) == 1 &&
+	    __atomic_compare_exchange_n(&mail[core].state, &posted, 2, false, __ATOMIC_ACQ_REL,
+					__ATOMIC_RELAXED)) {
+		mail[core].fn(mail[core].arg);
+		__atomic_store_n(&mail[core].state, 3, __ATOMIC_RELEASE);
+	}
+}
+
+static void hook_on_core(int core, void (*fn)(void *), void *arg)
+{
+	mail[core].fn = fn;
+	mail[core].arg = arg;
+	__atomic_store_n(&mail[core].state, 1, __ATOMIC_RELEASE);
+	for (;;) {
+		int st = __atomic_load_n(&mail[core].state, __ATOMIC_ACQUIRE), posted = 1;
+
+		if (st == 3)
+			break;
+		if (st == 1 && !__atomic_load_n(&core_live[core], __ATOMIC_ACQUIRE) &&
+		    __atomic_compare_exchange_n(&mail[core].state, &posted, 2, false,
+						__ATOMIC_ACQ_REL, __ATOMIC_RELAXED)) {
+			fn(arg);	/* the core's thread is gone: nothing else writes there */
+			break;
+		}
+		sleep_us(100);
+	}
+	__atomic_store_n(&mail[core].state, 0, __ATOMIC_RELEASE);
+}
+
+/* A barrier the cores wait at while still answering their mailbox (main passes core -1). */
+static int cb_count, cb_gen;
+
+static void core_barrier(int core, int parties)
+{
+	int gen = __atomic_load_n(&cb_gen, __ATOMIC_ACQUIRE);
+
+	if (__atomic_add_fetch(&cb_count, 1, __ATOMIC_ACQ_REL) == parties) {
+		__atomic_store_n(&cb_count, 0, __ATOMIC_RELAXED);
+		__atomic_store_n(&cb_gen, gen + 1, __ATOMIC_RELEASE);
+		return;
+	}
+	while (__atomic_load_n(&cb_gen, __ATOMIC_ACQUIRE) == gen) {
+		if (core >= 0)
+			core_poll(core);
+		sched_yield();
+	}
+}
+
 static void *core_main(void *arg)
 {
 	int core = (int)(intptr_t)arg;
 
 	shim_set_core(core);
+	__atomic_store_n(&core_live[core], 1, __ATOMIC_RELEASE);
 	if (plat.body)
 		plat.body(core);
+	core_poll(core);
+	__atomic_store_n(&core_live[core], 0, __ATOMIC_RELEASE);
 	return NULL;
 }
 
-static int hook_start(uint32_t hz)
+static int hook_start(uint32_t hz, uint32_t source)
 {
+	if (source != OPF_SRC_TIMER && source != OPF_SRC_NMI)
+		return -ENODEV;
 	for (int i = 0; i < MAXC; i++)
 		plat.hz[i] = hz;
 	if (plat.start_fail) {
@@ -151,6 +219,7 @@ static const struct oprof_hooks hooks = {
 	.stop_sampling = hook_stop,
 	.foreach_thread = hook_threads,
 	.set_rate = hook_set_rate,
+	.on_core = hook_on_core,
 };
 
 /* ---- the worker thread (lives for the whole program) ---- */
@@ -254,6 +323,7 @@ static void tick(int core, uint64_t seq, uintptr_t *st)
 		st[2 * d - 2] = (uintptr_t)&st[2 * d] + 4;
 	oprof_tick_irq(&t);
 	plat.ticks[core]++;
+	core_poll(core);
 }
 
 /* ---- stream parser: incremental, so a long stream needs no big buffer ---- */
@@ -272,8 +342,20 @@ struct pstate {
 	uint64_t seq_lo[MAXC], seq_hi[MAXC];	/* samples with seq in [lo, hi) are refused */
 	bool core_end_seen[MAXC];
 	struct opf_core_end ce[MAXC];
-	uint64_t threads_start, threads_new[MAXC], pauses, resumes;
+	uint64_t threads_start, threads_new[MAXC], pauses[MAXC], resumes[MAXC];
 	uint64_t eofs;
+	/* v2 framing: the block being parsed, and what each writer's blocks were */
+	bool in_block;
+	uint32_t blk_core;		/* writer of the current block (OPF_CORE_STREAM: kernel) */
+	uint64_t blk_start, blk_bytes, blk_samples, blk_want_samples;
+	uint8_t *seqs[MAXC + 1];	/* per writer (MAXC: the stream's own): seq seen */
+	uint64_t nseqs[MAXC + 1], max_seq[MAXC + 1];
+	uint64_t dropped[MAXC], drop_samples[MAXC], unlisted[MAXC];
+	uint8_t *drop_seqs[MAXC];	/* seqs OPF_DROP named */
+	uint64_t ndrop_seqs[MAXC];
+	bool resumed;			/* the stream began with OPF_S_RESUMED */
+	bool discarded;			/* its end says OPF_SE_DISCARDED */
+	uint64_t depth[MAXC];		/* samples flagged OPF_F_DEPTH */
 	/* flight recorder */
 	bool snapcheck;			/* samples in dumps: contiguous per core and dump */
 	bool in_snap;
@@ -304,6 +386,9 @@ static void ps_sample(struct pstate *ps, const struct opf_sample *s)
 	      ps->sess.depth);
 	ps->samples[c]++;
 	ps->trunc[c] += (s->h.flags & OPF_F_TRUNCATED) != 0;
+	ps->depth[c] += (s->h.flags & OPF_F_DEPTH) != 0;
+	CHECK(ps->in_block && ps->blk_core == c, "core %u sample outside its own block", c);
+	ps->blk_samples++;
 	CHECK(s->tsc >= ps->last_tsc[c], "core %u tsc went back", c);
 	ps->last_tsc[c] = s->tsc;
 	if (!ps->checkframes)
@@ -341,6 +426,60 @@ static void ps_sample(struct pstate *ps, const struct opf_sample *s)
 		}
 }
 
+/* Mark seq seen in v (n entries, grown as needed); false if it was already. */
+static bool seq_mark(uint8_t **v, uint64_t *n, uint64_t seq)
+{
+	if (seq >= *n) {
+		uint64_t m = MAX(seq + 1, *n * 2);
+
+		*v = realloc(*v, m);
+		memset(*v + *n, 0, m - *n);
+		*n = m;
+	}
+	if ((*v)[seq])
+		return false;
+	(*v)[seq] = 1;
+	return true;
+}
+
+/* The block that ends here (at stream offset ps->off): its header told the truth. */
+static void ps_block_end(struct pstate *ps)
+{
+	if (!ps->in_block)
+		return;
+	CHECK(ps->off - ps->blk_start == ps->blk_bytes, "block of writer %u at %lu: %lu bytes, "
+	      "header says %lu", ps->blk_core, (unsigned long)ps->blk_start,
+	      (unsigned long)(ps->off - ps->blk_start), (unsigned long)ps->blk_bytes);
+	CHECK(ps->blk_samples == ps->blk_want_samples, "block of writer %u: %lu samples, header "
+	      "says %lu", ps->blk_core, (unsigned long)ps->blk_samples,
+	      (unsigned long)ps->blk_want_samples);
+	ps->in_block = false;
+}
+
+static void ps_block(struct pstate *ps, const struct opf_block *b)
+{
+	unsigned w = b->core == OPF_CORE_STREAM ? MAXC : b->core;
+
+	ps_block_end(ps);
+	CHECK(b->h.len == sizeof(*b), "block header of %u bytes", b->h.len);
+	if (w > MAXC || (w < MAXC && w >= ps->sess.ncores)) {
+		fail("block of core %u", b->core);
+		return;
+	}
+	ps->in_block = true;
+	ps->blk_core = b->core;
+	ps->blk_start = ps->off;
+	ps->blk_bytes = b->bytes;
+	ps->blk_samples = 0;
+	ps->blk_want_samples = b->samples;
+	CHECK(w < MAXC || b->samples == 0, "the kernel's own block says %u samples", b->samples);
+	CHECK(!(b->h.flags & OPF_B_PARTIAL) || ps->resumed,
+	      "a partial block in a stream that did not resume");
+	if (!seq_mark(&ps->seqs[w], &ps->nseqs[w], b->seq))
+		fail("writer %u: block %lu twice", w, (unsigned long)b->seq);
+	ps->max_seq[w] = MAX(ps->max_seq[w], b->seq + 1);
+}
+
 static void ps_record(struct pstate *ps, const struct opf_rec *r)
 {
 	if (!ps->have_session) {
@@ -353,9 +492,17 @@ static void ps_record(struct pstate *ps, const struct opf_rec *r)
 		}
 		memset(&ps->sess, 0, sizeof(ps->sess));
 		memcpy(&ps->sess, s, MIN((size_t)r->len, sizeof(ps->sess)));
+		CHECK(s->version == OPF_VERSION && r->len == sizeof(*s), "session v%u of %u bytes",
+		      s->version, r->len);
 		ps->have_session = true;
+		ps->resumed = s->flags & OPF_S_RESUMED;
 		return;
 	}
+	if (r->type == OPF_BLOCK) {
+		ps_block(ps, (const void *)r);
+		return;
+	}
+	CHECK(ps->in_block, "record type %u outside any block", r->type);
 	CHECK(!ps->have_end, "record type %u after the session end", r->type);
 	switch (r->type) {
 	case OPF_SAMPLE:
@@ -419,7 +566,8 @@ static void ps_record(struct pstate *ps, const struct opf_rec *r)
 	case OPF_LOST: {
 		const struct opf_lost *l = (const void *)r;
 
-		CHECK(l->core < ps->sess.ncores && l->reason < OPF_LOST_NREASONS && l->count,
+		CHECK(l->core < ps->sess.ncores && l->reason < OPF_LOST_NREASONS && l->count &&
+		      l->reason != OPF_LOST_OUTPUT_FULL,
 		      "bad lost record core %u reason %u", l->core, l->reason);
 		if (l->core < MAXC && l->reason < OPF_LOST_NREASONS)
 			ps->lostrec[l->core][l->reason] += l->count;
@@ -436,18 +584,50 @@ static void ps_record(struct pstate *ps, const struct opf_rec *r)
 		}
 		break;
 	}
+	case OPF_DROP: {
+		const struct opf_drop *d = (const void *)r;
+
+		CHECK(d->core < ps->sess.ncores && d->core < MAXC && d->blocks, "bad drop record");
+		if (d->core >= MAXC)
+			break;
+		ps->drop_samples[d->core] += d->samples;
+		if (d->h.flags & OPF_D_UNLISTED) {
+			ps->unlisted[d->core] += d->blocks;
+			break;
+		}
+		ps->dropped[d->core] += d->blocks;
+		for (uint64_t i = 0; i < d->blocks; i++)
+			if (!seq_mark(&ps->drop_seqs[d->core], &ps->ndrop_seqs[d->core], d->seq + i))
+				fail("core %u: block %lu dropped twice", d->core,
+				     (unsigned long)(d->seq + i));
+		break;
+	}
 	case OPF_SESSION_END:
 		memset(&ps->send, 0, sizeof(ps->send));
 		memcpy(&ps->send, r, MIN((size_t)r->len, sizeof(ps->send)));
 		ps->have_end = true;
+		ps->discarded = ps->send.h.flags & OPF_SE_DISCARDED;
 		ps->end_off = ps->off;
 		break;
 	case OPF_PAUSE:
-		ps->pauses++;
+	case OPF_RESUME: {
+		const struct opf_mark *m = (const void *)r;
+
+		CHECK(r->len == sizeof(*m) && m->core < ps->sess.ncores && m->core < MAXC &&
+		      ps->blk_core == m->core, "mark of core %u in a block of %u", m->core,
+		      ps->blk_core);
+		if (m->core < MAXC) {
+			/* marks alternate, and sit in time order with the core's samples */
+			CHECK(r->type == OPF_PAUSE ? ps->pauses[m->core] == ps->resumes[m->core] :
+			      ps->pauses[m->core] == ps->resumes[m->core] + 1, "core %u: marks out "
+			      "of turn", m->core);
+			CHECK(m->tsc >= ps->last_tsc[m->core], "core %u: mark before its sample",
+			      m->core);
+			ps->last_tsc[m->core] = m->tsc;
+			(r->type == OPF_PAUSE ? ps->pauses : ps->resumes)[m->core]++;
+		}
 		break;
-	case OPF_RESUME:
-		ps->resumes++;
-		break;
+	}
 	default:
 		fail("unexpected record type %u", r->type);
 	}
@@ -490,9 +670,42 @@ static void ps_feed(struct pstate *ps, const void *data, size_t n)
 	ps->len -= pos;
 }
 
+/*
+ * Core c's blocks, from the stream alone against its closing record: every seq below
+ * e->blocks is in the stream once, or named by an OPF_DROP, or one of the blocks the core
+ * says it could not name (unlisted drops, flight-recorder reuse).
+ */
+static void ps_blocks_check(struct pstate *ps, unsigned c, const struct opf_core_end *e)
+{
+	uint64_t seen = 0, named = 0, gaps = 0;
+
+	for (uint64_t s = 0; s < e->blocks; s++) {
+		bool in = s < ps->nseqs[c] && ps->seqs[c][s];
+		bool dropped = s < ps->ndrop_seqs[c] && ps->drop_seqs[c][s];
+
+		CHECK(!(in && dropped), "core %u: block %lu both in the stream and dropped", c,
+		      (unsigned long)s);
+		seen += in;
+		named += dropped && !in;
+		gaps += !in && !dropped;
+	}
+	CHECK(ps->max_seq[c] <= e->blocks, "core %u: block %lu past the %lu it pushed", c,
+	      (unsigned long)ps->max_seq[c], (unsigned long)e->blocks);
+	CHECK(named == ps->dropped[c] && named + ps->unlisted[c] == e->blocks_dropped &&
+	      ps->unlisted[c] == e->blocks_unlisted, "core %u: %lu + %lu unlisted drops named, "
+	      "core end says %lu (%lu unlisted)", c, (unsigned long)named,
+	      (unsigned long)ps->unlisted[c], (unsigned long)e->blocks_dropped,
+	      (unsigned long)e->blocks_unlisted);
+	CHECK(gaps == e->blocks_unlisted + e->blocks_overwritten, "core %u: %lu blocks missing "
+	      "with no reason (unlisted %lu, overwritten %lu)", c,
+	      (unsigned long)(gaps - MIN(gaps, e->blocks_unlisted + e->blocks_overwritten)),
+	      (unsigned long)e->blocks_unlisted, (unsigned long)e->blocks_overwritten);
+}
+
 /* The whole stream is in: conservation, totals and the end records. */
 static void ps_verify(struct pstate *ps, const uint64_t *ticks)
 {
+	ps_block_end(ps);
 	CHECK(ps->have_session, "no session header");
 	CHECK(ps->have_end, "no session end");
 	CHECK(ps->len == 0, "%zu trailing bytes", ps->len);
@@ -500,6 +713,8 @@ static void ps_verify(struct pstate *ps, const uint64_t *ticks)
 		return;
 	CHECK(ps->send.bytes == ps->end_off, "session end says %lu bytes, saw %lu",
 	      (unsigned long)ps->send.bytes, (unsigned long)ps->end_off);
+	for (uint64_t s = 0; s < ps->max_seq[MAXC]; s++)
+		CHECK(ps->seqs[MAXC][s], "the kernel's own block %lu is missing", (unsigned long)s);
 	CHECK(ps->threads_start == NSTART, "%lu start threads", (unsigned long)ps->threads_start);
 	CHECK(!ps->in_snap && ps->snap_begins == ps->snap_ends, "unfinished snapshot dump");
 	CHECK(ps->threads_snap == ps->snap_begins * NSTART, "%lu thread names in %lu dumps",
@@ -512,10 +727,16 @@ static void ps_verify(struct pstate *ps, const uint64_t *ticks)
 
 		CHECK(ps->core_end_seen[c], "no core end for core %u", c);
 		for (int r = 0; r < OPF_LOST_NREASONS; r++) {
+			uint64_t told = r == OPF_LOST_OUTPUT_FULL ? ps->drop_samples[c] :
+				ps->lostrec[c][r];
+
 			lost += e->lost[r];
-			CHECK(ps->lostrec[c][r] == e->lost[r], "core %u reason %d: records %lu, end %lu",
-			      c, r, (unsigned long)ps->lostrec[c][r], (unsigned long)e->lost[r]);
+			CHECK(told == e->lost[r], "core %u reason %d: records %lu, end %lu",
+			      c, r, (unsigned long)told, (unsigned long)e->lost[r]);
 		}
+		ps_blocks_check(ps, c, e);
+		CHECK(e->depth_cut == ps->depth[c], "core %u: depth cut %lu, stream has %lu", c,
+		      (unsigned long)e->depth_cut, (unsigned long)ps->depth[c]);
 		CHECK(e->taken == e->delivered + lost + e->overwritten,
 		      "core %u: taken %lu != delivered %lu + lost %lu + overwritten %lu", c,
 		      (unsigned long)e->taken, (unsigned long)e->delivered, (unsigned long)lost,
@@ -537,6 +758,15 @@ static void ps_verify(struct pstate *ps, const uint64_t *ticks)
 			CHECK(e->taken == ticks[c], "core %u: taken %lu, ticked %lu", c,
 			      (unsigned long)e->taken, (unsigned long)ticks[c]);
 	}
+}
+
+static void ps_free(struct pstate *ps)
+{
+	free(ps->buf);
+	for (int w = 0; w <= MAXC; w++)
+		free(ps->seqs[w]);
+	for (int c = 0; c < MAXC; c++)
+		free(ps->drop_seqs[c]);
 }
 
 /* ---- reader thread ---- */
@@ -593,7 +823,7 @@ static void reader_join(struct reader *r, const uint64_t *ticks)
 {
 	pthread_join(r->th, NULL);
 	ps_verify(&r->ps, ticks);
-	free(r->ps.buf);
+	ps_free(&r->ps);
 }
 
 /* ---- leak baseline ---- */
@@ -633,7 +863,7 @@ static void test_backtrace(void)
 	uintptr_t *st = malloc(W * sizeof(uintptr_t));
 	uintptr_t lo = (uintptr_t)st, hi = (uintptr_t)(st + W);
 	uint64_t fr[OPF_MAX_DEPTH];
-	bool tr;
+	bool tr, more;
 	unsigned n;
 
 	/* a clean chain of 10 frames ending in fp 0 */
@@ -641,61 +871,64 @@ static void test_backtrace(void)
 		st[2 * i] = i < 9 ? (uintptr_t)&st[2 * i + 2] : 0;
 		st[2 * i + 1] = 0x1000 + (uintptr_t)i;
 	}
-	n = oprof_backtrace(lo, lo, hi, fr, 64, &tr);
-	CHECK(n == 10 && !tr, "clean chain: n %u tr %d", n, tr);
+	n = oprof_backtrace(lo, lo, hi, fr, 64, &tr, &more);
+	CHECK(n == 10 && !tr && !more, "clean chain: n %u tr %d more %d", n, tr, more);
 	for (unsigned i = 0; i < n; i++)
 		CHECK(fr[i] == 0x1000 + i, "frame %u", i);
-	n = oprof_backtrace(lo, lo, hi, fr, 4, &tr);
-	CHECK(n == 4 && !tr, "depth limit: n %u tr %d (must not count as truncated)", n, tr);
-	n = oprof_backtrace(lo, lo, hi, fr, 0, &tr);
-	CHECK(n == 0 && !tr, "depth 0");
-	n = oprof_backtrace(0, lo, hi, fr, 64, &tr);
+	n = oprof_backtrace(lo, lo, hi, fr, 4, &tr, &more);
+	CHECK(n == 4 && !tr && more, "depth limit: n %u tr %d more %d (cut by the depth, not "
+	      "truncated)", n, tr, more);
+	n = oprof_backtrace(lo, lo, hi, fr, 10, &tr, &more);
+	CHECK(n == 10 && !tr && !more, "depth = chain length: n %u more %d", n, more);
+	n = oprof_backtrace(lo, lo, hi, fr, 0, &tr, &more);
+	CHECK(n == 0 && !tr && more, "depth 0: the whole chain was left out");
+	n = oprof_backtrace(0, lo, hi, fr, 64, &tr, &more);
 	CHECK(n == 0 && !tr, "fp 0 is a clean end");
 
 	/* bad starting points: nothing may be read */
 	const uintptr_t bad[] = { lo + 4, lo - 8, lo - 16, hi - 8, hi, hi + 8, 8, UINTPTR_MAX - 7,
 				  UINTPTR_MAX & ~(uintptr_t)7 };
 	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
-		n = oprof_backtrace(bad[i], lo, hi, fr, 64, &tr);
+		n = oprof_backtrace(bad[i], lo, hi, fr, 64, &tr, &more);
 		CHECK(n == 0 && tr, "bad fp #%zu: n %u tr %d", i, n, tr);
 	}
-	n = oprof_backtrace(UINTPTR_MAX - 15, UINTPTR_MAX - 15, UINTPTR_MAX, fr, 64, &tr);
+	n = oprof_backtrace(UINTPTR_MAX - 15, UINTPTR_MAX - 15, UINTPTR_MAX, fr, 64, &tr, &more);
 	CHECK(n == 0 && tr, "stack at the top of the address space");
-	n = oprof_backtrace(lo, hi, lo, fr, 64, &tr);
+	n = oprof_backtrace(lo, hi, lo, fr, 64, &tr, &more);
 	CHECK(n == 0 && tr, "inverted bounds");
-	n = oprof_backtrace(lo, lo, lo + 8, fr, 64, &tr);
+	n = oprof_backtrace(lo, lo, lo + 8, fr, 64, &tr, &more);
 	CHECK(n == 0 && tr, "stack smaller than a frame");
 
 	/* the last frame that fits exactly ends at hi */
 	st[W - 2] = 0;
 	st[W - 1] = 0x77;
-	n = oprof_backtrace(hi - 16, lo, hi, fr, 64, &tr);
+	n = oprof_backtrace(hi - 16, lo, hi, fr, 64, &tr, &more);
 	CHECK(n == 1 && !tr && fr[0] == 0x77, "frame ending at hi");
 
 	/* cycle: frame 3 points back to frame 0 */
 	st[6] = (uintptr_t)&st[0];
-	n = oprof_backtrace(lo, lo, hi, fr, 64, &tr);
+	n = oprof_backtrace(lo, lo, hi, fr, 64, &tr, &more);
 	CHECK(n == 4 && tr, "cycle: n %u tr %d", n, tr);
 	/* self loop */
 	st[0] = (uintptr_t)&st[0];
-	n = oprof_backtrace(lo, lo, hi, fr, 64, &tr);
+	n = oprof_backtrace(lo, lo, hi, fr, 64, &tr, &more);
 	CHECK(n == 1 && tr, "self loop: n %u tr %d", n, tr);
 	/* next out of the stack, above it */
 	st[0] = hi + 64;
-	n = oprof_backtrace(lo, lo, hi, fr, 64, &tr);
+	n = oprof_backtrace(lo, lo, hi, fr, 64, &tr, &more);
 	CHECK(n == 1 && tr, "escape above: n %u tr %d", n, tr);
 	/* next straddling hi */
 	st[0] = hi - 8;
-	n = oprof_backtrace(lo, lo, hi, fr, 64, &tr);
+	n = oprof_backtrace(lo, lo, hi, fr, 64, &tr, &more);
 	CHECK(n == 1 && tr, "straddle hi: n %u tr %d", n, tr);
 	/* misaligned next */
 	st[0] = (uintptr_t)&st[2] + 3;
-	n = oprof_backtrace(lo, lo, hi, fr, 64, &tr);
+	n = oprof_backtrace(lo, lo, hi, fr, 64, &tr, &more);
 	CHECK(n == 1 && tr, "misaligned: n %u tr %d", n, tr);
 	/* zero return address ends the chain cleanly */
 	st[0] = (uintptr_t)&st[2];
 	st[3] = 0;
-	n = oprof_backtrace(lo, lo, hi, fr, 64, &tr);
+	n = oprof_backtrace(lo, lo, hi, fr, 64, &tr, &more);
 	CHECK(n == 1 && !tr, "zero return: n %u tr %d", n, tr);
 
 	/* random garbage, random starts, random bounds inside the buffer */
@@ -713,7 +946,7 @@ static void test_backtrace(void)
 				kind == 2 ? 0 : (uintptr_t)rand_r(&seed) * 0x10001u;
 		}
 		n = oprof_backtrace((uintptr_t)st + (uintptr_t)(rand_r(&seed) % (W * 8 + 32)) - 16,
-				    l, h, fr, 1 + rand_r(&seed) % 64, &tr);
+				    l, h, fr, 1 + rand_r(&seed) % 64, &tr, &more);
 		CHECK(n <= (unsigned)W / 2, "garbage walk returned %u frames", n);
 	}
 	free(st);
@@ -810,9 +1043,10 @@ static void test_ctl(void)
 	      ps.sess.ncores == 2 && ps.sess.period_ms == 2 && ps.sess.build_id_len == 20 &&
 	      ps.sess.build_id[0] == 0x5e && ps.sess.tsc_hz == tsc_hz(),
 	      "session header fields");
-	CHECK(ps.pauses == 1 && ps.resumes == 1, "pause/resume marks %lu %lu",
-	      (unsigned long)ps.pauses, (unsigned long)ps.resumes);
-	free(ps.buf);
+	/* no core ticked while paused, so none marked a pause: marks are the cores' own */
+	CHECK(ps.pauses[0] + ps.pauses[1] + ps.resumes[0] + ps.resumes[1] == 0,
+	      "pause/resume marks without a tick");
+	ps_free(&ps);
 
 	/* drained: a new session may start; stopped and discarded, it leaves nothing */
 	ctl("start");
@@ -822,7 +1056,7 @@ static void test_ctl(void)
 
 	/* a failing timer start leaves the profiler idle and nothing allocated */
 	plat.start_fail = -ENOMEM;
-	ctl_refused("start", -ENOMEM, "cannot start the sampling timers");
+	ctl_refused("start", -ENOMEM, "cannot start sampling");
 	ctl("start");
 	ctl("stop");
 	ctl("discard");
@@ -925,7 +1159,10 @@ static void test_pause(void)
 	for (int c = 0; c < nc; c++)
 		CHECK(r.ps.ce[c].lost[OPF_LOST_PAUSED] == PHASE, "core %d lost %lu paused", c,
 		      (unsigned long)r.ps.ce[c].lost[OPF_LOST_PAUSED]);
-	CHECK(r.ps.pauses == 1 && r.ps.resumes == 1, "marks");
+	for (int c = 0; c < nc; c++)
+		CHECK(r.ps.pauses[c] == 1 && r.ps.resumes[c] == 1, "core %d: %lu pause and %lu "
+		      "resume marks", c, (unsigned long)r.ps.pauses[c],
+		      (unsigned long)r.ps.resumes[c]);
 	pthread_barrier_destroy(&bar);
 	check_no_leak("pause");
 	verdict("pause: no samples while paused, each counted lost PAUSED; resume continues");
@@ -1095,8 +1332,9 @@ static void test_stress(const struct stress *s)
 
 		CHECK(made == s->n / 5000, "core %d: %lu thread records made", c, (unsigned long)made);
 		CHECK(r.ps.threads_new[c] == stat_cpu(c, "threads") - stat_cpu(c, "threads_dropped"),
-		      "core %d: %lu thread records in the stream", c,
-		      (unsigned long)r.ps.threads_new[c]);
+		      "core %d: %lu thread records in the stream, %lu written, %lu dropped", c,
+		      (unsigned long)r.ps.threads_new[c], (unsigned long)stat_cpu(c, "threads"),
+		      (unsigned long)stat_cpu(c, "threads_dropped"));
 	}
 	check_no_leak("stress");
 	printf("    %s: %d cores x %lu samples: delivered %lu, lost no-block %lu, "
@@ -1117,6 +1355,7 @@ static void test_stress(const struct stress *s)
  * nothing reaches the stream outside dumps.
  */
 #define SN1	5000
+#define SNAP_CORES	3
 static int snap_go;
 
 static void body_snapshot(int core)
@@ -1126,8 +1365,8 @@ static void body_snapshot(int core)
 
 	for (; seq <= SN1; seq++)
 		tick(core, seq, st);
-	pthread_barrier_wait(&bar);	/* main takes snapshot 1 */
-	pthread_barrier_wait(&bar);
+	core_barrier(core, SNAP_CORES + 1);	/* main takes snapshot 1 */
+	core_barrier(core, SNAP_CORES + 1);
 	while (!__atomic_load_n(&snap_go, __ATOMIC_ACQUIRE)) {
 		tick(core, seq++, st);
 		if (seq % 64 == 0)
@@ -1139,17 +1378,16 @@ static void test_snapshot(void)
 {
 	struct reader r = { .ps.checkframes = true, .ps.snapcheck = true };
 	uint64_t hdr_bytes, dumped = 0, ow = 0;
-	int nc = 3;
+	int nc = SNAP_CORES;
 
 	setup(nc, body_snapshot);
 	snap_go = 0;
-	pthread_barrier_init(&bar, NULL, (unsigned)nc + 1);
 	ctl("period 5");
 	reader_start(&r);
 	ctl("start -s -w 3 -b 2048 -d 16");
 	CHECK(!strcmp(stat_str("mode"), "snapshot") && stat_value("window") == 3, "mode");
 	hdr_bytes = stat_value("stream_bytes");
-	pthread_barrier_wait(&bar);
+	core_barrier(-1, nc + 1);
 	sleep_us(20000);	/* a few worker passes: they must not drain a window */
 	CHECK(stat_value("stream_bytes") == hdr_bytes, "the flight recorder wrote %lu bytes "
 	      "before any snapshot", (unsigned long)(stat_value("stream_bytes") - hdr_bytes));
@@ -1168,7 +1406,7 @@ static void test_snapshot(void)
 		dumped += d;
 	}
 	CHECK(stat_value("snapshots") == 1, "snapshots %lu", (unsigned long)stat_value("snapshots"));
-	pthread_barrier_wait(&bar);
+	core_barrier(-1, nc + 1);
 	for (int i = 0; i < 6; i++) {
 		sleep_us(3000);
 		if (i == 2)
@@ -1191,7 +1429,6 @@ static void test_snapshot(void)
 		CHECK(r.ps.ce[c].lost[OPF_LOST_PAUSED] > 0, "core %d: no paused ticks", c);
 		CHECK(r.ps.ce[c].overwritten > 0, "core %d: nothing overwritten", c);
 	}
-	pthread_barrier_destroy(&bar);
 	check_no_leak("snapshot");
 	verdict("snapshot: dumps hold the newest window per core, overwritten counted, repeatable");
 }

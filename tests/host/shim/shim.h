@@ -13,5 +13,12 @@ void shim_set_core(int core);
 void shim_set_ncpus(int n);
 /* Live kmalloc allocations, for leak checks. */
 long shim_live_allocs(void);
+/* What pages_free_count() reports, in bytes. Default 1 GiB. */
+void shim_set_free_memory(size_t bytes);
+/*
+ * Called at every NMI point of the profiler's hot path (kern/src/oprofile/internal.h), on
+ * the thread that is there: a test lands its "NMI" there. NULL: nothing.
+ */
+void shim_set_nmi_hook(void (*fn)(void));
 
 #endif
