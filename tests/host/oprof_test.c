@@ -292,13 +292,18 @@ static uint64_t stat_cpu(int core, const char *what)
 /* ---- what the cores record: every sample is checkable on its own ---- */
 
 #define PC(core, seq)		((1ull << 63) | ((uint64_t)(core) << 40) | (seq))
+#define NMI_TAG			(1ull << 61)	/* a sample an injected "NMI" took */
+#define NPC(core, seq)		(PC(core, seq) | NMI_TAG)
+#define NRET(core, seq, i)	(RET(core, seq, i) | NMI_TAG)
 #define RET(core, seq, i) \
 	((1ull << 62) | ((uint64_t)(core) << 40) | (((seq) & 0xffffffffull) << 6) | (i))
 #define SEQ_OF(pc)		((pc) & ((1ull << 40) - 1))
 #define CORE_OF(pc)		(((pc) >> 40) & 0xff)
 #define STACK_WORDS		(2 * 24)
+#define BLK_HDR_HOST		((uint32_t)sizeof(struct opf_block))
 
 static unsigned depth_of(uint64_t seq) { return (unsigned)(seq % 21); }
+static unsigned nmi_depth_of(uint64_t seq) { return (unsigned)(seq % 9); }
 static bool corrupt_of(uint64_t seq) { return seq % 7 == 3 && depth_of(seq) > 0; }
 static bool idle_of(uint64_t seq) { return seq % 11 == 0; }
 
@@ -324,6 +329,41 @@ static void tick(int core, uint64_t seq, uintptr_t *st)
 	oprof_tick_irq(&t);
 	plat.ticks[core]++;
 	core_poll(core);
+}
+
+/*
+ * Injected NMIs: at the hot path's NMI points (internal.h) on a core thread that enabled
+ * them, one point in every nmi_every lands a sampling "NMI" on the same core, with its
+ * own stack and pc pattern, exactly as a real NMI would re-enter oprof_tick_irq.
+ */
+static __thread int nmi_core = -1, nmi_in, nmi_count;
+static int nmi_every = 3;
+static uint64_t nmi_ticks[MAXC], nmi_seqs[MAXC];
+
+static void nmi_land(void)
+{
+	uintptr_t st[STACK_WORDS];
+	int core = nmi_core;
+	uint64_t seq;
+	unsigned d;
+
+	if (core < 0 || nmi_in || ++nmi_count % nmi_every)
+		return;
+	nmi_in = 1;
+	seq = ++nmi_seqs[core];
+	d = nmi_depth_of(seq);
+	for (unsigned i = 0; i < d; i++) {
+		st[2 * i] = i + 1 < d ? (uintptr_t)&st[2 * i + 2] : 0;
+		st[2 * i + 1] = NRET(core, seq, i);
+	}
+	struct oprof_tick t = {
+		.tsc = tsc_read(), .pc = NPC(core, seq), .fp = d ? (uintptr_t)st : 0,
+		.stack_lo = (uintptr_t)st, .stack_hi = (uintptr_t)(st + STACK_WORDS),
+		.tid = 2000 + (uint32_t)core, .core = (uint16_t)core,
+	};
+	oprof_tick_irq(&t);
+	nmi_ticks[core]++;
+	nmi_in = 0;
 }
 
 /* ---- stream parser: incremental, so a long stream needs no big buffer ---- */
@@ -354,8 +394,13 @@ struct pstate {
 	uint8_t *drop_seqs[MAXC];	/* seqs OPF_DROP named */
 	uint64_t ndrop_seqs[MAXC];
 	bool resumed;			/* the stream began with OPF_S_RESUMED */
+	bool continuing;		/* the next bytes are a resumed reader's: skip its header */
+	uint64_t unexplained;		/* blocks missing with no reason (expected: a test's) */
+	bool expect_gap;		/* a test lost a block on purpose: count, do not fail */
+	uint64_t extra;			/* bytes a resumed reader got that the stream had not */
 	bool discarded;			/* its end says OPF_SE_DISCARDED */
 	uint64_t depth[MAXC];		/* samples flagged OPF_F_DEPTH */
+	uint64_t last_nseq[MAXC], nmi_samples[MAXC];	/* samples injected NMIs took */
 	/* flight recorder */
 	bool snapcheck;			/* samples in dumps: contiguous per core and dump */
 	bool in_snap;
@@ -395,6 +440,20 @@ static void ps_sample(struct pstate *ps, const struct opf_sample *s)
 		return;
 	CHECK(CORE_OF(s->pc) == c, "core %u sample has pc of core %lu", c,
 	      (unsigned long)CORE_OF(s->pc));
+	if (s->pc & NMI_TAG) {	/* an NMI's: its own order, tid and frames */
+		unsigned want = MIN(nmi_depth_of(seq), ps->sess.depth);
+
+		CHECK(seq > ps->last_nseq[c], "core %u: NMI sample %lu after %lu", c,
+		      (unsigned long)seq, (unsigned long)ps->last_nseq[c]);
+		ps->last_nseq[c] = seq;
+		ps->nmi_samples[c]++;
+		CHECK(s->tid == 2000 + c && s->nframes == want, "core %u NMI sample %lu: tid %u, "
+		      "%u frames", c, (unsigned long)seq, s->tid, s->nframes);
+		for (unsigned i = 0; i < s->nframes && i < want; i++)
+			CHECK(s->frames[i] == NRET(c, seq, i), "core %u NMI sample %lu frame %u",
+			      c, (unsigned long)seq, i);
+		return;
+	}
 	CHECK(seq > ps->last_seq[c], "core %u: seq %lu after %lu", c, (unsigned long)seq,
 	      (unsigned long)ps->last_seq[c]);
 	CHECK(seq < ps->seq_lo[c] || seq >= ps->seq_hi[c], "core %u: sample %lu while paused", c,
@@ -460,6 +519,17 @@ static void ps_block(struct pstate *ps, const struct opf_block *b)
 {
 	unsigned w = b->core == OPF_CORE_STREAM ? MAXC : b->core;
 
+	if ((b->h.flags & OPF_B_PARTIAL) && ps->in_block && ps->blk_core == b->core &&
+	    ps->resumed) {
+		/* the rest of the block the last reader began: one block with what came before */
+		CHECK(b->samples == ps->blk_want_samples - ps->blk_samples &&
+		      b->bytes - BLK_HDR_HOST == ps->blk_bytes - (ps->off - ps->blk_start),
+		      "the rest of block %lu says %u samples and %u bytes", (unsigned long)b->seq,
+		      b->samples, b->bytes);
+		ps->blk_start += BLK_HDR_HOST;	/* this header is not part of the original */
+		ps->extra += BLK_HDR_HOST;
+		return;
+	}
 	ps_block_end(ps);
 	CHECK(b->h.len == sizeof(*b), "block header of %u bytes", b->h.len);
 	if (w > MAXC || (w < MAXC && w >= ps->sess.ncores)) {
@@ -482,6 +552,17 @@ static void ps_block(struct pstate *ps, const struct opf_block *b)
 
 static void ps_record(struct pstate *ps, const struct opf_rec *r)
 {
+	if (ps->continuing) {	/* a resumed reader's repeat of the header */
+		const struct opf_session *s = (const void *)r;
+
+		CHECK(r->type == OPF_SESSION && (s->flags & OPF_S_RESUMED) &&
+		      s->session_id == ps->sess.session_id, "resumed reader: no repeated header");
+		ps->continuing = false;
+		ps->resumed = true;
+		ps->blk_start += r->len;
+		ps->extra += r->len;
+		return;
+	}
 	if (!ps->have_session) {
 		const struct opf_session *s = (const void *)r;
 
@@ -696,8 +777,9 @@ static void ps_blocks_check(struct pstate *ps, unsigned c, const struct opf_core
 	      "core end says %lu (%lu unlisted)", c, (unsigned long)named,
 	      (unsigned long)ps->unlisted[c], (unsigned long)e->blocks_dropped,
 	      (unsigned long)e->blocks_unlisted);
-	CHECK(gaps == e->blocks_unlisted + e->blocks_overwritten, "core %u: %lu blocks missing "
-	      "with no reason (unlisted %lu, overwritten %lu)", c,
+	ps->unexplained += gaps - MIN(gaps, e->blocks_unlisted + e->blocks_overwritten);
+	CHECK(ps->expect_gap || gaps == e->blocks_unlisted + e->blocks_overwritten,
+	      "core %u: %lu blocks missing with no reason (unlisted %lu, overwritten %lu)", c,
 	      (unsigned long)(gaps - MIN(gaps, e->blocks_unlisted + e->blocks_overwritten)),
 	      (unsigned long)e->blocks_unlisted, (unsigned long)e->blocks_overwritten);
 }
@@ -711,8 +793,8 @@ static void ps_verify(struct pstate *ps, const uint64_t *ticks)
 	CHECK(ps->len == 0, "%zu trailing bytes", ps->len);
 	if (!ps->have_session || !ps->have_end)
 		return;
-	CHECK(ps->send.bytes == ps->end_off, "session end says %lu bytes, saw %lu",
-	      (unsigned long)ps->send.bytes, (unsigned long)ps->end_off);
+	CHECK(ps->send.bytes == ps->end_off - ps->extra, "session end says %lu bytes, saw %lu",
+	      (unsigned long)ps->send.bytes, (unsigned long)(ps->end_off - ps->extra));
 	for (uint64_t s = 0; s < ps->max_seq[MAXC]; s++)
 		CHECK(ps->seqs[MAXC][s], "the kernel's own block %lu is missing", (unsigned long)s);
 	CHECK(ps->threads_start == NSTART, "%lu start threads", (unsigned long)ps->threads_start);
@@ -735,8 +817,8 @@ static void ps_verify(struct pstate *ps, const uint64_t *ticks)
 			      c, r, (unsigned long)told, (unsigned long)e->lost[r]);
 		}
 		ps_blocks_check(ps, c, e);
-		CHECK(e->depth_cut == ps->depth[c], "core %u: depth cut %lu, stream has %lu", c,
-		      (unsigned long)e->depth_cut, (unsigned long)ps->depth[c]);
+		CHECK(ps->expect_gap || e->depth_cut == ps->depth[c], "core %u: depth cut %lu, "
+		      "stream has %lu", c, (unsigned long)e->depth_cut, (unsigned long)ps->depth[c]);
 		CHECK(e->taken == e->delivered + lost + e->overwritten,
 		      "core %u: taken %lu != delivered %lu + lost %lu + overwritten %lu", c,
 		      (unsigned long)e->taken, (unsigned long)e->delivered, (unsigned long)lost,
@@ -750,10 +832,11 @@ static void ps_verify(struct pstate *ps, const uint64_t *ticks)
 			      "core %u: %lu samples between dumps, overwritten %lu + lost %lu", c,
 			      (unsigned long)ps->gap[c], (unsigned long)e->overwritten,
 			      (unsigned long)lost);
-		CHECK(e->delivered == ps->samples[c], "core %u: delivered %lu, stream has %lu", c,
-		      (unsigned long)e->delivered, (unsigned long)ps->samples[c]);
-		CHECK(e->truncated == ps->trunc[c], "core %u: truncated %lu, stream has %lu", c,
-		      (unsigned long)e->truncated, (unsigned long)ps->trunc[c]);
+		CHECK(ps->expect_gap || e->delivered == ps->samples[c], "core %u: delivered %lu, "
+		      "stream has %lu", c, (unsigned long)e->delivered,
+		      (unsigned long)ps->samples[c]);
+		CHECK(ps->expect_gap || e->truncated == ps->trunc[c], "core %u: truncated %lu, "
+		      "stream has %lu", c, (unsigned long)e->truncated, (unsigned long)ps->trunc[c]);
 		if (ticks)
 			CHECK(e->taken == ticks[c], "core %u: taken %lu, ticked %lu", c,
 			      (unsigned long)e->taken, (unsigned long)ticks[c]);
@@ -1536,6 +1619,258 @@ static void test_throttle(void)
 		"told in the stream and stat");
 }
 
+/*
+ * NMIs landing inside the hot path: at every third NMI point a core thread passes (inside
+ * its ticks, block switches, thread names, flight-recorder hand-overs) an "NMI" re-enters
+ * oprof_tick_irq on the same core. Each must be recorded once the interrupted writer is
+ * done (or, when a second NMI finds the slot taken, counted lost), the interrupted writer
+ * must carry on undisturbed, and every count still add up: taken == ticks + NMIs.
+ */
+static int nmi_snap;
+
+static void body_nmi(int core)
+{
+	uintptr_t st[STACK_WORDS];
+
+	nmi_core = core;
+	nmi_count = core;
+	for (uint64_t seq = 1; seq <= stream_n; seq++) {
+		tick(core, seq, st);
+		if (seq % 50 == 0)
+			oprof_thread_created(TID_NEW + (uint32_t)seq, core, "spawned");
+		if (nmi_snap && seq % 256 == 0)
+			sleep_us(100);	/* let the snapshots come in between */
+	}
+	nmi_core = -1;
+}
+
+static void test_nmi(void)
+{
+	for (int round = 0; round < 2; round++) {
+		struct reader r = { .ps.checkframes = true };
+		uint64_t want[MAXC], nmis = 0, recorded = 0;
+		int nc = 4;
+
+		setup(nc, body_nmi);
+		stream_n = 20000;
+		nmi_snap = round;
+		memset(nmi_ticks, 0, sizeof(nmi_ticks));
+		memset(nmi_seqs, 0, sizeof(nmi_seqs));
+		ctl("period 2");
+		shim_set_nmi_hook(nmi_land);
+		reader_start(&r);
+		ctl(round ? "start -s -w 4 -b 2048 -d 16" : "start -b 2048 -d 16");
+		for (int i = 0; round && i < 5; i++) {
+			sleep_us(2000);
+			ctl("snapshot");
+		}
+		hook_stop();
+		ctl("stop");
+		for (int c = 0; c < nc; c++) {
+			want[c] = plat.ticks[c] + nmi_ticks[c];
+			nmis += nmi_ticks[c];
+		}
+		reader_join(&r, want);
+		shim_set_nmi_hook(NULL);
+		for (int c = 0; c < nc; c++)
+			recorded += r.ps.nmi_samples[c];
+		CHECK(nmis > 1000 && recorded > 0, "%lu NMIs landed, %lu of their samples in the "
+		      "stream", (unsigned long)nmis, (unsigned long)recorded);
+		printf("    %s: %lu NMIs landed inside writers, %lu recorded on the way out\n",
+		       round ? "flight recorder" : "streaming", (unsigned long)nmis,
+		       (unsigned long)recorded);
+		check_no_leak("nmi");
+	}
+	verdict("nmi: samples of NMIs inside the hot path are recorded after it, all counted");
+}
+
+/*
+ * "inject drop" makes the worker free one full block and count nothing: the kernel's own
+ * counters then still add up, and only the stream's block numbers can tell. The parser
+ * must find exactly that one block missing with no reason.
+ */
+static void test_silent_drop(void)
+{
+	struct reader r = { .ps.checkframes = true, .ps.expect_gap = true };
+	uint64_t delivered = 0, in_stream = 0;
+
+	setup(2, body_stream);
+	stream_n = 5000;
+	reader_start(&r);
+	ctl("inject drop");
+	ctl("start -b 1024 -d 4");
+	hook_stop();
+	ctl("stop");
+	reader_join(&r, plat.ticks);
+	for (int c = 0; c < 2; c++) {
+		delivered += r.ps.ce[c].delivered;
+		in_stream += r.ps.samples[c];
+	}
+	CHECK(r.ps.unexplained == 1, "%lu blocks missing with no reason, want the one dropped",
+	      (unsigned long)r.ps.unexplained);
+	CHECK(delivered > in_stream, "the kernel says %lu delivered, the stream has %lu: the "
+	      "dropped block's samples", (unsigned long)delivered, (unsigned long)in_stream);
+	check_no_leak("silent drop");
+	verdict("silent drop: a block freed uncounted shows as a gap in its core's sequence");
+}
+
+/*
+ * A reader that closes part-way through the stream (Ctrl-C on cat) loses nothing: the
+ * next reader starts with a repeat of the session header and the rest of the block the
+ * first one began, and the two files together are the whole stream.
+ */
+static void test_resume(void)
+{
+	struct pstate ps = { .checkframes = true };
+	static char buf[3000];
+	long n;
+
+	setup(2, body_stream);
+	stream_n = 20000;
+	ctl("start -b 8192 -d 8");
+	hook_stop();
+	CHECK(oprof_open() == 0, "open");
+	for (int i = 0; i < 30 && (n = oprof_read(buf, 1000 + (size_t)i * 37)) > 0; i++) {
+		CHECK(n % 8 == 0, "a read of %ld bytes: not whole records", n);
+		ps_feed(&ps, buf, (size_t)n);
+	}
+	oprof_close();		/* in the middle of a block */
+	CHECK(ps.len == 0, "the first reader's file ends inside a record");
+	ctl("stop");
+	CHECK(oprof_open() == 0, "open again");
+	ps.continuing = true;
+	drain_stream(&ps);
+	oprof_close();
+	ps_verify(&ps, plat.ticks);
+	CHECK(ps.resumed, "the second reader got no repeated header");
+	ps_free(&ps);
+	check_no_leak("resume");
+	verdict("resume: a reader closed mid-block leaves the rest to the next, whole");
+}
+
+/*
+ * "discard" with a reader in the middle of the stream ends that reader's stream: it gets
+ * an OPF_SESSION_END saying so, then end of file -- not the next session's records.
+ */
+static void test_discard_reader(void)
+{
+	struct pstate ps = { .checkframes = true };
+	struct reader r2 = { .ps.checkframes = true };
+	static char buf[512];
+	long n;
+
+	setup(2, body_stream);
+	stream_n = 5000;
+	ctl("start -b 4096 -d 8");
+	hook_stop();
+	ctl("stop");
+	CHECK(oprof_open() == 0, "open");
+	for (int i = 0; i < 4 && (n = oprof_read(buf, sizeof(buf))) > 0; i++)
+		ps_feed(&ps, buf, (size_t)n);
+	ctl("discard");
+	memset(plat.ticks, 0, sizeof(plat.ticks));
+	ctl("start -b 4096 -d 8");	/* the next session queues up behind */
+	hook_stop();
+	ctl("stop");
+	drain_stream(&ps);
+	oprof_close();
+	CHECK(ps.have_end && ps.discarded, "the reader's stream does not end as discarded");
+	CHECK(ps.len == 0, "trailing bytes");
+	ps_free(&ps);
+	reader_start(&r2);	/* the next reader gets the next session, whole */
+	reader_join(&r2, plat.ticks);
+	CHECK(r2.ps.sess.session_id == ps.sess.session_id + 1, "next session id %lu after %lu",
+	      (unsigned long)r2.ps.sess.session_id, (unsigned long)ps.sess.session_id);
+	check_no_leak("discard");
+	verdict("discard: a reader mid-stream gets a closing record and EOF, not the next session");
+}
+
+/*
+ * Two flight-recorder sessions in a row, the first with one snapshot: the second's first
+ * snapshot must dump its windows (snapshot requests used to be numbered per session while
+ * the cores remembered the last one across sessions).
+ */
+static void test_flight_twice(void)
+{
+	for (int round = 0; round < 2; round++) {
+		struct reader r = { .ps.checkframes = true };
+		uint64_t dumped = 0;
+
+		setup(2, body_stream);
+		stream_n = 3000;
+		reader_start(&r);
+		ctl("start -s -w 4 -b 2048 -d 4");
+		hook_stop();
+		ctl("snapshot");
+		for (int c = 0; c < 2; c++)
+			dumped += stat_cpu(c, "delivered");
+		CHECK(dumped > 0, "session %d: the first snapshot dumped nothing", round + 1);
+		ctl("stop");
+		reader_join(&r, plat.ticks);
+	}
+	check_no_leak("flight twice");
+	verdict("flight recorder: the first snapshot of a second session dumps its windows");
+}
+
+/*
+ * Pause and resume marks count against the cap like samples: 500 cycles with no reader
+ * keep the queue within its cap (they used to be forced past it: 32.8 MB for a 64 KiB cap).
+ */
+static int marks_stop;
+
+static void body_marks(int core)
+{
+	uintptr_t st[STACK_WORDS];
+
+	for (uint64_t seq = 1; !__atomic_load_n(&marks_stop, __ATOMIC_ACQUIRE); seq++)
+		tick(core, seq, st);
+}
+
+static void test_marks_cap(void)
+{
+	struct reader r = { .ps.checkframes = true };
+	uint64_t most = 0, cap;
+
+	setup(2, body_marks);
+	marks_stop = 0;
+	ctl("cap 64K");
+	ctl("start -b 4096 -d 4");
+	cap = stat_value("outq_cap");
+	for (int i = 0; i < 500; i++) {
+		ctl("pause");
+		ctl("resume");
+		most = MAX(most, stat_value("outq_mem"));
+	}
+	__atomic_store_n(&marks_stop, 1, __ATOMIC_RELEASE);
+	hook_stop();
+	CHECK(most <= cap, "the output queue held %lu bytes against a cap of %lu",
+	      (unsigned long)most, (unsigned long)cap);
+	ctl("stop");
+	reader_start(&r);
+	reader_join(&r, plat.ticks);
+	ctl("cap 64");
+	check_no_leak("marks");
+	verdict("markers: 500 pause/resume cycles stay under the output cap");
+}
+
+/* A session fits the machine: the cap is lowered to what free memory allows, and a
+ * session that cannot fit at all is refused with a message instead of taking all memory. */
+static void test_cap_memory(void)
+{
+	setup(8, body_none);
+	shim_set_free_memory(16 << 20);
+	ctl("start -b 4096");
+	CHECK(stat_value("outq_cap") <= (4 << 20) && stat_value("cap_setting") == (64 << 20),
+	      "cap %lu with 16 MiB free", (unsigned long)stat_value("outq_cap"));
+	ctl("stop");
+	ctl("discard");
+	shim_set_free_memory(2 << 20);
+	ctl_refused("start -b 65536", -ENOMEM, "not enough memory");
+	shim_set_free_memory(1ul << 30);
+	check_no_leak("cap memory");
+	verdict("cap: lowered to fit free memory; a session that cannot fit is refused");
+}
+
 /* Start/stop cycles leave no block and no allocation behind. */
 static void test_cycles(void)
 {
@@ -1581,6 +1916,13 @@ int main(int argc, char **argv)
 	test_snapshot();
 	test_throttle();
 	test_flush_stale();
+	test_nmi();
+	test_silent_drop();
+	test_resume();
+	test_discard_reader();
+	test_flight_twice();
+	test_marks_cap();
+	test_cap_memory();
 	test_stress(&(struct stress){ "lossy", 8, quick ? 50000 : 200000, "start -d 16 -b 256",
 		    "64K", "1", 16, 200, 0, true, true });
 	test_stress(&(struct stress){ "fast", 4, quick ? 30000 : 200000, "start -d 16 -b 8192",

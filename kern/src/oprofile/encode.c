@@ -215,8 +215,10 @@ void *recw_reserve_for(void *w, uint32_t len)
 void recw_finish(struct recw *w)
 {
 	if (w->b) {
-		if (w->eos)
+		if (w->eos) {
 			w->b->flags |= BLK_EOS;
+			w->b->stamp = oprof.session_id;	/* whose stream it ends */
+		}
 		outq_put(w->b);
 	}
 	w->b = NULL;

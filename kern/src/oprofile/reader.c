@@ -104,12 +104,15 @@ void oprof_close(void)
 	__atomic_store_n(&rd.open, 0, __ATOMIC_RELEASE);
 }
 
-/* The reader has read a stream to its end: a stopped session is over. */
-static void reader_end_stream(void)
+/*
+ * The reader has read a stream to its end: if that was the stopped session's (not one
+ * that "discard" ended before the next began), the session is over.
+ */
+static void reader_end_stream(uint64_t session)
 {
 	rd.eof = true;
 	session_lock();
-	if (flag_get(&oprof.state) == OPROF_DRAINING) {
+	if (flag_get(&oprof.state) == OPROF_DRAINING && session == oprof.session_id) {
 		pool_trim();
 		flag_set(&oprof.state, OPROF_IDLE);
 	}
@@ -174,7 +177,7 @@ long oprof_read(void *buf, size_t n)
 
 		if (!rd.blk && !(rd.blk = reader_next(got == 0, &err))) {
 			if (err == 0 && got == 0 && qhungup(oprof.outq))
-				reader_end_stream();
+				reader_end_stream(oprof.session_id);
 			break;
 		}
 		if (rd.frag) {		/* the rest of a record the last read began */
@@ -192,11 +195,12 @@ long oprof_read(void *buf, size_t n)
 		got += k;
 		if (BLEN(rd.blk) == 0) {
 			bool eos = rd.blk->flags & BLK_EOS;
+			uint64_t session = rd.blk->stamp;
 
 			pool_put(rd.blk);
 			rd.blk = NULL;
 			if (eos)
-				reader_end_stream();
+				reader_end_stream(session);
 		}
 	}
 	return got ? (long)got : err;
