@@ -307,13 +307,14 @@ static __force_inline void hot_housekeep(struct opcore *c, uint64_t tsc)
 		hot_push(c);
 }
 
-/* One sampling period of this core: a sample, or a loss while paused. */
-static __force_inline void hot_tick(struct opcore *c, uint32_t tid, uint64_t tsc,
-				    uint64_t pc, const uint64_t *frames, unsigned nframes,
-				    unsigned flags)
+/*
+ * One sampling period of this core: a sample, or a loss while paused. paused: oprof.paused
+ * as the caller read it, once (its walk depended on it).
+ */
+static __force_inline void hot_tick(struct opcore *c, uint32_t paused, uint32_t tid,
+				    uint64_t tsc, uint64_t pc, const uint64_t *frames,
+				    unsigned nframes, unsigned flags)
 {
-	uint32_t paused = flag_get(&oprof.paused);
-
 	cnt_add(&c->cnt.taken, 1);
 	if (unlikely(paused != c->buf.seen_pause))
 		hot_notice_pause(c, paused, tsc);
@@ -336,7 +337,7 @@ static void hot_take_pending(struct opcore *c)
 		struct pend_sample *p = &c->pend.s;
 
 		COMPILER_FENCE();
-		hot_tick(c, p->tid, p->tsc, p->pc, p->frames, p->nframes, p->flags);
+		hot_tick(c, p->paused, p->tid, p->tsc, p->pc, p->frames, p->nframes, p->flags);
 		if (p->missed)
 			__atomic_store_n(&c->cnt.missed, p->missed, __ATOMIC_RELAXED);
 		COMPILER_FENCE();
@@ -392,7 +393,8 @@ void hot_end(struct opcore *c)
  * An NMI found a writer active on this core: walk with the NMI's own scratch and leave
  * the sample in pend. Touches nothing the writer touches.
  */
-static __noinline void hot_defer(struct opcore *c, const struct oprof_tick *t, unsigned depth)
+static __noinline void hot_defer(struct opcore *c, const struct oprof_tick *t, uint32_t paused,
+			       unsigned depth)
 {
 	struct pend_sample *p = &c->pend.s;
 	unsigned n = 0, flags = t->flags;
@@ -411,6 +413,7 @@ static __noinline void hot_defer(struct opcore *c, const struct oprof_tick *t, u
 		flags |= (trunc ? OPF_F_TRUNCATED : 0) | (more ? OPF_F_DEPTH : 0);
 	}
 	p->tid = t->tid;
+	p->paused = (uint16_t)paused;
 	p->flags = (uint16_t)flags;
 	p->nframes = (uint16_t)n;
 	p->tsc = t->tsc;
@@ -429,7 +432,7 @@ void oprof_sample_irq(int core, uint32_t tid, uint64_t tsc, uint64_t pc,
 	if ((unsigned)core >= MAX_CPUS || !hot_on(c) || c->nest)
 		return;
 	hot_enter(c);
-	hot_tick(c, tid, tsc, pc, frames, nframes, flags);
+	hot_tick(c, flag_get(&oprof.paused), tid, tsc, pc, frames, nframes, flags);
 	hot_budget(c, tsc);
 	hot_leave(c);
 }
@@ -438,15 +441,17 @@ void oprof_tick_irq(const struct oprof_tick *t)
 {
 	struct opcore *c;
 	unsigned n = 0, flags = t->flags, depth;
+	uint32_t paused;
 
 	if (t->core >= MAX_CPUS)
 		return;
 	c = &opcores[t->core];
 	if (!hot_on(c))
 		return;
-	depth = flag_get(&oprof.paused) ? 0 : oprof.cfg.depth;
+	paused = flag_get(&oprof.paused);
+	depth = paused ? 0 : oprof.cfg.depth;
 	if (unlikely(c->nest)) {
-		hot_defer(c, t, depth);
+		hot_defer(c, t, paused, depth);
 		return;
 	}
 	hot_enter(c);
@@ -461,7 +466,7 @@ void oprof_tick_irq(const struct oprof_tick *t)
 		if (unlikely(trunc | more))
 			flags |= (trunc ? OPF_F_TRUNCATED : 0) | (more ? OPF_F_DEPTH : 0);
 	}
-	hot_tick(c, t->tid, t->tsc, t->pc, c->frames, n, flags);
+	hot_tick(c, paused, t->tid, t->tsc, t->pc, c->frames, n, flags);
 	if (t->missed)
 		__atomic_store_n(&c->cnt.missed, t->missed, __ATOMIC_RELAXED);
 	hot_budget(c, t->tsc);

@@ -123,6 +123,7 @@ struct pend_sample {
 	uint32_t tid;
 	uint16_t flags;		/* OPF_F_* */
 	uint16_t nframes;
+	uint16_t paused;	/* the session was paused when the NMI came */
 	uint64_t tsc, pc;
 	uint64_t missed;	/* the glue's running count at that tick (0: unknown) */
 	uint64_t frames[OPF_MAX_DEPTH];
