@@ -1244,8 +1244,10 @@ static void test_pause(void)
 		      (unsigned long)r.ps.ce[c].lost[OPF_LOST_PAUSED]);
 	for (int c = 0; c < nc; c++)
 		CHECK(r.ps.pauses[c] == 1 && r.ps.resumes[c] == 1, "core %d: %lu pause and %lu "
-		      "resume marks", c, (unsigned long)r.ps.pauses[c],
-		      (unsigned long)r.ps.resumes[c]);
+		      "resume marks (%lu lost, %lu samples found no block)", c,
+		      (unsigned long)r.ps.pauses[c], (unsigned long)r.ps.resumes[c],
+		      (unsigned long)stat_cpu(c, "marks_lost"),
+		      (unsigned long)r.ps.ce[c].lost[OPF_LOST_NO_BLOCK]);
 	pthread_barrier_destroy(&bar);
 	check_no_leak("pause");
 	verdict("pause: no samples while paused, each counted lost PAUSED; resume continues");

@@ -68,6 +68,7 @@ static void stat_cpu(struct sbuf *sb, int i)
 	put_cpu(sb, i, "blocks_overwritten", cnt_get(&c->fr.ow_blocks));
 	put_cpu(sb, i, "blocks_unlisted", c->w.unlisted);
 	put_cpu(sb, i, "depth_cut", opcore_depth_cut(c));
+	put_cpu(sb, i, "marks_lost", cnt_get(&c->cnt.marks_lost));
 	put_cpu(sb, i, "threads", cnt_get(&c->cnt.threads));
 	put_cpu(sb, i, "threads_lost", cnt_get(&c->cnt.threads_lost));
 	put_cpu(sb, i, "threads_dropped", c->w.threads_dropped);
