@@ -11,7 +11,12 @@
 void shim_set_core(int core);
 /* What ncpus() returns. Default 1. */
 void shim_set_ncpus(int n);
-/* Live kmalloc allocations, for leak checks. */
+/* Live kmalloc allocations (and pages_alloc runs), for leak checks. */
 long shim_live_allocs(void);
+/*
+ * What arch_mem_foreach reports (default 8 MiB in 2 regions): bytes of host memory below
+ * 2 GiB, split into nregions ranges. Call before pages_init.
+ */
+void shim_set_mem(size_t bytes, int nregions);
 
 #endif
