@@ -26,7 +26,7 @@ struct heap_stats {
 	uint64_t allocs, frees;	/* calls that succeeded */
 	uint64_t pages;		/* pages the heap holds from the page allocator now */
 	uint64_t slabs;		/* slabs held, the cached empty ones included */
-	uint64_t empty_slabs;	/* of which empty, kept as their class's cache (<= 1 a class) */
+	uint64_t empty_slabs;	/* of which empty: a class's cache, at most one a class */
 	uint64_t slabs_returned;	/* slabs given back to the page allocator since boot */
 };
 void kmalloc_stats(struct heap_stats *s);

@@ -4,7 +4,7 @@
  * arch_mem_foreach hands pages_init 16 MiB of host memory in two regions, and the shim's
  * weak malloc-backed heap is replaced by kmalloc.c. Plain, TSan and ASan builds.
  *
- *	aligned		pages_alloc_aligned: alignment, bad arguments, exhaustion and return
+ *	aligned		pages_alloc_aligned: alignment, bad arguments, exhaustion, return
  *	slab_return	for each size class: objects for 10 slabs, all distinct and 16-aligned,
  *			freed in a scrambled order; afterwards the heap holds only the cached
  *			empty slabs (one per class at most) and the page allocator has the rest
@@ -16,7 +16,7 @@
  *			page double free: each panics naming the fault; a correct free does not
  *	concurrent	4 threads allocate, fill, check and free mixed sizes, half of them
  *			freed by another thread; then the heap is back to its cached slabs
- *	blocks		BMEM of 100, 1024, 3000, 4000, 4050, 4096, 32768-byte blocks; 4096 and
+ *	blocks		BMEM of blocks of 100 to 32768 bytes (7 sizes); 4096 and
  *			32 KiB blocks take whole pages (one page per 4096-byte block, not two)
  *			and the pages the page allocator lost match the BMEM sums
  *	qio_limit	a queue capped at 8 x 4096 bytes takes 7 blocks of 4096 (real memory),
@@ -219,7 +219,7 @@ static void test_cache_bound(void)
 	for (;;) {
 		v[n] = kmalloc(sz);
 		if (heap().slabs > slabs0 + 1 && n > 0)
-			break;	/* v[n] opened a second fresh slab: keep it as the churn object */
+			break;	/* v[n] opened a second fresh slab: the churn object */
 		n++;
 	}
 	kfree(v[n]);	/* the second slab is empty now: cached, not returned */
@@ -458,7 +458,7 @@ static void blocks_of(size_t size, size_t n, size_t want_mem, size_t max_pages)
 		b[i] = block_alloc(size);
 		CHECK(b[i] && BMEM(b[i]) == want_mem && BALLOC(b[i]) == size);
 		CHECK((uintptr_t)b[i]->base % (size % PGSIZE ? 16 : PGSIZE) == 0);
-		memset(b[i]->base, 0xa5, size);	/* the whole buffer is ours (ASan, overlap) */
+		memset(b[i]->base, 0xa5, size);	/* all of the buffer is ours (ASan) */
 		sum += BMEM(b[i]);
 	}
 	lost = free0 - pages_free_count();

@@ -123,7 +123,7 @@ static long q_add(struct queue *q, struct block *b, bool limited, bool at_head)
 	spin_lock(&q->lk);
 	if (q->hungup && !at_head) {
 		n = -EPIPE;
-	} else if (limited && q->mem + BMEM(b) > q->limit) {	/* mem is real memory: no overflow */
+	} else if (limited && q->mem + BMEM(b) > q->limit) {	/* real memory: no overflow */
 		n = -ENOSPC;
 	} else {
 		wake = !q->head;
