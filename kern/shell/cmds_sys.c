@@ -57,11 +57,24 @@ SHELL_CMD("help", "help [COMMAND]", "list the commands, or describe one", cmd_he
 
 /* ---- echo ---- */
 
+/* One write of the whole line: a file (a ctl file) sees the line, not its words. */
 static int cmd_echo(int argc, char **argv)
 {
-	for (int i = 1; i < argc; i++)
-		shell_printf("%s%s", argv[i], i + 1 < argc ? " " : "");
-	shell_printf("\n");
+	char line[SHELL_LINE_MAX + 1];
+	size_t o = 0;
+
+	for (int i = 1; i < argc; i++) {
+		size_t n = strlen(argv[i]);
+
+		if (o + n + 1 >= sizeof(line))	/* cannot happen: the line held them */
+			return -EINVAL;
+		memcpy(line + o, argv[i], n);
+		o += n;
+		line[o++] = i + 1 < argc ? ' ' : '\n';
+	}
+	if (argc == 1)
+		line[o++] = '\n';
+	shell_write(line, o);
 	return 0;
 }
 SHELL_CMD("echo", "echo [ARGS...]", "print the arguments", cmd_echo);

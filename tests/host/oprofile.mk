@@ -16,5 +16,5 @@ $(OUT)/oprof-bench: $(TOP)/tests/host/oprof_bench.c $(OPROF_SRCS) \
 		$(TOP)/kern/src/thread/qlock.c $(SHIM) \
 		$(wildcard $(TOP)/kern/include/*.h $(TOP)/kern/src/oprofile/*.h)
 	@mkdir -p $(OUT)
-	$(CC) $(HOST_CFLAGS) -o $@ $(filter %.c,$^)
+	$(CC) $(HOST_CFLAGS) -DOPROF_BENCH -o $@ $(filter %.c,$^)
 host-all: $(OUT)/oprof-bench

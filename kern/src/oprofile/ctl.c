@@ -33,7 +33,10 @@ struct ctl_cmd {
 	bool args;		/* takes arguments; if not, any are refused with the usage */
 };
 
-/* A setting: a cfg field with its range; size settings take K/M/G suffixes (unit: MiB). */
+/*
+ * A setting: a cfg field with its range; size settings take K/M/G suffixes (unit: MiB);
+ * named settings take one of names (the field holds its index).
+ */
 struct ctl_setting {
 	const char *name;
 	const char *what;	/* for messages: "bad <what> X: must be ..." */
@@ -42,25 +45,30 @@ struct ctl_setting {
 	bool wide;		/* uint64_t field, else uint32_t */
 	bool size;		/* takes a size with suffix */
 	uint64_t min, max;
+	const char *const *names;	/* value names, indexed by value; NULL: a number */
 };
+
+/* The sampling sources, by enum opf_source. */
+static const char *const source_names[] = { "timer", "nmi", NULL };
 
 #define CFG32(f)	offsetof(struct oprof_cfg, f), false
 #define CFG64(f)	offsetof(struct oprof_cfg, f), true
 
 /* hz's max is the cfg's maxhz (0 here): rates above OPROF_MAX_HZ are an explicit choice. */
 static const struct ctl_setting settings[] = {
-	{ "hz", "rate", "-f", CFG32(hz), false, 1, 0 },
-	{ "depth", "depth", "-d", CFG32(depth), false, 0, OPF_MAX_DEPTH },
+	{ "hz", "rate", "-f", CFG32(hz), false, 1, 0, NULL },
+	{ "depth", "depth", "-d", CFG32(depth), false, 0, OPF_MAX_DEPTH, NULL },
 	{ "blockbytes", "block size", "-b", CFG32(block_bytes), false, OPROF_MIN_BLOCK,
-	  OPROF_MAX_BLOCK },
-	{ "period", "period", NULL, CFG32(period_ms), false, 1, 10000 },
-	{ "cap", "cap", NULL, CFG64(cap), true, 64 << 10, 1ull << 40 },
-	{ "stale", "staleness", NULL, CFG32(stale), false, 1, 1000 },
+	  OPROF_MAX_BLOCK, NULL },
+	{ "period", "period", NULL, CFG32(period_ms), false, 1, 10000, NULL },
+	{ "cap", "cap", NULL, CFG64(cap), true, 64 << 10, 1ull << 40, NULL },
+	{ "stale", "staleness", NULL, CFG32(stale), false, 1, 1000, NULL },
 	{ "emptydepth", "empty-queue depth", NULL, CFG32(emptydepth), false, 1,
-	  OPROF_MAX_EMPTYDEPTH },
-	{ "window", "window", "-w", CFG32(window), false, 1, OPROF_MAX_WINDOW },
-	{ "budget", "budget", NULL, CFG32(budget), false, 1, 100 },
-	{ "maxhz", "rate limit", NULL, CFG32(maxhz), false, OPROF_MAX_HZ, OPROF_ABS_MAX_HZ },
+	  OPROF_MAX_EMPTYDEPTH, NULL },
+	{ "window", "window", "-w", CFG32(window), false, 1, OPROF_MAX_WINDOW, NULL },
+	{ "budget", "budget", NULL, CFG32(budget), false, 1, 100, NULL },
+	{ "maxhz", "rate limit", NULL, CFG32(maxhz), false, OPROF_MAX_HZ, OPROF_ABS_MAX_HZ, NULL },
+	{ "mode", "sampling source", "-m", CFG32(source), false, 0, 1, source_names },
 };
 
 static bool setting_is(const struct ctl_setting *st, size_t off)
@@ -72,13 +80,24 @@ static bool setting_is(const struct ctl_setting *st, size_t off)
 static int setting_parse(const struct ctl_setting *st, const char *s, struct oprof_cfg *cfg,
 			 char *err, size_t errlen)
 {
-	uint64_t v, max = st->max ? st->max : cfg->maxhz;
+	uint64_t v = 0, max = st->max ? st->max : cfg->maxhz;
 	char *field = (char *)cfg + st->off;
 	bool blocks = setting_is(st, offsetof(struct oprof_cfg, block_bytes));
-	int bad = st->size ? parse_size(s, 1ull << 20, &v) : parse_u64(s, &v);
+	int bad = -1;
 
+	if (st->names) {
+		for (v = 0; st->names[v] && bad < 0; v++)
+			if (!strcmp(st->names[v], s))
+				bad = 0;
+		v -= !bad;
+	} else {
+		bad = st->size ? parse_size(s, 1ull << 20, &v) : parse_u64(s, &v);
+	}
 	if (bad < 0 || v < st->min || v > max || (blocks && v % 8)) {
-		if (st->size)
+		if (st->names)
+			snprintf(err, errlen, "oprofile: bad %s %s: must be %s or %s", st->what, s,
+				 st->names[0], st->names[1]);
+		else if (st->size)
 			snprintf(err, errlen, "oprofile: bad %s %s: must be %luK..%luG "
 				 "(plain numbers are MiB)", st->what, s,
 				 (unsigned long)(st->min >> 10), (unsigned long)(st->max >> 30));
@@ -147,7 +166,7 @@ static int cfg_check(const struct oprof_cfg *cfg, char *err, size_t errlen)
 	return 0;
 }
 
-#define START_USAGE	"start [-f HZ] [-d DEPTH] [-b BLOCKBYTES] [-s [-w BLOCKS]]"
+#define START_USAGE	"start [-f HZ] [-d DEPTH] [-b BLOCKBYTES] [-m timer|nmi] [-s [-w BLOCKS]]"
 
 static int ctl_start(int argc, char **argv, char *err, size_t errlen)
 {
@@ -265,6 +284,24 @@ static int ctl_discard(int argc, char **argv, char *err, size_t errlen)
 	return 0;
 }
 
+/* "inject WHAT": arm a failure for a test (oprofile.h, OPROF_FAULT_*). */
+static int ctl_inject(int argc, char **argv, char *err, size_t errlen)
+{
+	static const struct { const char *name; unsigned fault; } faults[] = {
+		{ "drop", OPROF_FAULT_DROP_BLOCK }, { "arm", OPROF_FAULT_ARM },
+	};
+
+	for (size_t i = 0; argc == 2 && i < ARRAY_SIZE(faults); i++) {
+		if (!strcmp(argv[1], faults[i].name)) {
+			__atomic_or_fetch(&oprof.faults, faults[i].fault, __ATOMIC_RELAXED);
+			return 0;
+		}
+	}
+	snprintf(err, errlen, "oprofile: usage: inject drop|arm (test aids: drop frees one full "
+		 "block uncounted; arm fails the next start's arming)");
+	return -EINVAL;
+}
+
 static int ctl_set(int argc, char **argv, char *err, size_t errlen)
 {
 	const struct ctl_setting *st = setting_find(argv[0]);
@@ -298,6 +335,8 @@ static const struct ctl_cmd cmds[] = {
 	  ctl_snapshot, false },
 	{ "discard", "discard", "throw a stopped session's unread stream away", ctl_discard,
 	  false },
+	{ "inject", "inject drop|arm", "tests: lose one block silently, or fail the next arming",
+	  ctl_inject, true },
 };
 static const struct ctl_cmd set_cmd = { "SETTING", "SETTING VALUE", NULL, ctl_set, true };
 
@@ -394,7 +433,10 @@ size_t oprof_ctl_help(char *buf, size_t n)
 		uint64_t v = 0, max = st->max ? st->max : oprof.next.maxhz;
 
 		memcpy(&v, (const char *)&oprof.next + st->off, st->wide ? 8 : 4);
-		if (st->size)
+		if (st->names)
+			PUT("    %-12s %s, %s or %s; start %s [%s]\n", st->name, st->what,
+			    st->names[0], st->names[1], st->opt, st->names[v]);
+		else if (st->size)
 			PUT("    %-12s %s, %luK..%luG [%luK]\n", st->name, st->what,
 			    (unsigned long)(st->min >> 10), (unsigned long)(st->max >> 30),
 			    (unsigned long)(v >> 10));

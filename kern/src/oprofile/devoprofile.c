@@ -2,8 +2,9 @@
  * The profiler's device files, in the manner of Plan 9's devkprof:
  *
  *	/dev/oprofile		the data stream (one reader at a time; see reader.c)
- *	/dev/oprofilectl	write a command line (oprof_ctl); read back the outcome of
- *				this open's last command ("ok" or the error message)
+ *	/dev/oprofilectl	write command lines, one command per line (oprof_ctl); read
+ *				back the outcome of this open's last write ("ok" or the
+ *				first error)
  *	/dev/oprofilestat	"name value" lines, a snapshot taken when opened
  *
  * All run in the calling thread's context and may sleep.
@@ -49,20 +50,36 @@ static int ctlfile_open(struct chan *c, int omode)
 	return 0;
 }
 
+/*
+ * A write holds one command per line (a last line without a newline counts). They run in
+ * order; the first that fails stops the rest, and its error is the write's and the file's.
+ */
 static long ctlfile_write(struct chan *c, const void *buf, size_t n, uint64_t off)
 {
+	const char *p = buf, *end = p + n;
 	char line[160];
-	int r;
 
 	(void)off;
-	if (n >= sizeof(line))
-		return -EINVAL;
-	memcpy(line, buf, n);
-	line[n] = 0;
-	r = oprof_ctl(line, c->aux, CTL_MSG);
-	if (r == 0)
-		strlcpy(c->aux, "ok", CTL_MSG);
-	return r < 0 ? r : (long)n;
+	while (p < end) {
+		const char *nl = p;
+		size_t len;
+		int r;
+
+		while (nl < end && *nl != '\n')
+			nl++;
+		len = (size_t)(nl - p);
+		if (len >= sizeof(line)) {
+			snprintf(c->aux, CTL_MSG, "oprofile: command too long");
+			return -EINVAL;
+		}
+		memcpy(line, p, len);
+		line[len] = 0;
+		if ((r = oprof_ctl(line, c->aux, CTL_MSG)) < 0)
+			return r;
+		p = nl + (nl < end);
+	}
+	strlcpy(c->aux, "ok", CTL_MSG);
+	return (long)n;
 }
 
 static long text_read(const char *text, void *buf, size_t n, uint64_t off)

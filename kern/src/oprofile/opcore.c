@@ -1,33 +1,34 @@
 /*
  * The ctl side of each core's profiler state (struct opcore): set-up before a session,
- * the stop handshake, tear-down after, and the totals the closing records and the stat
- * file report.
+ * the gate, tear-down after, and the totals the closing records and the stat file report.
  *
- * Contexts: everything here runs in a thread with the session lock held, while the core is
- * not enabled -- except opcore_quiesce and opcore_wait_idle, which are how the ctl thread
- * gets a running core out of the way (the Dekker handshake with hot_enter, hotpath.c).
+ * Contexts: everything here runs in a thread with the session lock held while the core
+ * is not recording: before opcore_enable, or after opcore_disable and the glue's stop
+ * (hooks->stop_sampling), which guarantees that no writer is inside the core's hot path
+ * or will enter it. From then on the ctl thread may act as the core (push its cur, hand
+ * its window over).
  */
 #include "internal.h"
 #include "error.h"
 
 struct opcore opcores[MAX_CPUS];
 
-/*
- * Zero what a session counts. Not a memset: a thread on this core may be running
- * hot_enter (on is clear, so it touches nothing but busy) while the next session starts.
- */
+/* Zero what a session counts. The core is not enabled: nothing else touches it. */
 static void opcore_reset(struct opcore *c)
 {
+	c->nest = 0;
+	memset(&c->pend, 0, sizeof(c->pend));
 	c->buf.cur = NULL;
-	c->buf.fullq = c->buf.emptyq = NULL;
 	c->buf.seen_flush = flag_get(&oprof.flushgen);
+	c->buf.seen_pause = 0;
+	c->buf.nmarks = 0;
 	c->buf.starving = 0;
 	c->buf.kicked_pass = flag_get(&oprof.pass_gen) - 1;
 	memset(&c->cnt, 0, sizeof(c->cnt));
 	memset(&c->lrep, 0, sizeof(c->lrep));
-	c->fr.snapq = NULL;
-	c->fr.seen = c->fr.ack = flag_get(&oprof.snap_req);
-	c->fr.overwritten = c->fr.ow_truncated = c->fr.threads_ow = 0;
+	c->fr.seen = c->fr.ack = flag_get(&oprof.snap_gen);
+	c->fr.overwritten = c->fr.ow_truncated = c->fr.ow_depth = 0;
+	c->fr.ow_blocks = c->fr.threads_ow = 0;
 	budget_reset(c);
 	memset(&c->w, 0, sizeof(c->w));
 	c->w.tsc = tsc_read();
@@ -35,89 +36,95 @@ static void opcore_reset(struct opcore *c)
 	c->w.low = oprof.cfg.snapshot ? 0 : c->w.target / 2;
 }
 
+/* Ring capacity: the smallest power of two holding n blocks. */
+static uint32_t ring_slots_for(uint32_t n)
+{
+	uint32_t cap = 4;
+
+	while (cap < n)
+		cap *= 2;
+	return cap;
+}
+
 /*
- * Fresh counters, queues, a current block and a full empty queue (flight recorder: a
- * window's worth, so that a window emptied by a snapshot fills again without the worker).
- * 0 or -ENOMEM.
+ * Fresh counters, rings and a full empty ring (flight recorder: a window's worth, so that
+ * a window emptied by a snapshot fills again without the worker). The full ring must hold
+ * every block the core can push between two drains: what its empty ring held when the
+ * worker drained, what the refill right after gave it, and cur -- twice the empty ring's
+ * most, and one (flight recorder: its window, and cur). 0 or -ENOMEM.
  */
 int opcore_setup(struct opcore *c)
 {
+	uint32_t most = oprof.cfg.snapshot ? oprof.cfg.window : 2 * oprof.max_target;
+	uint32_t slots = ring_slots_for(MAX(most, oprof.max_target) + 2);
+
 	opcore_reset(c);
-	c->buf.fullq = qopen(SIZE_MAX);
-	c->buf.emptyq = qopen(SIZE_MAX);
-	c->fr.snapq = qopen(SIZE_MAX);
-	if (!c->buf.fullq || !c->buf.emptyq || !c->fr.snapq)
+	if (ring_init(&c->buf.full, slots) < 0 || ring_init(&c->buf.empty, slots) < 0)
 		return -ENOMEM;
-	c->buf.cur = pool_get(false);
-	if (!c->buf.cur)
+	if (oprof.cfg.snapshot && ring_init(&c->fr.snap, slots) < 0)
 		return -ENOMEM;
 	for (uint32_t i = 0; i < c->w.target; i++) {
 		struct block *b = pool_get(false);
 
 		if (!b)
 			return -ENOMEM;
-		qiwrite_block(c->buf.emptyq, b);
+		ring_put(&c->buf.empty, b);	/* the worker's side: nobody else runs yet */
 	}
 	return 0;
 }
 
-/* Publish the session's settings and let the core record (release via SEQ_CST). */
+/* Let the core record: everything set up before is visible to it (release). */
 void opcore_enable(struct opcore *c)
 {
-	__atomic_store_n(&c->on, 1, __ATOMIC_SEQ_CST);
+	__atomic_store_n(&c->on, 1, __ATOMIC_RELEASE);
 }
 
-/* Stop the core recording; on return it is outside the hot path for good. */
-void opcore_quiesce(struct opcore *c)
+/*
+ * The core records no more once the glue has stopped sampling and run a thread on it
+ * (hooks->stop_sampling): a writer that read on before this store finishes first.
+ */
+void opcore_disable(struct opcore *c)
 {
-	__atomic_store_n(&c->on, 0, __ATOMIC_SEQ_CST);
-	opcore_wait_idle(c);
+	__atomic_store_n(&c->on, 0, __ATOMIC_RELEASE);
 }
 
-/* Wait until the core is between ticks: a tick after this sees stores made before it. */
-void opcore_wait_idle(struct opcore *c)
-{
-	while (__atomic_load_n(&c->busy, __ATOMIC_SEQ_CST))
-		cpu_relax();
-}
-
-/* After opcore_quiesce: push a partial cur (an empty one goes back to the pool). */
+/* Stopped: write the marks the core could not, push a non-empty cur (an empty one goes back). */
 void opcore_flush_partial(struct opcore *c)
 {
+	if (c->buf.nmarks && !hot_write_marks(c, tsc_read())) {
+		cnt_add(&c->cnt.marks_lost, c->buf.nmarks);
+		c->buf.nmarks = 0;
+	}
 	if (!c->buf.cur)
 		return;
-	if (BLEN(c->buf.cur) > 0) {
-		hot_push(c);
-		if (!c->buf.cur)
-			return;
-	}
+	if (!blk_empty(c->buf.cur) && hot_push(c))
+		return;
 	pool_put(c->buf.cur);
 	c->buf.cur = NULL;
 }
 
-/* Every block of q to the pool, then q itself freed. */
-static void opcore_free_queue(struct queue *q)
+/* Every block of r to the pool, then its slots freed. */
+static void opcore_free_ring(struct ring *r)
 {
 	struct block *b;
 
-	if (!q)
+	if (!r->slot)
 		return;
-	while ((b = qget(q)))
+	while ((b = ring_get(r)))
 		pool_put(b);
-	qfree(q);
+	ring_fini(r);
 }
 
-/* After the worker drained fullq (or a failed setup): blocks to the pool, queues freed. */
+/* After the worker drained the full ring (or a failed setup): blocks to the pool. */
 void opcore_teardown(struct opcore *c)
 {
 	if (c->buf.cur) {
 		pool_put(c->buf.cur);
 		c->buf.cur = NULL;
 	}
-	opcore_free_queue(c->buf.fullq);
-	opcore_free_queue(c->buf.emptyq);
-	opcore_free_queue(c->fr.snapq);
-	c->buf.fullq = c->buf.emptyq = c->fr.snapq = NULL;
+	opcore_free_ring(&c->buf.full);
+	opcore_free_ring(&c->buf.empty);
+	opcore_free_ring(&c->fr.snap);
 }
 
 /* Samples of c in the stream, or on their way there. */
@@ -133,4 +140,11 @@ uint64_t opcore_truncated(struct opcore *c)
 	uint64_t ow = cnt_get(&c->fr.ow_truncated);
 
 	return cnt_get(&c->cnt.truncated) - ow - c->w.dropped_truncated;
+}
+
+uint64_t opcore_depth_cut(struct opcore *c)
+{
+	uint64_t ow = cnt_get(&c->fr.ow_depth);
+
+	return cnt_get(&c->cnt.depth_cut) - ow - c->w.dropped_depth;
 }

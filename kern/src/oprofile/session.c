@@ -2,8 +2,8 @@
  * Sessions: the state machine, the session lock and the session's start and stop.
  *
  *	IDLE --start--> RUNNING <--pause/resume--> PAUSED
- *	RUNNING, PAUSED --stop--> STOPPING --(closing records queued, outq hung up)--> DRAINING
- *	DRAINING --(reader reads to EOF, or "discard")--> IDLE
+ *	RUNNING, PAUSED --stop--> STOPPING --(closing records queued)--> DRAINING
+ *	DRAINING --(reader reads to the end of the stream, or "discard")--> IDLE
  *
  * Every transition but DRAINING -> IDLE is made by oprof_ctl (a thread). All of them run
  * with the session lock held, and so do worker passes and the stat text: the lock is what
@@ -12,14 +12,17 @@
  * it: it reads the session's cfg (constant while a session runs), oprof.paused and
  * oprof.flushgen only.
  *
- * A start writes the stream's header itself (OPF_SESSION, then OPF_THREAD for every live
- * thread) before the cores are told to sample; a stop stops every core, pushes the partial
- * blocks, drains them (flight recorder: dumps the windows as a last snapshot), appends the
- * closing statistics and hangs the output queue up. Snapshots are flight.c's; text parsing
- * of commands lives in ctl.c, the stat file in stat.c.
+ * A start sizes the session to the machine, sets aside the blocks its closing records
+ * will need, and writes the stream's header itself (OPF_SESSION, then OPF_THREAD for every
+ * live thread) before the cores are told to sample; a stop stops every core, pushes the
+ * partial blocks, drains them (flight recorder: dumps the windows as a last snapshot) and
+ * appends the closing statistics in a block marked as the end of the stream, which the
+ * reader turns into end of file. Snapshots are flight.c's; text parsing of commands lives
+ * in ctl.c, the stat file in stat.c.
  */
 #include "internal.h"
 #include "error.h"
+#include "page.h"
 
 struct oprof_global oprof;
 
@@ -46,6 +49,18 @@ const char *session_state_name(uint32_t state)
 	};
 
 	return state < ARRAY_SIZE(names) ? names[state] : "?";
+}
+
+bool oprof_fault_take(unsigned fault)
+{
+	uint32_t old = __atomic_load_n(&oprof.faults, __ATOMIC_RELAXED);
+
+	/* armed and taken under the session lock (ctl, worker), but the glue asks too */
+	while (old & fault)
+		if (__atomic_compare_exchange_n(&oprof.faults, &old, old & ~fault, false,
+						__ATOMIC_RELAXED, __ATOMIC_RELAXED))
+			return true;
+	return false;
 }
 
 bool session_active(void)
@@ -94,28 +109,47 @@ void oprof_fini(void)
 }
 
 /*
- * Most blocks the worker keeps on one core's empty queue as the core's rate asks for more:
- * OPROF_MAX_EMPTYDEPTH, or fewer when that would be over OPROF_CORE_MEM bytes.
+ * Memory. A session may use at most half the memory free at its start: the output queue
+ * (the cap, lowered to a quarter of free memory if set higher) and every core's working
+ * set (its empty ring's most, OPROF_MAX_EMPTYDEPTH or OPROF_CORE_MEM bytes, lowered so
+ * that all cores together take at most another quarter; flight recorder: its window
+ * twice and cur), plus the blocks set aside for the closing records.
  */
 #define OPROF_CORE_MEM	(8u << 20)
 
-static uint32_t session_max_target(const struct oprof_cfg *cfg)
+static uint64_t session_free_bytes(void)
 {
-	uint32_t t = MIN((uint32_t)OPROF_MAX_EMPTYDEPTH, OPROF_CORE_MEM / cfg->block_bytes);
+	return (uint64_t)pages_free_count() * PGSIZE;
+}
+
+static uint32_t session_max_target(const struct oprof_cfg *cfg, int ncores, uint64_t avail)
+{
+	uint64_t per_core = MIN((uint64_t)OPROF_CORE_MEM, avail / 4 / (uint64_t)ncores);
+	uint32_t t = (uint32_t)MIN((uint64_t)OPROF_MAX_EMPTYDEPTH, per_core / cfg->block_bytes);
 
 	return MAX(t, cfg->emptydepth);
 }
 
-/*
- * Blocks the pool may hold: what fits under the cap plus every core's working set (its
- * largest empty queue, cur and one in flight; flight recorder: its window, a window's
- * worth of empty blocks and cur).
- */
-static uint64_t session_max_blocks(const struct oprof_cfg *cfg, int ncores)
+/* Closing records of ncores cores: drops, losses and totals of each, the session's end. */
+static uint32_t session_reserve_blocks(const struct oprof_cfg *cfg, int ncores)
 {
-	uint64_t per_core = cfg->snapshot ? 2ull * cfg->window + 1 : session_max_target(cfg) + 2;
+	uint64_t per_core = DROP_RUNS * sizeof(struct opf_drop) + sizeof(struct opf_drop) +
+			    OPF_LOST_NREASONS * sizeof(struct opf_lost) +
+			    sizeof(struct opf_core_end);
+	uint64_t room = cfg->block_bytes - BLK_HDR;
+	/* records never straddle blocks: a block may leave up to one record's room unused */
+	uint64_t usable = room - sizeof(struct opf_core_end);
 
-	return cfg->cap / cfg->block_bytes + (uint64_t)ncores * per_core + 4;
+	return (uint32_t)((per_core * (uint64_t)ncores + sizeof(struct opf_session_end) +
+			   usable - 1) / usable) + 1;
+}
+
+/* Blocks the pool may hold: the cap's worth, every core's working set, the reserve. */
+static uint64_t session_max_blocks(const struct oprof_cfg *cfg, int ncores, uint32_t reserve)
+{
+	uint64_t per_core = cfg->snapshot ? 2ull * cfg->window + 1 : oprof.max_target + 2;
+
+	return oprof.cap / cfg->block_bytes + (uint64_t)ncores * per_core + reserve + 4;
 }
 
 struct thread_walk {
@@ -137,18 +171,62 @@ static void session_thread(void *arg, uint32_t tid, int core, const char *name)
 	rec_thread(t, tid, core, name, tw->tsc);
 }
 
-/* Take back everything a failed start handed out. Cores are not enabled. */
+/* Blocks set aside for the closing records go back. */
+static void session_free_reserve(void)
+{
+	struct block *b;
+
+	while ((b = oprof.reserve)) {
+		oprof.reserve = b->next;
+		pool_put(b);
+	}
+}
+
+/* Take back everything a failed start handed out. No core is recording. */
 static void session_undo(void)
 {
 	struct block *b;
 
 	for (int i = 0; i < oprof.ncores; i++)
 		opcore_teardown(&opcores[i]);
+	session_free_reserve();
 	while ((b = qget(oprof.outq)))
 		pool_put(b);
 	pool_trim();
 	flag_set(&oprof.wait_ms, oprof.next.period_ms);
 	flag_set(&oprof.state, OPROF_IDLE);
+}
+
+/* The session's sizes from cfg and the machine; -ENOMEM with a message if it cannot fit. */
+static int session_size(const struct oprof_cfg *cfg, char *err, size_t errlen)
+{
+	uint64_t avail = session_free_bytes() / 2;
+	uint32_t reserve = session_reserve_blocks(cfg, oprof.ncores);
+
+	oprof.cap = MIN(cfg->cap, avail / 2);
+	oprof.cap -= oprof.cap % cfg->block_bytes;
+	oprof.max_target = session_max_target(cfg, oprof.ncores, avail);
+	if (oprof.cap < 2ull * cfg->block_bytes ||
+	    (uint64_t)oprof.ncores * (oprof.max_target + 2) * cfg->block_bytes > avail) {
+		snprintf(err, errlen, "oprofile: not enough memory for %d cores with %u-byte "
+			 "blocks (%lu KiB free)", oprof.ncores, cfg->block_bytes,
+			 (unsigned long)(session_free_bytes() >> 10));
+		return -ENOMEM;
+	}
+	pool_setup(cfg->block_bytes, session_max_blocks(cfg, oprof.ncores, reserve));
+	for (uint32_t i = 0; i < reserve; i++) {
+		struct block *b = pool_get(true);
+
+		if (!b) {
+			snprintf(err, errlen, "oprofile: no memory for the closing records");
+			return -ENOMEM;
+		}
+		b->next = oprof.reserve;
+		oprof.reserve = b;
+	}
+	/* the kernel's own blocks may use the last block of the cap (worker.c) */
+	qsetlimit(oprof.outq, oprof.cap - cfg->block_bytes);
+	return 0;
 }
 
 /*
@@ -157,7 +235,7 @@ static void session_undo(void)
  */
 int session_start(const struct oprof_cfg *cfg, char *err, size_t errlen)
 {
-	struct recw w = { .force = true };
+	struct recw w = { .mode = RECW_FORCED };
 	struct thread_walk tw = { .w = &w };
 	int rc;
 
@@ -166,23 +244,26 @@ int session_start(const struct oprof_cfg *cfg, char *err, size_t errlen)
 	oprof.stale_ticks = (uint64_t)cfg->stale * cfg->period_ms * (tsc_hz() / 1000);
 	oprof.session_id++;
 	oprof.stream_bytes = 0;
+	oprof.stream_seq = 0;
 	oprof.blocks_dropped = 0;
+	oprof.marks_lost = 0;
 	oprof.snapshots = 0;
-	oprof.max_target = session_max_target(cfg);
 	oprof.budget_ticks = tsc_hz() / 1000 * OPROF_BUDGET_MS;
 	oprof.tick_max_ticks = tsc_hz() / 1000000 * OPROF_TICK_MAX_US;
 	flag_set(&oprof.paused, 0);
 	flag_set(&oprof.wait_ms, cfg->period_ms);
-	pool_setup(cfg->block_bytes, session_max_blocks(cfg, oprof.ncores));
-	qsetlimit(oprof.outq, cfg->cap);
 	qreopen(oprof.outq);
+	if ((rc = session_size(cfg, err, errlen)) < 0) {
+		session_undo();
+		return rc;
+	}
 	for (int i = 0; i < oprof.ncores; i++) {
 		if ((rc = opcore_setup(&opcores[i])) < 0)
 			goto fail;
 	}
 	tw.tsc = tsc_read();
 	rc = -ENOMEM;
-	if (!rec_session(&w, tw.tsc))
+	if (!rec_session(tw.tsc))
 		goto fail;
 	for (int i = 0; i < oprof.ncores; i++)
 		opcore_enable(&opcores[i]);
@@ -191,12 +272,13 @@ int session_start(const struct oprof_cfg *cfg, char *err, size_t errlen)
 	recw_finish(&w);
 	flag_set(&oprof.state, OPROF_RUNNING);
 	rc = oprof.hooks && oprof.hooks->start_sampling ?
-		oprof.hooks->start_sampling(cfg->hz) : 0;
+		oprof.hooks->start_sampling(cfg->hz, cfg->source) : 0;
 	if (rc < 0) {
-		snprintf(err, errlen, "oprofile: cannot start the sampling timers: %s",
-			 strerror(rc));
+		snprintf(err, errlen, "oprofile: cannot start sampling: %s", strerror(rc));
 		for (int i = 0; i < oprof.ncores; i++)
-			opcore_quiesce(&opcores[i]);
+			opcore_disable(&opcores[i]);
+		if (oprof.hooks && oprof.hooks->stop_sampling)
+			oprof.hooks->stop_sampling();	/* also waits out every writer */
 		session_undo();
 		return rc;
 	}
@@ -204,54 +286,48 @@ int session_start(const struct oprof_cfg *cfg, char *err, size_t errlen)
 		printk("oprofile: out of memory naming threads; some are unnamed\n");
 	return 0;
 fail:
+	for (int i = 0; i < oprof.ncores; i++)
+		opcore_disable(&opcores[i]);
 	recw_finish(&w);
 	session_undo();
 	snprintf(err, errlen, "oprofile: cannot start: %s", strerror(rc));
 	return rc;
 }
 
-/* Session lock held, RUNNING or PAUSED: close the stream; the reader gets it and EOF. */
+/*
+ * Session lock held, RUNNING or PAUSED: stop every core, then, acting for them, push their
+ * partial blocks, drain (flight recorder: dump the last windows) and close the stream.
+ */
 void session_stop(void)
 {
 	flag_set(&oprof.state, OPROF_STOPPING);
+	for (int i = 0; i < oprof.ncores; i++)
+		opcore_disable(&opcores[i]);
 	if (oprof.hooks && oprof.hooks->stop_sampling)
-		oprof.hooks->stop_sampling();
-	for (int i = 0; i < oprof.ncores; i++) {
-		opcore_quiesce(&opcores[i]);
+		oprof.hooks->stop_sampling();	/* no writer is inside any core after this */
+	for (int i = 0; i < oprof.ncores; i++)
 		opcore_flush_partial(&opcores[i]);
-	}
-	if (oprof.cfg.snapshot) {
-		/* the last windows, as a final snapshot: nothing recorded is thrown away */
-		uint32_t seq = (uint32_t)oprof.snapshots + 1;
-
-		for (int i = 0; i < oprof.ncores; i++)
-			flight_takeover(&opcores[i], seq);
-		flight_dump(seq);
-	} else {
+	if (oprof.cfg.snapshot)
+		flight_stop();	/* nothing recorded is thrown away */
+	else
 		worker_drain();
-	}
+	worker_close_stream();
 	for (int i = 0; i < oprof.ncores; i++)
 		opcore_teardown(&opcores[i]);
-	worker_close_stream();
+	session_free_reserve();
 	pool_trim();
 	flag_set(&oprof.wait_ms, oprof.next.period_ms);
 	flag_set(&oprof.state, OPROF_DRAINING);
-	qhangup(oprof.outq);
 }
 
-/* Session lock held: pause or resume every core; returns once no core is mid-tick. */
+/*
+ * Session lock held: pause or resume. Each core notices at its next tick and marks it in
+ * its own stream (hotpath.c), so the marks sit among the core's samples in time order.
+ */
 void session_pause(bool pause)
 {
-	struct recw w = { .force = true };
-	void *m = recw_reserve(&w, OPF_MARK_V1_LEN);
-
 	flag_set(&oprof.state, pause ? OPROF_PAUSED : OPROF_RUNNING);
-	__atomic_store_n(&oprof.paused, pause ? 1 : 0, __ATOMIC_SEQ_CST);
-	for (int i = 0; i < oprof.ncores; i++)
-		opcore_wait_idle(&opcores[i]);
-	if (m)
-		rec_mark(m, pause ? OPF_PAUSE : OPF_RESUME, tsc_read());
-	recw_finish(&w);
+	__atomic_store_n(&oprof.paused, pause ? 1 : 0, __ATOMIC_RELEASE);
 }
 
 /* Session lock held, RUNNING or PAUSED: every core pushes its partial block at its next tick. */
@@ -261,13 +337,33 @@ void session_flush(void)
 	worker_kick();
 }
 
-/* Session lock held, DRAINING: throw the unread stream away. */
+/*
+ * Session lock held, DRAINING: throw the unread stream away. A reader in the middle of it
+ * gets, instead of the rest, an OPF_SESSION_END saying so and then end of file (the block
+ * that ended the stream carries it); the next session's records are the next reader's.
+ */
 void session_discard(void)
 {
-	struct block *b;
+	struct block *b, *eos = NULL;
 
-	while ((b = qget(oprof.outq)))
-		pool_put(b);
+	while ((b = qget(oprof.outq))) {
+		if ((b->flags & BLK_EOS) && !eos)
+			eos = b;
+		else
+			pool_put(b);
+	}
+	if (eos && reader_in_session(oprof.session_id)) {
+		struct recw w = { .eos = true };
+
+		block_reset(eos);
+		eos->wp += BLK_HDR;
+		eos->flags = 0;
+		w.b = eos;
+		rec_session_end(&w, tsc_read(), OPF_SE_DISCARDED);
+		recw_finish(&w);
+	} else {
+		pool_put(eos);
+	}
 	pool_trim();
 	qreopen(oprof.outq);
 	flag_set(&oprof.state, OPROF_IDLE);

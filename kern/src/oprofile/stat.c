@@ -61,9 +61,13 @@ static void stat_cpu(struct sbuf *sb, int i)
 	put_cpu(sb, i, "truncated", opcore_truncated(c));
 	put_cpu(sb, i, "blocks", cnt_get(&c->cnt.blocks));
 	put_cpu(sb, i, "blocks_dropped", c->w.dropped_blocks);
-	put_cpu(sb, i, "emptyq", c->buf.emptyq ? qblocks(c->buf.emptyq) : 0);
+	put_cpu(sb, i, "emptyq", c->buf.empty.slot ? ring_count(&c->buf.empty) : 0);
 	put_cpu(sb, i, "emptyq_target", c->w.target);
-	put_cpu(sb, i, "window_blocks", c->buf.fullq && oprof.cfg.snapshot ? qblocks(c->buf.fullq) : 0);
+	put_cpu(sb, i, "window_blocks",
+		c->buf.full.slot && oprof.cfg.snapshot ? ring_count(&c->buf.full) : 0);
+	put_cpu(sb, i, "blocks_overwritten", cnt_get(&c->fr.ow_blocks));
+	put_cpu(sb, i, "blocks_unlisted", c->w.unlisted);
+	put_cpu(sb, i, "depth_cut", opcore_depth_cut(c));
 	put_cpu(sb, i, "threads", cnt_get(&c->cnt.threads));
 	put_cpu(sb, i, "threads_lost", cnt_get(&c->cnt.threads_lost));
 	put_cpu(sb, i, "threads_dropped", c->w.threads_dropped);
@@ -92,6 +96,7 @@ static void stat_global(struct sbuf *sb)
 	put(sb, "stale", cfg->stale);
 	put(sb, "emptydepth", cfg->emptydepth);
 	putf(sb, "mode %s\n", cfg->snapshot ? "snapshot" : "stream");
+	putf(sb, "source %s\n", cfg->source == OPF_SRC_NMI ? "nmi" : "timer");
 	put(sb, "window", cfg->window);
 	put(sb, "snapshots", oprof.snapshots);
 	put(sb, "budget", cfg->budget);
@@ -100,7 +105,9 @@ static void stat_global(struct sbuf *sb)
 	put(sb, "outq_blocks", qblocks(oprof.outq));
 	/* the cap bounds outq_mem, the queued blocks' full size */
 	put(sb, "outq_mem", qmem(oprof.outq));
-	put(sb, "outq_cap", cfg->cap);
+	put(sb, "outq_cap", state == OPROF_IDLE ? cfg->cap : oprof.cap);	/* in effect */
+	put(sb, "cap_setting", cfg->cap);
+	put(sb, "marks_lost", oprof.marks_lost);
 	put(sb, "stream_bytes", oprof.stream_bytes);
 	put(sb, "blocks_alloc", alloc);
 	put(sb, "blocks_max", max);

@@ -369,6 +369,10 @@ int thread_sleep_us(uint64_t usec)
 {
 	struct rendez r;
 
+	if (usec == 0) {	/* a sleep of nothing: let others run, no timeout at all */
+		yield();
+		return thread_interrupt_pending() ? -EINTR : 0;
+	}
 	rendez_init(&r);
 	return rendez_sleep_until(&r, never, NULL, usec, true) == -EINTR ? -EINTR : 0;
 }

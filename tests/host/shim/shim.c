@@ -70,6 +70,34 @@ bool thread_interrupt_pending(void)
 }
 
 void shim_set_core(int core) { shim_core = core; }
+
+/*
+ * What the page allocator would say is free (the profiler sizes its sessions by it). Weak,
+ * as the heap below: a test that links page.c gets the real count.
+ */
+static size_t shim_pages_free = (1ul << 30) / PGSIZE;
+
+__attribute__((weak)) size_t pages_free_count(void)
+{
+	return __atomic_load_n(&shim_pages_free, __ATOMIC_RELAXED);
+}
+void shim_set_free_memory(size_t bytes)
+{
+	__atomic_store_n(&shim_pages_free, bytes / PGSIZE, __ATOMIC_RELAXED);
+}
+
+/* The profiler's NMI points (internal.h): a test may land an "NMI" at each. */
+static void (*shim_nmi_hook)(void);
+
+void shim_set_nmi_hook(void (*fn)(void)) { __atomic_store_n(&shim_nmi_hook, fn, __ATOMIC_RELEASE); }
+
+void shim_nmi_point(void)
+{
+	void (*fn)(void) = __atomic_load_n(&shim_nmi_hook, __ATOMIC_ACQUIRE);
+
+	if (fn)
+		fn();
+}
 void shim_set_ncpus(int n) { shim_ncpus = n; }
 long shim_live_allocs(void) { return __atomic_load_n(&live_allocs, __ATOMIC_SEQ_CST); }
 
