@@ -24,6 +24,12 @@ void pages_init(void);
 
 /* n contiguous pages, page-aligned; NULL when no run of n free pages exists (or n == 0). */
 void *pages_alloc(size_t n);
+/*
+ * n contiguous pages whose address is a multiple of align (bytes: a power of two, at least
+ * PGSIZE); NULL when no such run is free, or n == 0, or align is not such a power of two.
+ * Free them with pages_free(p, n).
+ */
+void *pages_alloc_aligned(size_t n, size_t align);
 /* Return n pages from one pages_alloc(n). Freeing pages not allocated panics. */
 void pages_free(void *p, size_t n);
 void *page_alloc(void);

@@ -1,9 +1,10 @@
 /*
  * Queues of blocks, Plan 9 style. struct queue is opaque: use these verbs only.
  *
- * A queue holds whole blocks, oldest first, and has a limit on the memory they hold (the
- * sum of BALLOC over its blocks: a queue of partly filled blocks still holds their whole
- * buffers). Writers:
+ * A queue holds whole blocks, oldest first, and has a limit on the memory they hold: the
+ * sum of BMEM over its blocks, the real memory with headers and allocator rounding (a queue
+ * of partly filled blocks still holds their whole buffers; a queue of 4096-byte blocks
+ * holds 4176 bytes each, of 1024-byte blocks 2064). Writers:
  *	qbwrite_drop	never sleeps: when the block would take the queue past its limit it
  *			fails with -ENOSPC and the caller still owns the block (and counts
  *			the drop)
@@ -50,10 +51,13 @@ int qbread_intr(struct queue *q, struct block **bp);
 
 size_t qlen(struct queue *q);		/* bytes of data queued (sum of BLEN) */
 size_t qblocks(struct queue *q);	/* blocks queued */
-size_t qmem(struct queue *q);		/* memory the queued blocks hold (sum of BALLOC) */
+size_t qmem(struct queue *q);		/* memory the queued blocks hold (sum of BMEM) */
 size_t qlimit(struct queue *q);		/* the limit on qmem */
 void qsetlimit(struct queue *q, size_t limit);	/* never sleeps */
-/* Memory a writer may still queue before qbwrite_drop refuses: limit - qmem, or 0. */
+/*
+ * Memory a writer may still queue before qbwrite_drop refuses: limit - qmem, or 0. Compare
+ * it with BMEM (or block_mem_of(size)) of what will be written, not with buffer sizes.
+ */
 size_t qroom(struct queue *q);
 
 #endif

@@ -104,8 +104,9 @@ static uint64_t kib_of_pages(size_t pages)
 
 /*
  * One line, always the same shape:
- *	mem: total N KiB, free N KiB, heap N KiB in use (N allocations live)
- * and with -v a second line with the heap's own view.
+ *	mem: total N KiB, free N KiB, heap N KiB in use (N allocations live), heap holds N pages
+ * "heap holds" is what the heap really takes from the page allocator (slabs, the cached
+ * empty ones included, and large allocations). With -v a second line with the heap's view.
  */
 static int cmd_mem(int argc, char **argv)
 {
@@ -116,16 +117,19 @@ static int cmd_mem(int argc, char **argv)
 		return -EINVAL;
 	kmalloc_stats(&hs);
 	shell_printf("mem: total %llu KiB, free %llu KiB, heap %llu KiB in use "
-		     "(%llu allocations live)\n",
+		     "(%llu allocations live), heap holds %llu pages\n",
 		     (unsigned long long)kib_of_pages(pages_total()),
 		     (unsigned long long)kib_of_pages(pages_free_count()),
 		     (unsigned long long)((hs.bytes_in_use + 1023) / 1024),
-		     (unsigned long long)(hs.allocs - hs.frees));
+		     (unsigned long long)(hs.allocs - hs.frees), (unsigned long long)hs.pages);
 	if (verbose)
-		shell_printf("heap: %llu KiB held in %llu pages, %llu bytes in use, "
-			     "%llu allocs, %llu frees\n",
+		shell_printf("heap: %llu KiB held in %llu pages (%llu slabs, %llu empty cached, "
+			     "%llu returned), %llu bytes in use, %llu allocs, %llu frees\n",
 			     (unsigned long long)kib_of_pages(hs.pages),
-			     (unsigned long long)hs.pages, (unsigned long long)hs.bytes_in_use,
+			     (unsigned long long)hs.pages, (unsigned long long)hs.slabs,
+			     (unsigned long long)hs.empty_slabs,
+			     (unsigned long long)hs.slabs_returned,
+			     (unsigned long long)hs.bytes_in_use,
 			     (unsigned long long)hs.allocs, (unsigned long long)hs.frees);
 	return 0;
 }

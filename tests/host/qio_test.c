@@ -68,12 +68,13 @@ static void test_block(void)
 	struct block *b = block_alloc(100);
 
 	CHECK(b && BLEN(b) == 0 && BALLOC(b) == 100 && BFREE(b) == 100);
+	CHECK(BMEM(b) == block_mem_of(100) && BMEM(b) > 100);
 	b->wp += 40;
 	b->rp += 10;
 	CHECK(BLEN(b) == 30 && BFREE(b) == 60);
 	block_reset(b);
 	CHECK(BLEN(b) == 0 && BFREE(b) == 100);
-	CHECK(block_count() == 1 && block_bytes() == 100);
+	CHECK(block_count() == 1 && block_bytes() == 100 && block_mem() == BMEM(b));
 	block_free(b);
 	block_free(NULL);
 }
@@ -87,7 +88,7 @@ static void test_basic(void)
 	CHECK(q && qget(q) == NULL && qlen(q) == 0 && qblocks(q) == 0 && qmem(q) == 0);
 	for (int i = 0; i < 5; i++)
 		CHECK(qbwrite_drop(q, mkblock(64, (size_t)i + 1, (uint8_t)i)) == i + 1);
-	CHECK(qblocks(q) == 5 && qlen(q) == 15 && qmem(q) == 5 * 64);
+	CHECK(qblocks(q) == 5 && qlen(q) == 15 && qmem(q) == 5 * block_mem_of(64));
 	for (int i = 0; i < 5; i++) {
 		b = qget(q);
 		CHECK(b && BLEN(b) == (size_t)i + 1 && b->rp[0] == i);
@@ -98,26 +99,36 @@ static void test_basic(void)
 }
 
 /*
- * The limit is on memory (BALLOC), not data: partly filled blocks count whole. A refused
- * block stays with the caller; qiwrite_block ignores the limit; qsetlimit moves it.
+ * The limit is on memory (BMEM: header and rounding included), not data and not buffer
+ * size: partly filled blocks count whole, and a block whose buffer fits the room but whose
+ * memory does not is refused. A refused block stays with the caller; qiwrite_block ignores
+ * the limit; qsetlimit moves it.
  */
 static void test_limit(void)
 {
-	struct queue *q = qopen(300);
+	size_t m = block_mem_of(100), m200 = block_mem_of(200);
+	struct queue *q = qopen(3 * m);
 	struct block *b = mkblock(100, 1, 0);
 
-	CHECK(qlimit(q) == 300 && qroom(q) == 300);
+	CHECK(qlimit(q) == 3 * m && qroom(q) == 3 * m);
 	for (int i = 0; i < 3; i++)
 		CHECK(qbwrite_drop(q, mkblock(100, 1, 0)) == 1);
-	CHECK(qmem(q) == 300 && qlen(q) == 3 && qroom(q) == 0);
+	CHECK(qmem(q) == 3 * m && qlen(q) == 3 && qroom(q) == 0);
 	CHECK(qbwrite_drop(q, b) == -ENOSPC);
 	CHECK(BLEN(b) == 1 && qblocks(q) == 3);	/* still ours, untouched */
-	CHECK(qiwrite_block(q, b) == 1 && qmem(q) == 400 && qroom(q) == 0);
-	qsetlimit(q, 600);
-	CHECK(qroom(q) == 200);
-	CHECK(qbwrite_drop(q, mkblock(200, 10, 0)) == 10);
+	CHECK(qiwrite_block(q, b) == 1 && qmem(q) == 4 * m && qroom(q) == 0);
+	qsetlimit(q, 4 * m + m200);
+	CHECK(qroom(q) == m200);
+	CHECK(qbwrite_drop(q, mkblock(200, 10, 0)) == 10 && qroom(q) == 0);
 	b = mkblock(8, 1, 0);
 	CHECK(qbwrite_drop(q, b) == -ENOSPC);
+	block_free(b);
+	qfree(q);
+
+	/* room for the buffer but not for the block's real memory: refused */
+	q = qopen(m - 1);
+	b = mkblock(100, 1, 0);
+	CHECK(qroom(q) >= BALLOC(b) && qbwrite_drop(q, b) == -ENOSPC && qmem(q) == 0);
 	block_free(b);
 	qfree(q);
 }
@@ -351,7 +362,7 @@ int main(int argc, char **argv)
 		alarm(e ? (unsigned)atoi(e) : 60);	/* per subtest */
 		check_fails = 0;
 		tests[i].fn();
-		CHECK(block_count() == 0 && block_bytes() == 0);
+		CHECK(block_count() == 0 && block_bytes() == 0 && block_mem() == 0);
 		CHECK(shim_live_allocs() == allocs);
 		printf("%s %s\n", check_fails ? "FAIL" : "PASS", tests[i].name);
 		failed += check_fails != 0;

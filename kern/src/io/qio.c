@@ -2,7 +2,7 @@
  * Queues of blocks, Plan 9 style; qio.h states each verb's contract.
  *
  * A queue is a singly linked list of blocks (head = oldest, read first; tail = newest),
- * its byte, block and memory counts, a memory limit and a hang-up flag, all under one
+ * its byte, block and memory (BMEM) counts, a memory limit and a hang-up flag, all under one
  * spinlock, q->lk. Readers sleep on q->rr until there is a block or the queue is hung up.
  *
  * Who may call what:
@@ -47,7 +47,7 @@ struct queue {
 	/* the next five are written under lk with STORE and read anywhere with LOAD */
 	size_t limit;		/* qbwrite_drop keeps mem at or below this */
 	size_t len;		/* bytes of data queued: sum of BLEN */
-	size_t mem;		/* memory queued: sum of BALLOC */
+	size_t mem;		/* memory queued: sum of BMEM (real memory, not buffer size) */
 	size_t nblocks;		/* blocks queued */
 	bool hungup;		/* writes fail; reads of an empty queue are end of file */
 	struct rendez rr;	/* readers wait here for a block or hang-up */
@@ -65,7 +65,7 @@ static bool readable(void *arg)
 static void q_account(struct queue *q, struct block *b, int sign)
 {
 	STORE(q->len, q->len + (size_t)sign * BLEN(b));
-	STORE(q->mem, q->mem + (size_t)sign * BALLOC(b));
+	STORE(q->mem, q->mem + (size_t)sign * BMEM(b));
 	STORE(q->nblocks, q->nblocks + (size_t)sign);
 }
 
@@ -123,7 +123,7 @@ static long q_add(struct queue *q, struct block *b, bool limited, bool at_head)
 	spin_lock(&q->lk);
 	if (q->hungup && !at_head) {
 		n = -EPIPE;
-	} else if (limited && q->mem + BALLOC(b) > q->limit) {	/* mem is real memory: no overflow */
+	} else if (limited && q->mem + BMEM(b) > q->limit) {	/* real memory: no overflow */
 		n = -ENOSPC;
 	} else {
 		wake = !q->head;

@@ -4,6 +4,11 @@
  * ThreadSanitizer sees the ordering); rendez is a pthread mutex and condition variable;
  * kmalloc is malloc with a live count; core_id() is a per-pthread value the test sets;
  * current() is each pthread's own struct thread, which thread_interrupt can interrupt.
+ *
+ * The heap (kmalloc, kzmalloc, kfree, kmalloc_footprint) and the page allocator (pages_alloc,
+ * pages_alloc_aligned, pages_free) are weak malloc-backed stand-ins: a test that links
+ * kern/src/mem/page.c and kmalloc.c gets the real ones instead, with arch_mem_foreach
+ * handing them host memory below 4 GiB (the kernel's allocator ignores RAM above it).
  */
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -11,6 +16,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/mman.h>
 #define strerror libc_strerror	/* error.h declares the kernel's own */
 #include <string.h>
 #undef strerror
@@ -21,9 +27,9 @@
 #include "error.h"
 #include "kmalloc.h"
 #include "lock.h"
+#include "page.h"
 #include "rendez.h"
 #include "shim.h"
-#include "page.h"
 #include "thread.h"
 
 static __thread int shim_core;
@@ -65,10 +71,16 @@ bool thread_interrupt_pending(void)
 
 void shim_set_core(int core) { shim_core = core; }
 
-/* What the page allocator would say is free (the profiler sizes its sessions by it). */
+/*
+ * What the page allocator would say is free (the profiler sizes its sessions by it). Weak,
+ * as the heap below: a test that links page.c gets the real count.
+ */
 static size_t shim_pages_free = (1ul << 30) / PGSIZE;
 
-size_t pages_free_count(void) { return __atomic_load_n(&shim_pages_free, __ATOMIC_RELAXED); }
+__attribute__((weak)) size_t pages_free_count(void)
+{
+	return __atomic_load_n(&shim_pages_free, __ATOMIC_RELAXED);
+}
 void shim_set_free_memory(size_t bytes)
 {
 	__atomic_store_n(&shim_pages_free, bytes / PGSIZE, __ATOMIC_RELAXED);
@@ -178,7 +190,7 @@ const char *strerror(int err)
 	}
 }
 
-void *kmalloc(size_t n)
+__attribute__((weak)) void *kmalloc(size_t n)
 {
 	void *p = malloc(n ? n : 1);
 
@@ -187,7 +199,7 @@ void *kmalloc(size_t n)
 	return p;
 }
 
-void *kzmalloc(size_t n)
+__attribute__((weak)) void *kzmalloc(size_t n)
 {
 	void *p = kmalloc(n);
 
@@ -196,12 +208,73 @@ void *kzmalloc(size_t n)
 	return p;
 }
 
-void kfree(void *p)
+__attribute__((weak)) void kfree(void *p)
 {
 	if (!p)
 		return;
 	__atomic_sub_fetch(&live_allocs, 1, __ATOMIC_SEQ_CST);
 	free(p);
+}
+
+/* What glibc's malloc takes for n bytes: a chunk of n + 8 rounded up to 16, at least 32. */
+__attribute__((weak)) size_t kmalloc_footprint(size_t n)
+{
+	return MAX((size_t)32, ROUNDUP(n + 8, 16));
+}
+
+__attribute__((weak)) void *pages_alloc_aligned(size_t n, size_t align)
+{
+	void *p;
+
+	if (n == 0 || align < PGSIZE || (align & (align - 1)))
+		return NULL;
+	if (!(p = aligned_alloc(align, n * PGSIZE)))
+		return NULL;
+	__atomic_add_fetch(&live_allocs, 1, __ATOMIC_SEQ_CST);
+	return p;
+}
+
+__attribute__((weak)) void *pages_alloc(size_t n)
+{
+	return pages_alloc_aligned(n, PGSIZE);
+}
+
+__attribute__((weak)) void pages_free(void *p, size_t n)
+{
+	if (!p || n == 0)
+		return;
+	__atomic_sub_fetch(&live_allocs, 1, __ATOMIC_SEQ_CST);
+	free(p);
+}
+
+static size_t shim_mem_bytes = 8 << 20;
+static int shim_mem_regions = 2;
+
+void shim_set_mem(size_t bytes, int nregions)
+{
+	shim_mem_bytes = bytes;
+	shim_mem_regions = nregions;
+}
+
+/*
+ * The machine's free RAM: shim_mem_bytes of fresh anonymous memory below 2 GiB (MAP_32BIT,
+ * inside what the sanitizers leave to the application), reported as shim_mem_regions
+ * ranges with a one-page hole between neighbours so they cannot merge. Never unmapped.
+ */
+void arch_mem_foreach(void (*fn)(uintptr_t start, uintptr_t end))
+{
+	size_t each = ROUNDDOWN(shim_mem_bytes / (size_t)shim_mem_regions, PGSIZE);
+	size_t len = (each + PGSIZE) * (size_t)shim_mem_regions;
+	uint8_t *m = mmap(NULL, len, PROT_READ | PROT_WRITE,
+			  MAP_PRIVATE | MAP_ANONYMOUS | MAP_32BIT, -1, 0);
+
+	if (m == MAP_FAILED)
+		panic("arch_mem_foreach: cannot map %zu bytes below 2 GiB", len);
+	for (int i = 0; i < shim_mem_regions; i++) {
+		uintptr_t start = (uintptr_t)m + (size_t)i * (each + PGSIZE);
+
+		fn(start, start + each);
+	}
 }
 
 void spinlock_init(struct spinlock *l, const char *name)
