@@ -157,7 +157,7 @@ static int cfg_check(const struct oprof_cfg *cfg, char *err, size_t errlen)
 			 "'maxhz N')", cfg->hz, cfg->maxhz);
 		return -EINVAL;
 	}
-	if (cfg->cap < 2ull * cfg->block_bytes) {
+	if (cfg->cap < 2ull * block_mem_of(cfg->block_bytes)) {
 		snprintf(err, errlen, "oprofile: cap %luK too small for block size %u "
 			 "(need room for two blocks)", (unsigned long)(cfg->cap >> 10),
 			 cfg->block_bytes);

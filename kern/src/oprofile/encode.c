@@ -163,7 +163,7 @@ static struct block *recw_block(struct recw *w, uint32_t len)
 	switch (w->mode) {
 	case RECW_CAPPED:
 		/* this block and the writer's current one, both to be queued, under the cap */
-		if (qroom(oprof.outq) >= (w->b ? 2u : 1u) * oprof.cfg.block_bytes)
+		if (qroom(oprof.outq) >= (w->b ? 2u : 1u) * oprof.bmem)
 			b = pool_get(false);
 		break;
 	case RECW_FORCED:

@@ -264,6 +264,7 @@ struct oprof_global {
 	uint64_t stale_ticks;		/* cfg.stale periods in TSC ticks */
 	uint64_t session_id;		/* sessions since boot */
 	uint64_t cap;			/* the output cap in effect: cfg.cap, or less (memory) */
+	uint64_t bmem;			/* the memory a block of the session really holds */
 	struct opf_session header;	/* this session's header, again for a resumed reader */
 	struct queue *outq;		/* the stream, read by /dev/oprofile; limit: the cap */
 	uint64_t stream_bytes;		/* bytes queued on outq this session */

@@ -91,6 +91,12 @@ void opcore_disable(struct opcore *c)
 /* Stopped: write the marks the core could not, push a non-empty cur (an empty one goes back). */
 void opcore_flush_partial(struct opcore *c)
 {
+	struct block *b;
+
+	/* a core starved of blocks to the end still gets its marks out: the worker is not
+	   running (session lock), so the ctl thread may feed the core's empty ring */
+	if (c->buf.nmarks && !c->buf.cur && ring_empty(&c->buf.empty) && (b = pool_get(true)))
+		ring_put(&c->buf.empty, b);
 	if (c->buf.nmarks && !hot_write_marks(c, tsc_read())) {
 		cnt_add(&c->cnt.marks_lost, c->buf.nmarks);
 		c->buf.nmarks = 0;

@@ -109,7 +109,8 @@ void oprof_fini(void)
 }
 
 /*
- * Memory. A session may use at most half the memory free at its start: the output queue
+ * Memory, counted as blocks really hold it (BMEM: buffer, header and the allocator's
+ * rounding). A session may use at most half the memory free at its start: the output queue
  * (the cap, lowered to a quarter of free memory if set higher) and every core's working
  * set (its empty ring's most, OPROF_MAX_EMPTYDEPTH or OPROF_CORE_MEM bytes, lowered so
  * that all cores together take at most another quarter; flight recorder: its window
@@ -125,7 +126,7 @@ static uint64_t session_free_bytes(void)
 static uint32_t session_max_target(const struct oprof_cfg *cfg, int ncores, uint64_t avail)
 {
 	uint64_t per_core = MIN((uint64_t)OPROF_CORE_MEM, avail / 4 / (uint64_t)ncores);
-	uint32_t t = (uint32_t)MIN((uint64_t)OPROF_MAX_EMPTYDEPTH, per_core / cfg->block_bytes);
+	uint32_t t = (uint32_t)MIN((uint64_t)OPROF_MAX_EMPTYDEPTH, per_core / oprof.bmem);
 
 	return MAX(t, cfg->emptydepth);
 }
@@ -149,7 +150,7 @@ static uint64_t session_max_blocks(const struct oprof_cfg *cfg, int ncores, uint
 {
 	uint64_t per_core = cfg->snapshot ? 2ull * cfg->window + 1 : oprof.max_target + 2;
 
-	return oprof.cap / cfg->block_bytes + (uint64_t)ncores * per_core + reserve + 4;
+	return oprof.cap / oprof.bmem + (uint64_t)ncores * per_core + reserve + 4;
 }
 
 struct thread_walk {
@@ -203,11 +204,11 @@ static int session_size(const struct oprof_cfg *cfg, char *err, size_t errlen)
 	uint64_t avail = session_free_bytes() / 2;
 	uint32_t reserve = session_reserve_blocks(cfg, oprof.ncores);
 
+	oprof.bmem = block_mem_of(cfg->block_bytes);
 	oprof.cap = MIN(cfg->cap, avail / 2);
-	oprof.cap -= oprof.cap % cfg->block_bytes;
 	oprof.max_target = session_max_target(cfg, oprof.ncores, avail);
-	if (oprof.cap < 2ull * cfg->block_bytes ||
-	    (uint64_t)oprof.ncores * (oprof.max_target + 2) * cfg->block_bytes > avail) {
+	if (oprof.cap < 2ull * oprof.bmem ||
+	    (uint64_t)oprof.ncores * (oprof.max_target + 2) * oprof.bmem > avail) {
 		snprintf(err, errlen, "oprofile: not enough memory for %d cores with %u-byte "
 			 "blocks (%lu KiB free)", oprof.ncores, cfg->block_bytes,
 			 (unsigned long)(session_free_bytes() >> 10));
@@ -225,7 +226,7 @@ static int session_size(const struct oprof_cfg *cfg, char *err, size_t errlen)
 		oprof.reserve = b;
 	}
 	/* the kernel's own blocks may use the last block of the cap (worker.c) */
-	qsetlimit(oprof.outq, oprof.cap - cfg->block_bytes);
+	qsetlimit(oprof.outq, oprof.cap - oprof.bmem);
 	return 0;
 }
 

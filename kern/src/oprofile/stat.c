@@ -104,7 +104,7 @@ static void stat_global(struct sbuf *sb)
 	put(sb, "maxhz", cfg->maxhz);
 	put(sb, "outq_bytes", qlen(oprof.outq));
 	put(sb, "outq_blocks", qblocks(oprof.outq));
-	/* the cap bounds outq_mem, the queued blocks' full size */
+	/* the cap bounds outq_mem: the memory the queued blocks really hold (BMEM) */
 	put(sb, "outq_mem", qmem(oprof.outq));
 	put(sb, "outq_cap", state == OPROF_IDLE ? cfg->cap : oprof.cap);	/* in effect */
 	put(sb, "cap_setting", cfg->cap);
