@@ -7,7 +7,7 @@ CC := $(CROSS)gcc
 LD := $(CROSS)ld
 NM := $(CROSS)nm
 B := build
-NCPU ?= 4
+NCPU ?= $(shell n=$$(nproc); echo $$((n < 4 ? n : 4)))
 MEM ?= 512M
 ACCEL ?= tcg
 
