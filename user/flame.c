@@ -2,6 +2,7 @@
  * flame.c: stacks by function name, root first: the folded text format (one
  * "root;...;leaf count" line per distinct name sequence, sorted, as flamegraph.pl, inferno and
  * speedscope read it) and a self-contained SVG flame graph built from the same merged list.
+ * Called by opreport.c for --folded and --flame.
  */
 #include <inttypes.h>
 #include <stdlib.h>
@@ -45,7 +46,7 @@ static struct fstack *merged(const struct ctx *c, size_t *nout)
 	if (!v)
 		return NULL;
 	for (size_t i = 0; i < t->n; i++)
-		v[i] = (struct fstack){ t->list[i]->fids, t->list[i]->naddr, t->list[i]->total };
+		v[i] = (struct fstack){ t->list[i]->fids, t->list[i]->nfids, t->list[i]->total };
 	fl_funcs = c->sym->funcs;
 	qsort(v, t->n, sizeof(*v), by_names);
 	for (size_t i = 0; i < t->n; i++) {
@@ -234,17 +235,9 @@ static const char script[] =
 	"});\n"
 	"]]></script>\n";
 
-int report_flame(const struct ctx *c, const char *path)
+/* The merged stacks as a tree under root (root->count set by the caller). */
+static int build_tree(const struct ctx *c, const struct fstack *v, size_t n, struct node *root)
 {
-	size_t n;
-	struct fstack *v = merged(c, &n);
-	struct node *root = calloc(1, sizeof(*root));
-	FILE *out = NULL;
-	int rc = -1;
-
-	if (!v || !root)
-		goto out;
-	root->count = c->total;
 	for (size_t i = 0; i < n; i++) {
 		struct node *nd = root;
 
@@ -254,9 +247,8 @@ int report_flame(const struct ctx *c, const char *path)
 
 			/* Sorted input: a matching child, if any, is the last one added. */
 			if (!ch || strcmp(c->sym->funcs[ch->func].name, c->sym->funcs[f].name)) {
-				ch = calloc(1, sizeof(*ch));
-				if (!ch)
-					goto out;
+				if (!(ch = calloc(1, sizeof(*ch))))
+					return -1;
 				ch->func = f;
 				if (nd->last)
 					nd->last->next = ch;
@@ -268,12 +260,11 @@ int report_flame(const struct ctx *c, const char *path)
 			nd = ch;
 		}
 	}
-	out = fopen(path, "w");
-	if (!out)
-		goto out;
-	max_depth = 0;
-	depth_of(root, 0);
-	double height = (max_depth + 1) * FRAME_H + TOP + 20;
+	return 0;
+}
+
+static void svg_head(const struct ctx *c, double height, FILE *out)
+{
 	fprintf(out, "<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"no\"?>\n"
 		"<svg version=\"1.1\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" "
 		"height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\">\n", SVG_W, height, SVG_W, height);
@@ -288,6 +279,25 @@ int report_flame(const struct ctx *c, const char *path)
 	xml(out, c->o->file);
 	fprintf(out, " (%" PRIu64 " samples; click a frame to zoom, the background to reset)"
 		"</text>\n", c->total);
+}
+
+int report_flame(const struct ctx *c, const char *path)
+{
+	size_t n;
+	struct fstack *v = merged(c, &n);
+	struct node *root = calloc(1, sizeof(*root));
+	FILE *out = NULL;
+	int rc = -1;
+
+	if (!v || !root)
+		goto out;
+	root->count = c->total;
+	if (build_tree(c, v, n, root) || !(out = fopen(path, "w")))
+		goto out;
+	max_depth = 0;
+	depth_of(root, 0);
+	double height = (max_depth + 1) * FRAME_H + TOP + 20;
+	svg_head(c, height, out);
 	if (c->total)
 		emit(c, out, root, 0, 0, height);
 	fprintf(out, "</svg>\n");

@@ -1,5 +1,6 @@
 /*
- * opreport.c: command line, kernel ELF location and build-id check, and the order of output.
+ * opreport.c: the program's entry: command line, kernel ELF location and build-id check, and
+ * the order of output (the sections[] and files[] tables). Run by users and the tests.
  *
  * Exit status: 0 report written; 2 usage error or invalid/unreadable stream (one line on
  * stderr naming the file, the offset and the problem); 3 --stats found that the per-core
@@ -9,6 +10,7 @@
 #include <getopt.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,66 +46,124 @@ static void usage(FILE *f)
 		"threads, lines, call graph, folded.\n");
 }
 
+/* What a command-line option does: set a flag, take a path, or something of its own. */
+enum opt_kind { OK_FLAG, OK_PATH, OK_LIMIT, OK_HELP, OK_KERNEL };
+
+struct opt_row {
+	const char *name;
+	int shortopt;		/* 0: long only */
+	enum opt_kind kind;
+	size_t off;		/* OK_FLAG: the int in struct options; OK_PATH: the const char * */
+};
+
+#define FLAG(f)	OK_FLAG, offsetof(struct options, f)
+#define PATH(f)	OK_PATH, offsetof(struct options, f)
+static const struct opt_row opt_rows[] = {
+	{ "kernel", 'k', OK_KERNEL, 0 },
+	{ "limit", 'n', OK_LIMIT, 0 },
+	{ "callgraph", 'c', FLAG(callgraph) },
+	{ "help", 'h', OK_HELP, 0 },
+	{ "inclusive", 0, FLAG(inclusive) },
+	{ "cpu", 0, FLAG(cpu) },
+	{ "thread", 0, FLAG(thread) },
+	{ "lines", 0, FLAG(lines) },
+	{ "folded", 0, FLAG(folded) },
+	{ "flame", 0, PATH(flame) },
+	{ "pprof", 0, PATH(pprof) },
+	{ "stats", 0, FLAG(stats) },
+	{ "bench-stats", 0, FLAG(bench_stats) },	/* hidden: timing for the bench */
+};
+#define NOPTS (sizeof(opt_rows) / sizeof(opt_rows[0]))
+
+static int takes_arg(enum opt_kind k)
+{
+	return k == OK_PATH || k == OK_LIMIT || k == OK_KERNEL;
+}
+
+/* getopt_long's table and short option string from opt_rows; row i answers 256 + i. */
+static void getopt_tables(struct option *lopts, char *shorts)
+{
+	char *sp = shorts;
+
+	*sp++ = ':';
+	for (size_t i = 0; i < NOPTS; i++) {
+		const struct opt_row *r = &opt_rows[i];
+
+		lopts[i] = (struct option){ r->name, takes_arg(r->kind) ? required_argument :
+					    no_argument, NULL, r->shortopt ? r->shortopt : 256 + (int)i };
+		if (r->shortopt) {
+			*sp++ = (char)r->shortopt;
+			if (takes_arg(r->kind))
+				*sp++ = ':';
+		}
+	}
+	*sp = 0;
+	lopts[NOPTS] = (struct option){ NULL, 0, NULL, 0 };
+}
+
+static const struct opt_row *row_for(int ch)
+{
+	for (size_t i = 0; i < NOPTS; i++)
+		if (opt_rows[i].shortopt ? opt_rows[i].shortopt == ch : ch == 256 + (int)i)
+			return &opt_rows[i];
+	return NULL;
+}
+
+static int parse_limit(const char *arg, struct options *o)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(arg, &end, 10);
+	if (errno || *end || end == arg || v < 0) {
+		fprintf(stderr, "opreport: -n wants a count, not '%s'\n", arg);
+		return 2;
+	}
+	o->limit = v;
+	return 0;
+}
+
+/* Apply one option row. Returns 0, or an exit status. */
+static int apply(const struct opt_row *r, const char *arg, struct options *o)
+{
+	switch (r->kind) {
+	case OK_FLAG: *(int *)((char *)o + r->off) = 1; return 0;
+	case OK_PATH: *(const char **)((char *)o + r->off) = arg; return 0;
+	case OK_KERNEL: o->kernel = arg; return 0;
+	case OK_LIMIT: return parse_limit(arg, o);
+	case OK_HELP: usage(stdout); exit(0);
+	}
+	return 2;
+}
+
+static int bad_option(int ch, char **argv)
+{
+	if (ch == ':')
+		fprintf(stderr, "opreport: option %s needs an argument\n", argv[optind - 1]);
+	else if (optopt)
+		fprintf(stderr, "opreport: unknown option -%c\n", optopt);
+	else
+		fprintf(stderr, "opreport: unknown option %s\n", argv[optind - 1]);
+	return 2;
+}
+
 static int parse_args(int argc, char **argv, struct options *o)
 {
-	enum { O_INCL = 256, O_CPU, O_THREAD, O_LINES, O_FOLDED, O_FLAME, O_PPROF, O_STATS,
-	       O_BENCH };
-	static const struct option lopts[] = {
-		{ "kernel", required_argument, NULL, 'k' },
-		{ "limit", required_argument, NULL, 'n' },
-		{ "callgraph", no_argument, NULL, 'c' },
-		{ "help", no_argument, NULL, 'h' },
-		{ "inclusive", no_argument, NULL, O_INCL },
-		{ "cpu", no_argument, NULL, O_CPU },
-		{ "thread", no_argument, NULL, O_THREAD },
-		{ "lines", no_argument, NULL, O_LINES },
-		{ "folded", no_argument, NULL, O_FOLDED },
-		{ "flame", required_argument, NULL, O_FLAME },
-		{ "pprof", required_argument, NULL, O_PPROF },
-		{ "stats", no_argument, NULL, O_STATS },
-		{ "bench-stats", no_argument, NULL, O_BENCH },	/* hidden: timing for the bench */
-		{ NULL, 0, NULL, 0 },
-	};
-	int ch;
+	struct option lopts[NOPTS + 1];
+	char shorts[2 * NOPTS + 2];
+	const struct opt_row *r;
+	int ch, rc;
 
 	memset(o, 0, sizeof(*o));
 	o->limit = -1;
 	opterr = 0;
-	while ((ch = getopt_long(argc, argv, ":k:n:ch", lopts, NULL)) != -1) {
-		switch (ch) {
-		case 'k': o->kernel = optarg; break;
-		case 'n': {
-			char *end;
-			errno = 0;
-			long v = strtol(optarg, &end, 10);
-			if (errno || *end || end == optarg || v < 0) {
-				fprintf(stderr, "opreport: -n wants a count, not '%s'\n", optarg);
-				return 2;
-			}
-			o->limit = v;
-			break;
-		}
-		case 'c': o->callgraph = 1; break;
-		case 'h': usage(stdout); exit(0);
-		case O_INCL: o->inclusive = 1; break;
-		case O_CPU: o->cpu = 1; break;
-		case O_THREAD: o->thread = 1; break;
-		case O_LINES: o->lines = 1; break;
-		case O_FOLDED: o->folded = 1; break;
-		case O_FLAME: o->flame = optarg; break;
-		case O_PPROF: o->pprof = optarg; break;
-		case O_STATS: o->stats = 1; break;
-		case O_BENCH: o->bench_stats = 1; break;
-		case ':':
-			fprintf(stderr, "opreport: option %s needs an argument\n", argv[optind - 1]);
-			return 2;
-		default:
-			if (optopt)
-				fprintf(stderr, "opreport: unknown option -%c\n", optopt);
-			else
-				fprintf(stderr, "opreport: unknown option %s\n", argv[optind - 1]);
-			return 2;
-		}
+	getopt_tables(lopts, shorts);
+	while ((ch = getopt_long(argc, argv, shorts, lopts, NULL)) != -1) {
+		if (ch == ':' || ch == '?' || !(r = row_for(ch)))
+			return bad_option(ch, argv);
+		if ((rc = apply(r, optarg, o)))
+			return rc;
 	}
 	if (argc - optind != 1) {
 		fprintf(stderr, "opreport: %s\n", argc - optind ? "only one FILE, please" :
@@ -175,120 +235,174 @@ static double now(void)
 	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
+/* Which sections a command line asks for (the flat profile when nothing else is). */
+static void plan(struct options *o)
+{
+	int text = o->stats || o->thread || o->lines || o->callgraph || o->folded;
+
+	o->symbols = (!text && !o->flame && !o->pprof) || o->inclusive || (o->cpu && !o->thread);
+	o->header = o->symbols || o->thread || o->lines || o->callgraph;
+	/* --stats alone needs no symbols: do not go looking for an ELF. */
+	o->need_elf = o->header || o->folded || o->flame || o->pprof;
+}
+
+/*
+ * The text sections in the order they print. A section marked sep is set off by a blank line
+ * from a body section before it (the header ends with its own blank line).
+ */
+struct section {
+	size_t wanted;		/* the int in struct options that asks for it */
+	int (*run)(const struct ctx *c, FILE *out);
+	int sep;
+	int body;		/* a blank line goes between it and the next sep section */
+};
+
+#define WANT(f)	offsetof(struct options, f)
+static const struct section sections[] = {
+	{ WANT(header), report_header, 1, 0 },
+	{ WANT(symbols), report_symbols, 1, 1 },
+	{ WANT(thread), report_threads, 1, 1 },
+	{ WANT(lines), report_lines, 1, 1 },
+	{ WANT(callgraph), report_callgraph, 1, 1 },
+	{ WANT(folded), report_folded, 0, 0 },
+};
+
+/* Files written after the text: the option naming the path and the writer. */
+struct file_out {
+	size_t path;		/* the const char * in struct options */
+	int (*write)(const struct ctx *c, const char *path);
+};
+
+static const struct file_out files[] = {
+	{ offsetof(struct options, flame), report_flame },
+	{ offsetof(struct options, pprof), report_pprof },
+};
+
+static int wanted(const struct options *o, size_t off)
+{
+	return *(const int *)((const char *)o + off);
+}
+
+/* Print --stats (its verdict is the status), the sections, and write the files. */
+static int run_reports(const struct ctx *c)
+{
+	const struct options *o = c->o;
+	int rc = o->stats ? report_stats(c, stdout) : 0, body = o->stats;
+
+	for (size_t i = 0; i < sizeof(sections) / sizeof(sections[0]); i++) {
+		const struct section *s = &sections[i];
+
+		if (!wanted(o, s->wanted))
+			continue;
+		if (s->sep && body)
+			fputc('\n', stdout);
+		if (s->run(c, stdout))
+			return -1;
+		body = s->body;
+	}
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		const char *path = *(const char *const *)((const char *)o + files[i].path);
+
+		errno = 0;
+		if (path && files[i].write(c, path)) {
+			fprintf(stderr, "opreport: cannot write %s%s%s\n", path, errno ? ": " : "",
+				errno ? strerror(errno) : "");
+			rc = 1;
+		}
+	}
+	return rc;
+}
+
+/* Parse the stream into prof; on failure say why (one line) and return 2. */
+static int load(const struct options *o, struct profile *prof)
+{
+	struct opf_parser ps;
+
+	opf_parser_init(&ps, &profile_sink, prof);
+	if (opf_parse_file(&ps, o->file)) {
+		fprintf(stderr, "opreport: %s: %s\n", o->file, ps.err);
+		return 2;
+	}
+	if (!profile_complete(prof))
+		fprintf(stderr, "opreport: warning: %s: incomplete stream (session still running "
+			"when copied?): missing OPF_CORE_END/OPF_SESSION_END records\n", o->file);
+	if (conservation_failed(prof) && !o->stats)
+		fprintf(stderr, "opreport: warning: %s: sample accounting does not add up; "
+			"see --stats\n", o->file);
+	return 0;
+}
+
+/* Open the kernel ELF the report needs, or fall back to raw addresses with a warning.
+ * Sets c->kernel_path (NULL for raw). Returns 0 or -1 (out of memory). */
+static int open_symbols(struct ctx *c, struct symbols *sym, char **defk)
+{
+	const struct options *o = c->o;
+	const char *kpath = NULL;
+	char err[512];
+
+	c->sym = sym;
+	c->kernel_path = NULL;
+	if (!o->need_elf)
+		return sym_init_raw(sym);
+	if (!(kpath = o->kernel ? o->kernel : (*defk = default_kernel())) ||
+	    sym_open(sym, kpath, err, sizeof(err))) {
+		fprintf(stderr, "opreport: warning: %s; reporting raw addresses%s\n",
+			kpath ? err : "out of memory", o->kernel ? "" : " (use -k ELF)");
+		return sym_init_raw(sym);
+	}
+	check_build_id(c->p, sym, kpath);
+	c->kernel_path = kpath;
+	return 0;
+}
+
+static void bench_stats(const struct profile *prof, const struct symbols *sym, double t0,
+			double t1)
+{
+	struct rusage ru;
+
+	getrusage(RUSAGE_SELF, &ru);
+	fprintf(stderr, "bench-stats: samples %" PRIu64 " unique-stacks %zu functions %u "
+		"parse-s %.3f total-s %.3f user-s %.3f sys-s %.3f maxrss-kib %ld\n",
+		prof->samples, prof->stacks.n, sym->nfuncs, t1 - t0, now() - t0,
+		ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6,
+		ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6, ru.ru_maxrss);
+}
+
 int main(int argc, char **argv)
 {
 	struct options o;
 	struct profile prof = { 0 };
-	struct opf_parser ps;
 	struct symbols sym;
-	struct ctx c = { 0 };
-	char err[512];
+	struct ctx c = { .o = &o, .p = &prof };
 	char *defk = NULL;
 	int rc = parse_args(argc, argv, &o);
-	double t0 = now();
+	double t0 = now(), t1;
 
 	if (rc) {
 		usage(stderr);
 		return rc;
 	}
-	opf_parser_init(&ps, &profile_sink, &prof);
-	if (opf_parse_file(&ps, o.file)) {
-		fprintf(stderr, "opreport: %s: %s\n", o.file, ps.err);
+	plan(&o);
+	if ((rc = load(&o, &prof))) {
 		profile_free(&prof);
-		return 2;
+		return rc;
 	}
-	double t1 = now();
-	if (!profile_complete(&prof)) {
-		fprintf(stderr, "opreport: warning: %s: incomplete stream (session still running "
-			"when copied?): missing OPF_CORE_END/OPF_SESSION_END records\n", o.file);
-	}
-	if (conservation_failed(&prof) && !o.stats)
-		fprintf(stderr, "opreport: warning: %s: sample accounting does not add up; "
-			"see --stats\n", o.file);
-
-	int text = o.stats || o.thread || o.lines || o.callgraph || o.folded;
-	int symbols = (!text && !o.flame && !o.pprof) || o.inclusive || (o.cpu && !o.thread);
-	/* --stats alone needs no symbols: do not go looking for an ELF. */
-	int need_elf = symbols || o.thread || o.lines || o.callgraph || o.folded || o.flame || o.pprof;
-	const char *kpath = NULL;
-
-	if (!need_elf) {
-		if (sym_init_raw(&sym))
-			goto oom;
-	} else if (!(kpath = o.kernel ? o.kernel : (defk = default_kernel())) ||
-		   sym_open(&sym, kpath, err, sizeof(err))) {
-		fprintf(stderr, "opreport: warning: %s; reporting raw addresses%s\n",
-			kpath ? err : "out of memory", o.kernel ? "" : " (use -k ELF)");
-		kpath = NULL;
-		if (sym_init_raw(&sym))
-			goto oom;
-	} else {
-		check_build_id(&prof, &sym, kpath);
-	}
-	c.o = &o;
-	c.p = &prof;
-	c.sym = &sym;
-	c.kernel_path = kpath;
+	t1 = now();
 	c.ncores = prof.ncores;
-	if (sym_resolve(&sym, &prof.stacks) || ctx_aggregate(&c))
-		goto oom;
-
-	rc = 0;
-	if (o.stats)
-		rc = report_stats(&c, stdout);
-	if (symbols || o.thread || o.lines || o.callgraph) {
-		if (o.stats)
-			fputc('\n', stdout);
-		report_header(&c, stdout);
-	}
-	if (symbols)
-		report_symbols(&c, stdout);
-	if (o.thread) {
-		if (symbols)
-			fputc('\n', stdout);
-		report_threads(&c, stdout);
-	}
-	if (o.lines) {
-		if (symbols || o.thread)
-			fputc('\n', stdout);
-		report_lines(&c, stdout);
-	}
-	if (o.callgraph) {
-		if (symbols || o.thread || o.lines)
-			fputc('\n', stdout);
-		if (report_callgraph(&c, stdout))
-			goto oom;
-	}
-	if (o.folded && report_folded(&c, stdout))
-		goto oom;
-	if (o.flame && report_flame(&c, o.flame)) {
-		fprintf(stderr, "opreport: cannot write %s: %s\n", o.flame, strerror(errno));
-		rc = 1;
-	}
-	if (o.pprof && report_pprof(&c, o.pprof)) {
-		fprintf(stderr, "opreport: cannot write %s\n", o.pprof);
-		rc = 1;
+	if (open_symbols(&c, &sym, &defk) || sym_resolve(&sym, &prof.stacks) ||
+	    ctx_aggregate(&c) || (rc = run_reports(&c)) < 0) {
+		fprintf(stderr, "opreport: out of memory\n");
+		return 1;
 	}
 	if (fflush(stdout) || ferror(stdout)) {
 		fprintf(stderr, "opreport: error writing output: %s\n", strerror(errno));
 		rc = 1;
 	}
-	if (o.bench_stats) {
-		struct rusage ru;
-
-		getrusage(RUSAGE_SELF, &ru);
-		fprintf(stderr, "bench-stats: samples %" PRIu64 " unique-stacks %zu functions %u "
-			"parse-s %.3f total-s %.3f user-s %.3f sys-s %.3f maxrss-kib %ld\n",
-			prof.samples, prof.stacks.n, sym.nfuncs, t1 - t0, now() - t0,
-			ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6,
-			ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6, ru.ru_maxrss);
-	}
+	if (o.bench_stats)
+		bench_stats(&prof, &sym, t0, t1);
 	ctx_free(&c);
 	sym_close(&sym);
 	profile_free(&prof);
 	free(defk);
 	return rc;
-oom:
-	fprintf(stderr, "opreport: out of memory\n");
-	return 1;
 }

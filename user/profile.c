@@ -1,6 +1,8 @@
 /*
- * profile.c: the parser's sink. Turns validated records into struct profile: accounting per
- * session and core, names, events, and sample aggregation into the unique-stack table.
+ * profile.c: the parser's sink (profile_sink, given to stream.c by opreport.c). Turns validated
+ * records into struct profile: accounting per session and core, names, events, and sample
+ * aggregation into the unique-stack table. One handler per record type, in the table at the
+ * end; the report modules read the result.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +13,19 @@
 const char *const lost_reason_name[OPF_LOST_NREASONS] = {
 	"no empty block", "output queue full", "paused", "other",
 };
+
+/* Make room for element n of an array grown in powers of two (16, 32, ...). 0 or -1. */
+static int room_for(void **arr, uint32_t n, size_t elem)
+{
+	if (n & (n - 1))
+		return 0;
+	void *na = realloc(*arr, (n ? 2 * (size_t)n : 16) * elem);
+
+	if (!na)
+		return -1;
+	*arr = na;
+	return 0;
+}
 
 static struct session *cur(struct profile *p)
 {
@@ -25,10 +40,10 @@ static void saw_tsc(struct profile *p, uint64_t tsc)
 		s->last_tsc = tsc;
 }
 
-static int on_session(void *arg, uint64_t off, const struct opf_session *h, char *err,
-		      size_t errlen)
+static int on_session(void *arg, const struct opf_view *v, char *err, size_t errlen)
 {
 	struct profile *p = arg;
+	const struct opf_session *h = &v->r->session;
 
 	if (p->nsess && h->ncores != p->ncores) {
 		snprintf(err, errlen, "session %u has %u cores but session 1 had %u; "
@@ -47,7 +62,7 @@ static int on_session(void *arg, uint64_t off, const struct opf_session *h, char
 	struct session *s = &ns[p->nsess];
 	memset(s, 0, sizeof(*s));
 	s->hdr = *h;
-	s->off = off;
+	s->off = v->off;
 	s->last_tsc = h->start_tsc;
 	s->cores = calloc(h->ncores, sizeof(*s->cores));
 	if (!s->cores)
@@ -59,9 +74,10 @@ oom:
 	return -1;
 }
 
-static int on_sample(void *arg, const struct opf_sample *h, const uint8_t *frames)
+static int on_sample(void *arg, const struct opf_view *v, char *err, size_t errlen)
 {
 	struct profile *p = arg;
+	const struct opf_sample *h = &v->r->sample;
 	struct session *s = cur(p);
 	struct core_acct *c = &s->cores[h->core];
 
@@ -75,44 +91,48 @@ static int on_sample(void *arg, const struct opf_sample *h, const uint8_t *frame
 	if (s->have_end)
 		s->after_end++;
 	p->samples++;
-	return stacks_add(&p->stacks, h->tid, h->core, h->pc, frames, h->nframes);
+	(void)err;
+	(void)errlen;
+	return stacks_add(&p->stacks, h->tid, h->core, h->pc, v->tail, h->nframes);
 }
 
-static int on_thread(void *arg, const struct opf_thread *t, const char *name)
+static int on_thread(void *arg, const struct opf_view *v, char *err, size_t errlen)
 {
 	struct profile *p = arg;
+	const struct opf_thread *t = &v->r->thread;
+	/* Longer names than the ABI allows are cut, not rejected. */
+	int n = t->namelen < OPF_MAX_NAME ? t->namelen : OPF_MAX_NAME;
 
-	if ((p->nthreads & (p->nthreads - 1)) == 0) {
-		size_t cap = p->nthreads ? 2u * p->nthreads : 16;
-		struct thread_name *n = realloc(p->threads, cap * sizeof(*n));
+	(void)err;
+	(void)errlen;
 
-		if (!n)
-			return -1;
-		p->threads = n;
-	}
+	if (room_for((void **)&p->threads, p->nthreads, sizeof(*p->threads)))
+		return -1;
 	struct thread_name *tn = &p->threads[p->nthreads++];
 	tn->tid = t->tid;
 	tn->core = t->core;
-	snprintf(tn->name, sizeof(tn->name), "%s", name);
+	memcpy(tn->name, v->tail, (size_t)n);
+	tn->name[n] = 0;
 	return 0;
 }
 
-static int on_lost(void *arg, const struct opf_lost *l)
+static int on_lost(void *arg, const struct opf_view *v, char *err, size_t errlen)
 {
 	struct profile *p = arg;
+	const struct opf_lost *l = &v->r->lost;
 
+	(void)err;
+	(void)errlen;
 	cur(p)->cores[l->core].lost_rec[l->reason] += l->count;
 	saw_tsc(p, l->tsc);
 	return 0;
 }
 
-static int on_core_end(void *arg, uint64_t off, const struct opf_core_end *e, char *err,
-		       size_t errlen)
+static int on_core_end(void *arg, const struct opf_view *v, char *err, size_t errlen)
 {
 	struct profile *p = arg;
+	const struct opf_core_end *e = &v->r->core_end;
 	struct core_acct *c = &cur(p)->cores[e->core];
-
-	(void)off;
 	if (c->have_end) {
 		snprintf(err, errlen, "second OPF_CORE_END for core %u in session %u", e->core,
 			 p->nsess);
@@ -123,31 +143,31 @@ static int on_core_end(void *arg, uint64_t off, const struct opf_core_end *e, ch
 	return 0;
 }
 
-static int on_session_end(void *arg, uint64_t off, const struct opf_session_end *e)
+static int on_session_end(void *arg, const struct opf_view *v, char *err, size_t errlen)
 {
 	struct profile *p = arg;
+	const struct opf_session_end *e = &v->r->session_end;
 	struct session *s = cur(p);
 
+	(void)err;
+	(void)errlen;
 	/* A repeated OPF_SESSION_END replaces the first; harmless for reporting. */
 	s->have_end = 1;
 	s->end = *e;
-	s->end_off = off;
+	s->end_off = v->off;
 	saw_tsc(p, e->end_tsc);
 	return 0;
 }
 
-static int on_throttle(void *arg, const struct opf_throttle *t)
+static int on_throttle(void *arg, const struct opf_view *v, char *err, size_t errlen)
 {
 	struct profile *p = arg;
+	const struct opf_throttle *t = &v->r->throttle;
 
-	if ((p->nthr & (p->nthr - 1)) == 0) {
-		size_t cap = p->nthr ? 2u * p->nthr : 16;
-		struct throttle_ev *n = realloc(p->thr, cap * sizeof(*n));
-
-		if (!n)
-			return -1;
-		p->thr = n;
-	}
+	(void)err;
+	(void)errlen;
+	if (room_for((void **)&p->thr, p->nthr, sizeof(*p->thr)))
+		return -1;
 	p->thr[p->nthr].session = p->nsess - 1;
 	p->thr[p->nthr].t = *t;
 	p->nthr++;
@@ -155,21 +175,28 @@ static int on_throttle(void *arg, const struct opf_throttle *t)
 	return 0;
 }
 
-static int on_snapshot(void *arg, const struct opf_snapshot *sn)
+static int on_snapshot(void *arg, const struct opf_view *v, char *err, size_t errlen)
 {
 	struct profile *p = arg;
+	const struct opf_snapshot *sn = &v->r->snapshot;
 
+	(void)err;
+	(void)errlen;
 	if (sn->h.flags & OPF_SNAP_BEGIN)
 		cur(p)->snapshots++;
 	saw_tsc(p, sn->tsc);
 	return 0;
 }
 
-static int on_mark(void *arg, uint16_t type, const struct opf_mark *m)
+static int on_mark(void *arg, const struct opf_view *v, char *err, size_t errlen)
 {
 	struct profile *p = arg;
+	const struct opf_mark *m = &v->r->mark;
+	uint16_t type = v->r->h.type;
 	struct session *s = cur(p);
 
+	(void)err;
+	(void)errlen;
 	if (type == OPF_PAUSE && !s->paused) {
 		s->paused = 1;
 		s->pauses++;
@@ -183,12 +210,13 @@ static int on_mark(void *arg, uint16_t type, const struct opf_mark *m)
 	return 0;
 }
 
-static int on_unknown(void *arg, uint64_t off, uint16_t type, uint32_t len)
+static int on_unknown(void *arg, const struct opf_view *v, char *err, size_t errlen)
 {
 	struct profile *p = arg;
+	uint16_t type = v->r->h.type;
 
-	(void)off;
-	(void)len;
+	(void)err;
+	(void)errlen;
 	p->unknown++;
 	for (uint32_t i = 0; i < p->nunknown_types; i++)
 		if (p->unknown_types[i] == type)
@@ -206,17 +234,20 @@ static int on_flush(void *arg)
 }
 
 const struct opf_sink profile_sink = {
-	.flush = on_flush,
-	.session = on_session,
-	.sample = on_sample,
-	.thread = on_thread,
-	.lost = on_lost,
-	.core_end = on_core_end,
-	.session_end = on_session_end,
-	.throttle = on_throttle,
-	.snapshot = on_snapshot,
-	.mark = on_mark,
+	.on = {
+		[OPF_SESSION] = on_session,
+		[OPF_SAMPLE] = on_sample,
+		[OPF_THREAD] = on_thread,
+		[OPF_LOST] = on_lost,
+		[OPF_CORE_END] = on_core_end,
+		[OPF_SESSION_END] = on_session_end,
+		[OPF_THROTTLE] = on_throttle,
+		[OPF_SNAPSHOT] = on_snapshot,
+		[OPF_PAUSE] = on_mark,
+		[OPF_RESUME] = on_mark,
+	},
 	.unknown = on_unknown,
+	.flush = on_flush,
 };
 
 void profile_free(struct profile *p)

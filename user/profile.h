@@ -1,6 +1,6 @@
 /*
  * profile.h: everything opreport keeps from a stream: per-session header and accounting, thread
- * names, throttle events, and the unique-stack table. Filled by the parser through
+ * names, throttle events, and the unique-stack table. Filled by the parser (stream.c) through
  * profile_sink; read by the report modules.
  */
 #ifndef OPREPORT_PROFILE_H
@@ -81,5 +81,11 @@ uint64_t core_lost(const struct core_acct *c, int reason);
 int profile_complete(const struct profile *p);
 
 extern const char *const lost_reason_name[OPF_LOST_NREASONS];
+
+/* An OPF_THROTTLE that raised a throttled core's rate back, rather than lowered it. */
+static inline int throttle_raised(const struct opf_throttle *t)
+{
+	return t->new_hz > t->old_hz;
+}
 
 #endif

@@ -1,6 +1,7 @@
 /*
  * report.h: what the output modules share: the options, the parsed profile, the symbols, and
- * per-function totals derived from the unique stacks.
+ * per-function totals derived from the unique stacks (ctx.c). opreport.c fills a ctx and calls
+ * the report_* functions in its order table; each writes one section or file.
  */
 #ifndef OPREPORT_REPORT_H
 #define OPREPORT_REPORT_H
@@ -16,6 +17,7 @@ struct options {
 	const char *kernel;	/* -k, or NULL for the default */
 	long limit;		/* -n: most rows (or blocks, or symbols); -1 for all */
 	int inclusive, cpu, thread, lines, callgraph, folded, stats, bench_stats;
+	int symbols, header, need_elf;	/* derived by plan() in opreport.c */
 	const char *flame;	/* --flame FILE.svg */
 	const char *pprof;	/* --pprof FILE.pb.gz */
 };
@@ -40,19 +42,28 @@ void ctx_free(struct ctx *c);
 /* Function ids with a nonzero key[] (or all when key is NULL), sorted by key desc then name. */
 uint32_t *ctx_ranked(const struct ctx *c, const uint64_t *key, uint32_t *n);
 
-double pct(uint64_t part, uint64_t whole);
+/* n cut to the -n limit. */
+uint32_t ctx_limit(const struct ctx *c, uint32_t n);
 
-void report_header(const struct ctx *c, FILE *out);
-void report_symbols(const struct ctx *c, FILE *out);
-void report_threads(const struct ctx *c, FILE *out);
-void report_lines(const struct ctx *c, FILE *out);
+double pct(uint64_t part, uint64_t whole);
+void print_hex(FILE *out, const uint8_t *b, size_t n);
+
+/* Text sections: 0, or -1 when out of memory. */
+int report_header(const struct ctx *c, FILE *out);
+int report_symbols(const struct ctx *c, FILE *out);
+int report_threads(const struct ctx *c, FILE *out);
+int report_lines(const struct ctx *c, FILE *out);
+int report_callgraph(const struct ctx *c, FILE *out);
+int report_folded(const struct ctx *c, FILE *out);
+
 /* Returns 0 when conservation holds (or cannot be checked: incomplete stream), 3 if not. */
 int report_stats(const struct ctx *c, FILE *out);
 /* 1 when some complete core violates the conservation rule (for warnings outside --stats). */
 int conservation_failed(const struct profile *p);
+/* " no OPF_SESSION_END; no OPF_CORE_END for core 0,1;" for each session that lacks them. */
+void incomplete_status(const struct profile *p, FILE *out);
 
-int report_callgraph(const struct ctx *c, FILE *out);
-int report_folded(const struct ctx *c, FILE *out);
+/* Files: 0, or -1 (errno tells why when it was the file). */
 int report_flame(const struct ctx *c, const char *path);
 int report_pprof(const struct ctx *c, const char *path);
 

@@ -1,6 +1,7 @@
 /*
  * stacks.c: hash table of unique stacks (open addressing, linear probing, arena-allocated
- * entries). The hot path of opreport: one hash and usually one compare per sample.
+ * entries); see stacks.h. Called by profile.c for every sample: the hot path of opreport, one
+ * hash and usually one compare per sample.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -113,7 +114,7 @@ static int add_one(struct stacks *t, const struct stack_pending *p)
 	s->total = 1;
 	s->tid = p->tid;
 	s->naddr = (uint16_t)(p->nframes + 1);
-	s->pad = 0;
+	s->nfids = 0;
 	s->fids = NULL;
 	s->addr[0] = p->pc;
 	memcpy(s->addr + 1, p->frames, 8u * p->nframes);

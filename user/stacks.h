@@ -1,6 +1,7 @@
 /*
- * stacks.h: the table of unique stacks. Memory grows with distinct (thread, pc, frames)
- * tuples, never with the number of samples; each entry carries its per-core sample counts.
+ * stacks.h: the table of unique stacks, filled by profile.c sample by sample, resolved by
+ * symbols.c and read by every report. Memory grows with distinct (thread, pc, frames) tuples,
+ * never with the number of samples; each entry carries its per-core sample counts.
  */
 #ifndef OPREPORT_STACKS_H
 #define OPREPORT_STACKS_H
@@ -12,8 +13,8 @@ struct stack {
 	uint64_t total;		/* samples with exactly this key */
 	uint32_t tid;
 	uint16_t naddr;		/* 1 + nframes: addr[0] is the pc, then return addresses */
-	uint16_t pad;
-	uint32_t *fids;		/* function of each addr (filled by symbol resolution) */
+	uint16_t nfids;		/* entries in fids */
+	uint32_t *fids;		/* the functions on the stack, leaf first (symbols.c fills it) */
 	uint64_t addr[];	/* naddr addresses, then ncores per-core counts */
 };
 

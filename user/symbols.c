@@ -1,6 +1,7 @@
 /*
  * symbols.c: symbolization through libdwfl (offline reporting of one ELF at its link
- * addresses: the kernel is a non-PIE static executable). See symbols.h.
+ * addresses: the kernel is a non-PIE static executable). See symbols.h. Called by opreport.c
+ * (sym_open, sym_resolve) and by the reports for lines (sym_line).
  */
 #include <elfutils/libdwfl.h>
 #include <inttypes.h>
@@ -140,6 +141,11 @@ uint32_t sym_func(struct symbols *s, uint64_t addr, uint64_t raw)
 	return id;
 }
 
+uint32_t sym_leaf(struct symbols *s, uint64_t pc)
+{
+	return sym_func(s, pc, pc);
+}
+
 /* Present path relative to the working directory when it lies below it. */
 static const char *shorten(const struct symbols *s, const char *path)
 {
@@ -209,6 +215,7 @@ int sym_resolve(struct symbols *s, struct stacks *t)
 		st->fids = malloc(st->naddr * sizeof(*st->fids));
 		if (!st->fids)
 			return -1;
+		st->nfids = st->naddr;
 		for (uint16_t j = 0; j < st->naddr; j++) {
 			uint64_t a = st->addr[j];
 

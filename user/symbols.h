@@ -1,7 +1,8 @@
 /*
  * symbols.h: address -> function and address -> source line for the kernel ELF, through
- * elfutils (libdwfl). Every lookup is cached per unique address. Without an ELF, every
- * address is its own "function" named by its hex value.
+ * elfutils (libdwfl); opreport.c opens it and resolves the stacks, the reports look up lines.
+ * Every lookup is cached per unique address. Without an ELF, every address is its own
+ * "function" named by its hex value.
  */
 #ifndef OPREPORT_SYMBOLS_H
 #define OPREPORT_SYMBOLS_H
@@ -47,6 +48,9 @@ size_t sym_build_id(struct symbols *s, const uint8_t **id);
  * address as recorded, which names the function when no symbol covers addr. UINT32_MAX only
  * on out of memory. */
 uint32_t sym_func(struct symbols *s, uint64_t addr, uint64_t raw);
+
+/* The function a sampled pc is in. UINT32_MAX only on out of memory. */
+uint32_t sym_leaf(struct symbols *s, uint64_t pc);
 
 /* Source file and line of a lookup address; returns 0, or -1 when DWARF does not say. */
 int sym_line(struct symbols *s, uint64_t addr, const char **file, int *line);
