@@ -43,10 +43,12 @@ static void totals(const struct profile *p, struct totals *t)
 
 		if (sec > 0)
 			t->seconds += sec;
+		uint64_t ptsc, pauses = session_pauses(s, &ptsc);
+
 		t->snapshots += s->snapshots;
-		t->pauses += s->pauses;
+		t->pauses += pauses;
 		if (s->hdr.tsc_hz)
-			t->paused_tsc += s->paused_tsc;
+			t->paused_tsc += ptsc;
 		for (uint32_t k = 0; k < s->hdr.ncores; k++)
 			core_totals(&s->cores[k], t);
 	}
@@ -136,6 +138,19 @@ static void status_lines(const struct profile *p, const struct totals *t, FILE *
 		fprintf(out, "WARNING: sample accounting does not add up (see --stats)\n");
 }
 
+/* --snapshot N: which dump the report is of. */
+static void snapshot_line(const struct ctx *c, FILE *out)
+{
+	const struct dump *d = profile_dump(c->p, (uint64_t)c->o->snapshot);
+	const struct opf_session *h0 = &c->p->sess[0].hdr;
+
+	fprintf(out, "Snapshot:    dump %ld of %" PRIu64, c->o->snapshot, profile_dumps(c->p));
+	if (d && h0->tsc_hz && d->tsc >= h0->start_tsc)
+		fprintf(out, ", taken at %.3f s", (double)(d->tsc - h0->start_tsc) /
+			(double)h0->tsc_hz);
+	fprintf(out, " (the stream holds %" PRIu64 " samples in all)\n", c->p->samples);
+}
+
 int report_header(const struct ctx *c, FILE *out)
 {
 	const struct profile *p = c->p;
@@ -155,6 +170,8 @@ int report_header(const struct ctx *c, FILE *out)
 	else
 		fprintf(out, "Duration:    unknown (tsc_hz is 0)\n");
 	fprintf(out, "Samples:     %" PRIu64 "\n", c->total);
+	if (c->o->snapshot)
+		snapshot_line(c, out);
 	loss_lines(&t, out);
 	throttle_lines(p, out);
 	status_lines(p, &t, out);

@@ -38,7 +38,9 @@ static void usage(FILE *f)
 		"      --folded        folded stacks (root;...;leaf count) for flame graph tools\n"
 		"      --flame FILE    write an SVG flame graph\n"
 		"      --pprof FILE    write a gzipped pprof profile (profile.proto)\n"
-		"      --stats         session and per-core accounting; exit 3 if it does not add up\n"
+		"      --stats         session and per-core accounting; exit 3 if it does not add up,\n"
+		"                      4 if the stream is incomplete\n"
+		"      --snapshot N    report flight-recorder dump N alone\n"
 		"  -h, --help          this text\n"
 		"\n"
 		"Without a report option the flat profile (self samples per symbol) is printed.\n"
@@ -47,7 +49,7 @@ static void usage(FILE *f)
 }
 
 /* What a command-line option does: set a flag, take a path, or something of its own. */
-enum opt_kind { OK_FLAG, OK_PATH, OK_LIMIT, OK_HELP, OK_KERNEL };
+enum opt_kind { OK_FLAG, OK_PATH, OK_LIMIT, OK_HELP, OK_KERNEL, OK_SNAPSHOT };
 
 struct opt_row {
 	const char *name;
@@ -71,13 +73,14 @@ static const struct opt_row opt_rows[] = {
 	{ "flame", 0, PATH(flame) },
 	{ "pprof", 0, PATH(pprof) },
 	{ "stats", 0, FLAG(stats) },
+	{ "snapshot", 0, OK_SNAPSHOT, 0 },
 	{ "bench-stats", 0, FLAG(bench_stats) },	/* hidden: timing for the bench */
 };
 #define NOPTS (sizeof(opt_rows) / sizeof(opt_rows[0]))
 
 static int takes_arg(enum opt_kind k)
 {
-	return k == OK_PATH || k == OK_LIMIT || k == OK_KERNEL;
+	return k == OK_PATH || k == OK_LIMIT || k == OK_KERNEL || k == OK_SNAPSHOT;
 }
 
 /* getopt_long's table and short option string from opt_rows; row i answers 256 + i. */
@@ -109,18 +112,17 @@ static const struct opt_row *row_for(int ch)
 	return NULL;
 }
 
-static int parse_limit(const char *arg, struct options *o)
+/* A decimal number >= min into *v; else say what opt wants and return 2. */
+static int parse_count(const char *arg, long min, long *v, const char *opt, const char *what)
 {
 	char *end;
-	long v;
 
 	errno = 0;
-	v = strtol(arg, &end, 10);
-	if (errno || *end || end == arg || v < 0) {
-		fprintf(stderr, "opreport: -n wants a count, not '%s'\n", arg);
+	*v = strtol(arg, &end, 10);
+	if (errno || *end || end == arg || *v < min) {
+		fprintf(stderr, "opreport: %s wants %s, not '%s'\n", opt, what, arg);
 		return 2;
 	}
-	o->limit = v;
 	return 0;
 }
 
@@ -131,7 +133,9 @@ static int apply(const struct opt_row *r, const char *arg, struct options *o)
 	case OK_FLAG: *(int *)((char *)o + r->off) = 1; return 0;
 	case OK_PATH: *(const char **)((char *)o + r->off) = arg; return 0;
 	case OK_KERNEL: o->kernel = arg; return 0;
-	case OK_LIMIT: return parse_limit(arg, o);
+	case OK_LIMIT: return parse_count(arg, 0, &o->limit, "-n", "a count");
+	case OK_SNAPSHOT: return parse_count(arg, 1, &o->snapshot, "--snapshot",
+					     "a dump number (1, 2, ...)");
 	case OK_HELP: usage(stdout); exit(0);
 	}
 	return 2;
@@ -319,8 +323,15 @@ static int load(const struct options *o, struct profile *prof)
 	struct opf_parser ps;
 
 	opf_parser_init(&ps, &profile_sink, prof);
+	prof->snapshot = (uint64_t)o->snapshot;
 	if (opf_parse_file(&ps, o->file)) {
 		fprintf(stderr, "opreport: %s: %s\n", o->file, ps.err);
+		return 2;
+	}
+	if (o->snapshot && !profile_dump(prof, prof->snapshot)) {
+		fprintf(stderr, "opreport: %s: no snapshot dump %ld: the stream has %" PRIu64 "%s\n",
+			o->file, o->snapshot, profile_dumps(prof),
+			profile_dumps(prof) ? " (numbered from 1)" : " (not a flight-recorder stream)");
 		return 2;
 	}
 	if (!profile_complete(prof))

@@ -27,6 +27,12 @@ static int room_for(void **arr, uint32_t n, size_t elem)
 	return 0;
 }
 
+/* A sample whose backtrace was cut (depth limit, or a broken chain) gets a [truncated] root. */
+static int stack_cut(uint16_t flags)
+{
+	return (flags & (OPF_F_DEPTH | OPF_F_TRUNCATED)) != 0;
+}
+
 static struct session *cur(struct profile *p)
 {
 	return &p->sess[p->nsess - 1];
@@ -40,7 +46,36 @@ static void saw_tsc(struct profile *p, uint64_t tsc)
 		s->last_tsc = tsc;
 }
 
-static int on_session(void *arg, const struct opf_view *v, char *err, size_t errlen)
+/*
+ * Every handler has the parser's signature; most never fail with a reason of their own, so
+ * err and errlen are marked unused once here.
+ */
+#define HANDLER(name) static int name(void *arg, const struct opf_view *v, \
+				      char *err __attribute__((unused)), \
+				      size_t errlen __attribute__((unused)))
+
+static int new_session(struct profile *p, const struct opf_view *v)
+{
+	const struct opf_session *h = &v->r->session;
+	struct session *ns = realloc(p->sess, (p->nsess + 1) * sizeof(*ns));
+
+	if (!ns)
+		return -1;
+	p->sess = ns;
+	struct session *s = &ns[p->nsess];
+	memset(s, 0, sizeof(*s));
+	s->hdr = *h;
+	s->off = v->off;
+	s->last_tsc = h->start_tsc;
+	s->open_writer = -1;
+	s->open_dump = -1;
+	s->cores = calloc(h->ncores, sizeof(*s->cores));
+	s->writers = calloc(h->ncores + 1, sizeof(*s->writers));
+	p->nsess++;
+	return s->cores && s->writers ? 0 : -1;
+}
+
+HANDLER(on_session)
 {
 	struct profile *p = arg;
 	const struct opf_session *h = &v->r->session;
@@ -53,28 +88,28 @@ static int on_session(void *arg, const struct opf_view *v, char *err, size_t err
 	if (!p->nsess) {
 		p->ncores = h->ncores;
 		if (stacks_init(&p->stacks, h->ncores))
-			goto oom;
+			return -1;
 	}
-	struct session *ns = realloc(p->sess, (p->nsess + 1) * sizeof(*ns));
-	if (!ns)
-		goto oom;
-	p->sess = ns;
-	struct session *s = &ns[p->nsess];
-	memset(s, 0, sizeof(*s));
-	s->hdr = *h;
-	s->off = v->off;
-	s->last_tsc = h->start_tsc;
-	s->cores = calloc(h->ncores, sizeof(*s->cores));
-	if (!s->cores)
-		goto oom;
-	p->nsess++;
-	return 0;
-oom:
-	snprintf(err, errlen, "out of memory");
-	return -1;
+	return new_session(p, v);
 }
 
-static int on_sample(void *arg, const struct opf_view *v, char *err, size_t errlen)
+/* Count a sample in the block and the dump it belongs to; 1 if it goes to the report. */
+static int sample_place(struct profile *p, struct session *s, uint16_t core)
+{
+	struct dump *d = s->open_dump >= 0 ? &s->dumps[s->open_dump] : NULL;
+
+	if (s->open_writer >= 0) {
+		struct writer_blocks *w = &s->writers[s->open_writer];
+
+		w->b[w->n - 1].samples++;
+		w->b[w->n - 1].foreign += (uint32_t)s->open_writer != core;
+	}
+	if (d)
+		d->samples[core]++;
+	return !p->snapshot || (d && d->seq == p->snapshot);
+}
+
+HANDLER(on_sample)
 {
 	struct profile *p = arg;
 	const struct opf_sample *h = &v->r->sample;
@@ -82,29 +117,27 @@ static int on_sample(void *arg, const struct opf_view *v, char *err, size_t errl
 	struct core_acct *c = &s->cores[h->core];
 
 	c->samples++;
-	if (h->h.flags & OPF_F_TRUNCATED)
-		c->truncated++;
-	if (h->h.flags & OPF_F_IDLE)
-		c->idle++;
-	if (h->tsc > s->last_tsc)
-		s->last_tsc = h->tsc;
+	c->truncated += (h->h.flags & OPF_F_TRUNCATED) != 0;
+	c->depth_cut += (h->h.flags & OPF_F_DEPTH) != 0;
+	c->idle += (h->h.flags & OPF_F_IDLE) != 0;
+	c->irqoff += (h->h.flags & OPF_F_IRQOFF) != 0;
+	saw_tsc(p, h->tsc);
 	if (s->have_end)
 		s->after_end++;
 	p->samples++;
-	(void)err;
-	(void)errlen;
-	return stacks_add(&p->stacks, h->tid, h->core, h->pc, v->tail, h->nframes);
+	if (!sample_place(p, s, h->core))
+		return 0;
+	p->reported++;
+	return stacks_add(&p->stacks, h->tid, h->core, stack_cut(h->h.flags), h->pc, v->tail,
+			  h->nframes);
 }
 
-static int on_thread(void *arg, const struct opf_view *v, char *err, size_t errlen)
+HANDLER(on_thread)
 {
 	struct profile *p = arg;
 	const struct opf_thread *t = &v->r->thread;
 	/* Longer names than the ABI allows are cut, not rejected. */
 	int n = t->namelen < OPF_MAX_NAME ? t->namelen : OPF_MAX_NAME;
-
-	(void)err;
-	(void)errlen;
 
 	if (room_for((void **)&p->threads, p->nthreads, sizeof(*p->threads)))
 		return -1;
@@ -116,23 +149,24 @@ static int on_thread(void *arg, const struct opf_view *v, char *err, size_t errl
 	return 0;
 }
 
-static int on_lost(void *arg, const struct opf_view *v, char *err, size_t errlen)
+HANDLER(on_lost)
 {
 	struct profile *p = arg;
 	const struct opf_lost *l = &v->r->lost;
 
-	(void)err;
-	(void)errlen;
 	cur(p)->cores[l->core].lost_rec[l->reason] += l->count;
+	if (v->version >= 2 && l->reason == OPF_LOST_OUTPUT_FULL)
+		cur(p)->lost_full_recs++;
 	saw_tsc(p, l->tsc);
 	return 0;
 }
 
-static int on_core_end(void *arg, const struct opf_view *v, char *err, size_t errlen)
+HANDLER(on_core_end)
 {
 	struct profile *p = arg;
 	const struct opf_core_end *e = &v->r->core_end;
 	struct core_acct *c = &cur(p)->cores[e->core];
+
 	if (c->have_end) {
 		snprintf(err, errlen, "second OPF_CORE_END for core %u in session %u", e->core,
 			 p->nsess);
@@ -143,14 +177,12 @@ static int on_core_end(void *arg, const struct opf_view *v, char *err, size_t er
 	return 0;
 }
 
-static int on_session_end(void *arg, const struct opf_view *v, char *err, size_t errlen)
+HANDLER(on_session_end)
 {
 	struct profile *p = arg;
 	const struct opf_session_end *e = &v->r->session_end;
 	struct session *s = cur(p);
 
-	(void)err;
-	(void)errlen;
 	/* A repeated OPF_SESSION_END replaces the first; harmless for reporting. */
 	s->have_end = 1;
 	s->end = *e;
@@ -159,13 +191,11 @@ static int on_session_end(void *arg, const struct opf_view *v, char *err, size_t
 	return 0;
 }
 
-static int on_throttle(void *arg, const struct opf_view *v, char *err, size_t errlen)
+HANDLER(on_throttle)
 {
 	struct profile *p = arg;
 	const struct opf_throttle *t = &v->r->throttle;
 
-	(void)err;
-	(void)errlen;
 	if (room_for((void **)&p->thr, p->nthr, sizeof(*p->thr)))
 		return -1;
 	p->thr[p->nthr].session = p->nsess - 1;
@@ -175,48 +205,117 @@ static int on_throttle(void *arg, const struct opf_view *v, char *err, size_t er
 	return 0;
 }
 
-static int on_snapshot(void *arg, const struct opf_view *v, char *err, size_t errlen)
+static int open_dump(struct session *s, const struct opf_snapshot *sn)
+{
+	struct dump *d;
+
+	if (room_for((void **)&s->dumps, s->ndumps, sizeof(*s->dumps)))
+		return -1;
+	d = &s->dumps[s->ndumps];
+	*d = (struct dump){ sn->seq, sn->tsc, 0, calloc(s->hdr.ncores, sizeof(uint64_t)), 0 };
+	if (!d->samples)
+		return -1;
+	s->open_dump = (int32_t)s->ndumps++;
+	return 0;
+}
+
+HANDLER(on_snapshot)
 {
 	struct profile *p = arg;
 	const struct opf_snapshot *sn = &v->r->snapshot;
-
-	(void)err;
-	(void)errlen;
-	if (sn->h.flags & OPF_SNAP_BEGIN)
-		cur(p)->snapshots++;
-	saw_tsc(p, sn->tsc);
-	return 0;
-}
-
-static int on_mark(void *arg, const struct opf_view *v, char *err, size_t errlen)
-{
-	struct profile *p = arg;
-	const struct opf_mark *m = &v->r->mark;
-	uint16_t type = v->r->h.type;
 	struct session *s = cur(p);
 
-	(void)err;
-	(void)errlen;
-	if (type == OPF_PAUSE && !s->paused) {
-		s->paused = 1;
-		s->pauses++;
-		s->pause_at = m->tsc;
-	} else if (type == OPF_RESUME && s->paused) {
-		s->paused = 0;
-		if (m->tsc > s->pause_at)
-			s->paused_tsc += m->tsc - s->pause_at;
+	saw_tsc(p, sn->tsc);
+	if (sn->h.flags & OPF_SNAP_BEGIN) {
+		s->snapshots++;
+		return open_dump(s, sn);
 	}
-	saw_tsc(p, m->tsc);
+	if ((sn->h.flags & OPF_SNAP_END) && s->open_dump >= 0 &&
+	    s->dumps[s->open_dump].seq == sn->seq) {
+		s->dumps[s->open_dump].closed = 1;
+		s->dumps[s->open_dump].end_tsc = sn->tsc;
+		s->open_dump = -1;
+	}
 	return 0;
 }
 
-static int on_unknown(void *arg, const struct opf_view *v, char *err, size_t errlen)
+static void core_mark(struct core_acct *c, uint16_t type, uint64_t tsc)
+{
+	if (type == OPF_PAUSE && !c->paused) {
+		c->paused = 1;
+		c->pauses++;
+		c->pause_at = tsc;
+	} else if (type == OPF_RESUME && c->paused) {
+		c->paused = 0;
+		if (tsc > c->pause_at)
+			c->paused_tsc += tsc - c->pause_at;
+	}
+}
+
+/* Format 1 marks are session-wide: every core pauses; format 2 marks name their core. */
+HANDLER(on_mark)
+{
+	struct profile *p = arg;
+	struct session *s = cur(p);
+
+	for (uint32_t k = 0; k < s->hdr.ncores; k++)
+		if (v->version < 2 || k == v->r->mark.core)
+			core_mark(&s->cores[k], v->r->h.type, v->r->mark.tsc);
+	saw_tsc(p, v->r->mark.tsc);
+	return 0;
+}
+
+HANDLER(on_block)
+{
+	struct profile *p = arg;
+	const struct opf_block *b = &v->r->block;
+	struct session *s = cur(p);
+	uint32_t wi = b->core == OPF_CORE_STREAM ? s->hdr.ncores : b->core;
+	struct writer_blocks *w = &s->writers[wi];
+
+	if (room_for((void **)&w->b, w->n, sizeof(*w->b)))
+		return -1;
+	w->b[w->n++] = (struct blk){ b->seq, v->off, b->samples, b->bytes, 0, 0, 0, b->h.flags };
+	s->open_writer = (int32_t)wi;
+	return 0;
+}
+
+HANDLER(on_drop)
+{
+	struct profile *p = arg;
+	const struct opf_drop *d = &v->r->drop;
+	struct session *s = cur(p);
+
+	if (room_for((void **)&s->drops, s->ndrops, sizeof(*s->drops)))
+		return -1;
+	s->drops[s->ndrops++] = (struct drop_ev){ v->off, d->seq, d->samples, d->core, d->blocks };
+	s->cores[d->core].drop_blocks += d->blocks;
+	s->cores[d->core].drop_samples += d->samples;
+	return 0;
+}
+
+/* After every record of a format-2 session: its bytes belong to the open block. */
+HANDLER(on_every)
+{
+	struct profile *p = arg;
+	struct session *s = cur(p);
+
+	if (v->version < 2 || v->r->h.type == OPF_SESSION)
+		return 0;
+	if (s->open_writer < 0) {
+		if (!s->outside++)
+			s->outside_off = v->off;
+		return 0;
+	}
+	s->writers[s->open_writer].b[s->writers[s->open_writer].n - 1].bytes += v->len;
+	return 0;
+}
+
+HANDLER(on_unknown)
 {
 	struct profile *p = arg;
 	uint16_t type = v->r->h.type;
 
-	(void)err;
-	(void)errlen;
 	p->unknown++;
 	for (uint32_t i = 0; i < p->nunknown_types; i++)
 		if (p->unknown_types[i] == type)
@@ -245,15 +344,30 @@ const struct opf_sink profile_sink = {
 		[OPF_SNAPSHOT] = on_snapshot,
 		[OPF_PAUSE] = on_mark,
 		[OPF_RESUME] = on_mark,
+		[OPF_BLOCK] = on_block,
+		[OPF_DROP] = on_drop,
 	},
 	.unknown = on_unknown,
+	.every = on_every,
 	.flush = on_flush,
 };
+
+static void session_free(struct session *s)
+{
+	for (uint32_t w = 0; s->writers && w <= s->hdr.ncores; w++)
+		free(s->writers[w].b);
+	for (uint32_t d = 0; d < s->ndumps; d++)
+		free(s->dumps[d].samples);
+	free(s->writers);
+	free(s->dumps);
+	free(s->drops);
+	free(s->cores);
+}
 
 void profile_free(struct profile *p)
 {
 	for (uint32_t i = 0; i < p->nsess; i++)
-		free(p->sess[i].cores);
+		session_free(&p->sess[i]);
 	free(p->sess);
 	free(p->threads);
 	free(p->thr);
@@ -277,6 +391,38 @@ double session_seconds(const struct session *s)
 	if (!s->hdr.tsc_hz || end < s->hdr.start_tsc)
 		return -1;
 	return (double)(end - s->hdr.start_tsc) / (double)s->hdr.tsc_hz;
+}
+
+const struct dump *profile_dump(const struct profile *p, uint64_t seq)
+{
+	for (uint32_t i = 0; i < p->nsess; i++)
+		for (uint32_t d = 0; d < p->sess[i].ndumps; d++)
+			if (p->sess[i].dumps[d].seq == seq)
+				return &p->sess[i].dumps[d];
+	return NULL;
+}
+
+uint64_t profile_dumps(const struct profile *p)
+{
+	uint64_t n = 0;
+
+	for (uint32_t i = 0; i < p->nsess; i++)
+		n += p->sess[i].ndumps;
+	return n;
+}
+
+uint64_t session_pauses(const struct session *s, uint64_t *paused_tsc)
+{
+	uint64_t n = 0;
+
+	*paused_tsc = 0;
+	for (uint32_t k = 0; k < s->hdr.ncores; k++) {
+		if (s->cores[k].pauses > n)
+			n = s->cores[k].pauses;
+		if (s->cores[k].paused_tsc > *paused_tsc)
+			*paused_tsc = s->cores[k].paused_tsc;
+	}
+	return n;
 }
 
 uint64_t core_lost(const struct core_acct *c, int reason)

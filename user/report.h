@@ -16,6 +16,7 @@ struct options {
 	const char *file;
 	const char *kernel;	/* -k, or NULL for the default */
 	long limit;		/* -n: most rows (or blocks, or symbols); -1 for all */
+	long snapshot;		/* --snapshot N; 0: every sample */
 	int inclusive, cpu, thread, lines, callgraph, folded, stats, bench_stats;
 	int symbols, header, need_elf;	/* derived by plan() in opreport.c */
 	const char *flame;	/* --flame FILE.svg */
@@ -56,8 +57,15 @@ int report_lines(const struct ctx *c, FILE *out);
 int report_callgraph(const struct ctx *c, FILE *out);
 int report_folded(const struct ctx *c, FILE *out);
 
-/* Returns 0 when conservation holds (or cannot be checked: incomplete stream), 3 if not. */
+/* Returns 0 when conservation holds, 3 if not, 4 when the stream is incomplete and what it
+ * holds adds up; -1 when out of memory. */
 int report_stats(const struct ctx *c, FILE *out);
+
+/* audit.c: the conservation check of session si, findings printed to out (NULL: none);
+ * core_fail (NULL, or ncores bytes) gets 1 for each core a check about it failed. */
+enum { AUDIT_FAIL = 1, AUDIT_INCOMPLETE = 2 };
+int audit_session(const struct profile *p, uint32_t si, FILE *out, uint8_t *core_fail);
+int audit_profile(const struct profile *p);	/* AUDIT_* over every session */
 /* 1 when some complete core violates the conservation rule (for warnings outside --stats). */
 int conservation_failed(const struct profile *p);
 /* " no OPF_SESSION_END; no OPF_CORE_END for core 0,1;" for each session that lacks them. */

@@ -87,7 +87,7 @@ static int grow(struct stacks *t)
 
 static inline int same(const struct stack *s, const struct stack_pending *p)
 {
-	if (s->tid != p->tid || s->naddr != p->nframes + 1 || s->addr[0] != p->pc)
+	if (s->tid != p->tid || s->naddr != p->nframes + 1 || s->addr[0] != p->pc || s->cut != p->cut)
 		return 0;
 	for (uint16_t i = 0; i < p->nframes; i++)
 		if (s->addr[1 + i] != load64(p->frames + 8 * i))
@@ -116,6 +116,8 @@ static int add_one(struct stacks *t, const struct stack_pending *p)
 	s->naddr = (uint16_t)(p->nframes + 1);
 	s->nfids = 0;
 	s->fids = NULL;
+	s->cut = p->cut;
+	s->pad = 0;
 	s->addr[0] = p->pc;
 	memcpy(s->addr + 1, p->frames, 8u * p->nframes);
 	memset(stack_cores(s), 0, 8u * t->ncores);
@@ -156,16 +158,17 @@ int stacks_flush(struct stacks *t)
 	return 0;
 }
 
-int stacks_add(struct stacks *t, uint32_t tid, uint16_t core, uint64_t pc, const uint8_t *frames,
-	       uint16_t nframes)
+int stacks_add(struct stacks *t, uint32_t tid, uint16_t core, uint32_t cut, uint64_t pc,
+	       const uint8_t *frames, uint16_t nframes)
 {
-	uint64_t h = mix(mix(0x243f6a8885a308d3ULL, (uint64_t)tid << 16 | nframes), pc);
+	uint64_t h = mix(mix(0x243f6a8885a308d3ULL, (uint64_t)cut << 48 | (uint64_t)tid << 16 | nframes),
+			 pc);
 
 	for (uint16_t i = 0; i < nframes; i++)
 		h = mix(h, load64(frames + 8 * i));
 	h = finish(h);
 	__builtin_prefetch(&t->tab[h & t->mask]);
-	t->batch[t->nbatch++] = (struct stack_pending){ h, pc, frames, tid, core, nframes };
+	t->batch[t->nbatch++] = (struct stack_pending){ h, pc, frames, tid, core, nframes, cut };
 	if (t->nbatch == STACK_BATCH)
 		return stacks_flush(t);
 	return 0;

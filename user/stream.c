@@ -195,7 +195,7 @@ static long record(struct opf_parser *p, const uint8_t *r, const struct opf_rec 
 
 	if (!k) {
 		a.h = *h;
-		return deliver(p, p->sink->unknown, &v);
+		return deliver(p, p->sink->unknown, &v) ? -1 : deliver(p, p->sink->every, &v);
 	}
 	uint32_t min = k->min[p->version >= 2 ? 1 : 0];
 	if (h->len < min)
@@ -209,7 +209,7 @@ static long record(struct opf_parser *p, const uint8_t *r, const struct opf_rec 
 		return -1;
 	if (k->core_width && check_core(p, &v, core_at(&a, k)))
 		return -1;
-	if (deliver(p, p->sink->on[h->type], &v))
+	if (deliver(p, p->sink->on[h->type], &v) || deliver(p, p->sink->every, &v))
 		return -1;
 	if (h->type == OPF_SESSION) {
 		p->have_session = 1;

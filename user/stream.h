@@ -62,6 +62,7 @@ typedef int (*opf_handler)(void *arg, const struct opf_view *v, char *err, size_
 struct opf_sink {
 	opf_handler on[OPF_NTYPES];	/* by record type; NULL ignores the type */
 	opf_handler unknown;		/* records of a type this reader does not know */
+	opf_handler every;		/* after the type's handler, for every record */
 	/* Called before opf_feed returns successfully: the buffer it was given may be reused
 	 * after this, so a sink holding pointers into it (frames) must be done with them. */
 	int (*flush)(void *arg);

@@ -82,12 +82,13 @@ size_t sym_build_id(struct symbols *s, const uint8_t **id)
 	return (size_t)n;
 }
 
-/* Function id for key (a symbol start, or a raw address), creating it named name. */
+/* Function id for key (resolved 1: a symbol start; 0: a raw address; 2: the synthetic
+ * "[truncated]" root), creating it named name. */
 static uint32_t func_for(struct symbols *s, uint64_t key, const char *name, int resolved)
 {
 	/* Symbolized and raw functions live in one table; raw keys get a tag bit pattern
 	 * mixed in so a raw address never collides with a symbol start. */
-	uint64_t k = resolved ? key : ~key;
+	uint64_t k = resolved == 1 ? key : resolved ? UINT64_MAX - 1 : ~key;
 	uint64_t *v = u64map_get(&s->start2func, k);
 
 	if (!v)
@@ -113,7 +114,7 @@ static uint32_t func_for(struct symbols *s, uint64_t key, const char *name, int 
 	if (!f->name)
 		return UINT32_MAX;
 	f->start = key;
-	f->resolved = resolved;
+	f->resolved = resolved == 1;
 	*v = ++s->nfuncs;
 	return s->nfuncs - 1;
 }
@@ -212,10 +213,15 @@ int sym_resolve(struct symbols *s, struct stacks *t)
 		struct stack *st = t->list[i];
 
 		free(st->fids);
-		st->fids = malloc(st->naddr * sizeof(*st->fids));
+		st->fids = malloc((st->naddr + 1u) * sizeof(*st->fids));
 		if (!st->fids)
 			return -1;
 		st->nfids = st->naddr;
+		if (st->cut) {
+			st->fids[st->nfids] = func_for(s, 0, "[truncated]", 2);
+			if (st->fids[st->nfids++] == UINT32_MAX)
+				return -1;
+		}
 		for (uint16_t j = 0; j < st->naddr; j++) {
 			uint64_t a = st->addr[j];
 
