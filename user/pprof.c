@@ -2,7 +2,9 @@
  * pprof.c: writes the profile as a gzipped profile.proto (perftools.profiles.Profile) with a
  * hand-rolled protobuf encoder. One Sample per (unique stack, core) with values
  * [samples/count, cpu/nanoseconds] and labels thread, tid and core; one Location per distinct
- * lookup address with its function and DWARF line; one Mapping for the kernel. Called by
+ * lookup address with one Line per frame there (inlined functions first, as pprof wants),
+ * plus a "[truncated]" Location at the root of cut stacks; one Mapping for the kernel, with
+ * the stream's build-id when the ELF is missing. Called by
  * opreport.c for --pprof.
  */
 #include <inttypes.h>
@@ -19,7 +21,7 @@ enum {
 	P_PERIOD = 12, P_COMMENT = 13,
 	VT_TYPE = 1, VT_UNIT = 2,
 	S_LOCATION_ID = 1, S_VALUE = 2, S_LABEL = 3,
-	L_KEY = 1, L_STR = 2, L_NUM = 3,
+	L_KEY = 1, L_STR = 2, L_NUM = 3, L_NUM_UNIT = 4,
 	M_ID = 1, M_START = 2, M_LIMIT = 3, M_OFFSET = 4, M_FILENAME = 5, M_BUILD_ID = 6,
 	M_HAS_FUNCTIONS = 7, M_HAS_FILENAMES = 8, M_HAS_LINES = 9,
 	LOC_ID = 1, LOC_MAPPING = 2, LOC_ADDRESS = 3, LOC_LINE = 4,
@@ -156,41 +158,76 @@ struct pp {
 	uint64_t period;		/* ns per sample at the session's rate */
 	uint64_t lo, hi;		/* addresses seen */
 	uint64_t k_thread, k_tid, k_core;	/* label keys */
+	uint64_t k_unit;		/* the unit of the numeric labels */
+	uint64_t trunc_loc;		/* location id of [truncated], 0 until needed */
+	uint64_t extra_locs;
 };
 
-/* A numeric label; num 0 is meaningful (core 0, tid 0), so it is written even when 0. */
+/*
+ * A numeric label. num 0 is meaningful (core 0, tid 0) but proto3 cannot tell it from absent,
+ * and pprof drops a label whose num and num_unit are both 0: so every numeric label names a
+ * unit, and core 0 and tid 0 stay visible in -tags and match -tagfocus=core=0.
+ */
 static void num_label(struct pp *w, uint64_t key, uint64_t num)
 {
 	f_int(&w->sub, L_KEY, key);
 	varint(&w->sub, (uint64_t)L_NUM << 3);
 	varint(&w->sub, num);
+	f_int(&w->sub, L_NUM_UNIT, w->k_unit);
 	f_msg(&w->m, S_LABEL, &w->sub);
 }
 
-/* The location id of stack address j, writing the Location when it is new. */
+/* One Line per frame at the address, innermost first, as pprof wants inlined calls. */
+static int location_lines(struct pp *w, uint64_t la, uint64_t raw)
+{
+	const struct frame *f;
+	uint32_t n = sym_frames(w->c->sym, la, raw, &f);
+
+	for (uint32_t i = 0; i < n; i++) {
+		w->funcs_used[f[i].fid] = 1;
+		f_int(&w->sub, LN_FUNCTION, f[i].fid + 1);
+		f_int(&w->sub, LN_LINE, (uint64_t)(f[i].line > 0 ? f[i].line : 0));
+		f_msg(&w->m, LOC_LINE, &w->sub);
+	}
+	return n ? 0 : -1;
+}
+
+/* The location id of stack address j, writing the Location when it is new; 0: no memory. */
 static uint64_t location(struct pp *w, const struct stack *s, uint16_t j)
 {
 	uint64_t a = s->addr[j], la = j && a ? a - 1 : a;
 	uint64_t *id = u64map_get(&w->locs, la);
-	const char *file = NULL;
-	int line = 0;
 
 	if (!id || *id)
 		return id ? *id : 0;
 	*id = w->locs.n;
-	w->funcs_used[s->fids[j]] = 1;
 	w->lo = a < w->lo ? a : w->lo;
 	w->hi = a > w->hi ? a : w->hi;
-	if (sym_line(w->c->sym, la, &file, &line))
-		line = 0;
-	f_int(&w->sub, LN_FUNCTION, s->fids[j] + 1);
-	f_int(&w->sub, LN_LINE, (uint64_t)line);
 	f_int(&w->m, LOC_ID, *id);
 	f_int(&w->m, LOC_MAPPING, 1);
 	f_int(&w->m, LOC_ADDRESS, a);
-	f_msg(&w->m, LOC_LINE, &w->sub);
+	if (location_lines(w, la, a))
+		return 0;
 	f_msg(&w->body, P_LOCATION, &w->m);
 	return *id;
+}
+
+/* The synthetic root of cut stacks: a Location with no address, whose Line is [truncated]. */
+static uint64_t truncated_location(struct pp *w)
+{
+	uint32_t fid = sym_truncated(w->c->sym);
+
+	if (fid == UINT32_MAX)
+		return 0;
+	if (!w->trunc_loc) {
+		w->trunc_loc = ++w->extra_locs + UINT32_MAX;	/* above every address's id */
+		w->funcs_used[fid] = 1;
+		f_int(&w->m, LOC_ID, w->trunc_loc);
+		f_int(&w->sub, LN_FUNCTION, fid + 1);
+		f_msg(&w->m, LOC_LINE, &w->sub);
+		f_msg(&w->body, P_LOCATION, &w->m);
+	}
+	return w->trunc_loc;
 }
 
 /* One Sample of stack s on core k: its locations (in w->packed), values and labels. */
@@ -233,6 +270,13 @@ static int samples(struct pp *w)
 				return -1;
 			varint(&w->packed, id);
 		}
+		if (s->cut) {
+			uint64_t id = truncated_location(w);
+
+			if (!id)
+				return -1;
+			varint(&w->packed, id);
+		}
 		for (uint32_t k = 0; k < w->c->ncores; k++)
 			if (stack_cores(s)[k])
 				sample(w, s, tname, k);
@@ -245,11 +289,16 @@ static int samples(struct pp *w)
 static void mapping(struct pp *w)
 {
 	struct symbols *sym = w->c->sym;
+	const struct opf_session *h0 = &w->c->p->sess[0].hdr;
 	uint64_t lo = w->lo, hi = w->hi;
 	const uint8_t *id;
 	size_t n = sym_build_id(sym, &id);
 	char hex[2 * OPF_MAX_BUILD_ID + 1] = "";
 
+	if (!n) {	/* no ELF (or none with an id): the kernel the stream names */
+		id = h0->build_id;
+		n = h0->build_id_len;
+	}
 	if (sym->mod) {
 		lo = sym->low < lo ? sym->low : lo;
 		hi = sym->high > hi ? sym->high : hi + 1;
@@ -286,7 +335,10 @@ static void functions(struct pp *w)
 		f_int(&w->m, F_ID, f + 1);
 		f_int(&w->m, F_NAME, intern(&w->t, fn->name));
 		f_int(&w->m, F_SYSTEM_NAME, intern(&w->t, fn->name));
-		if (fn->resolved && !sym_line(sym, fn->start, &file, &line)) {
+		if (fn->decl_line && fn->decl_file) {	/* where DWARF says it is declared */
+			f_int(&w->m, F_FILENAME, intern(&w->t, fn->decl_file));
+			f_int(&w->m, F_START_LINE, (uint64_t)fn->decl_line);
+		} else if (fn->resolved && !sym_line(sym, fn->start, &file, &line)) {
 			f_int(&w->m, F_FILENAME, intern(&w->t, file));
 			f_int(&w->m, F_START_LINE, (uint64_t)line);
 		}
@@ -349,6 +401,7 @@ int report_pprof(const struct ctx *c, const char *path)
 	w.k_thread = intern(&w.t, "thread");
 	w.k_tid = intern(&w.t, "tid");
 	w.k_core = intern(&w.t, "core");
+	w.k_unit = intern(&w.t, "id");
 	if (samples(&w))
 		goto out;
 	mapping(&w);
