@@ -92,7 +92,7 @@ static int count_edges(const struct ctx *c, struct u64map *m)
 			uint64_t *cnt = u64map_get(m, (uint64_t)from << 32 | to);
 			if (!cnt)
 				return -1;
-			*cnt += s->total;
+			*cnt += stack_value(c, s);
 		}
 	}
 	return 0;
@@ -156,8 +156,8 @@ int report_callgraph(const struct ctx *c, FILE *out)
 	if (count_edges(c, &m) || sort_edges(c, &m, &e) || !(v = ctx_ranked(c, c->incl, &n)))
 		goto out;
 	n = ctx_limit(c, n);
-	fprintf(out, " samples       %%  symbol (callers above, [self] and callees below; "
-		"indented %% are of the function's inclusive samples)\n");
+	fprintf(out, " %s       %%  symbol (callers above, [self] and callees below; "
+		"indented %% are of the function's inclusive %s)\n", ctx_unit(c), ctx_unit(c));
 	for (uint32_t i = 0; i < n; i++)
 		block(c, &e, v[i], out);
 	if (n)

@@ -46,13 +46,16 @@ int ctx_aggregate(struct ctx *c)
 		free(stamp);
 		return -1;
 	}
-	c->total = 0;
+	c->total = c->samples = c->periods = 0;
 	for (size_t i = 0; i < t->n; i++) {
 		struct stack *s = t->list[i];
-		const uint64_t *pc = stack_cores(s);
+		const uint64_t *pc = stack_values(c, s);
+		uint64_t v = stack_value(c, s);
 
-		c->total += s->total;
-		c->self[s->fids[0]] += s->total;
+		c->samples += s->total;
+		c->periods += s->weight;
+		c->total += v;
+		c->self[s->fids[0]] += v;
 		add_cores(c->self_core, s->fids[0], pc, nc);
 		for (uint16_t j = 0; j < s->nfids; j++) {
 			uint32_t f = s->fids[j];
@@ -60,7 +63,7 @@ int ctx_aggregate(struct ctx *c)
 			if (stamp[f] == i + 1)
 				continue;	/* recursion: count once per sample */
 			stamp[f] = (uint32_t)(i + 1);
-			c->incl[f] += s->total;
+			c->incl[f] += v;
 			add_cores(c->incl_core, f, pc, nc);
 		}
 	}

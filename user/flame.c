@@ -46,7 +46,8 @@ static struct fstack *merged(const struct ctx *c, size_t *nout)
 	if (!v)
 		return NULL;
 	for (size_t i = 0; i < t->n; i++)
-		v[i] = (struct fstack){ t->list[i]->fids, t->list[i]->nfids, t->list[i]->total };
+		v[i] = (struct fstack){ t->list[i]->fids, t->list[i]->nfids,
+					stack_value(c, t->list[i]) };
 	fl_funcs = c->sym->funcs;
 	qsort(v, t->n, sizeof(*v), by_names);
 	for (size_t i = 0; i < t->n; i++) {
@@ -154,7 +155,8 @@ static void emit(const struct ctx *c, FILE *out, const struct node *nd, uint64_t
 	xml(out, name);
 	fprintf(out, "\"><title>");
 	xml(out, name);
-	fprintf(out, " (%" PRIu64 " samples, %.2f%%)</title>", nd->count, pct(nd->count, c->total));
+	fprintf(out, " (%" PRIu64 " %s, %.2f%%)</title>", nd->count, ctx_unit(c),
+		pct(nd->count, c->total));
 	fprintf(out, "<rect x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"%d\" rx=\"2\" "
 		"fill=\"rgb(%u,%u,%u)\"/>", x, y, w, FRAME_H - 1, 205 + h % 50, (h >> 8) % 230,
 		(h >> 16) % 55);
@@ -277,8 +279,8 @@ static void svg_head(const struct ctx *c, double height, FILE *out)
 	fprintf(out, "<text x=\"%.0f\" y=\"20\" text-anchor=\"middle\" "
 		"style=\"font-size: 16px\">Flame graph: ", SVG_W / 2);
 	xml(out, c->o->file);
-	fprintf(out, " (%" PRIu64 " samples; click a frame to zoom, the background to reset)"
-		"</text>\n", c->total);
+	fprintf(out, " (%" PRIu64 " %s; click a frame to zoom, the background to reset)"
+		"</text>\n", c->total, ctx_unit(c));
 }
 
 int report_flame(const struct ctx *c, const char *path)

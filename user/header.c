@@ -169,7 +169,11 @@ int report_header(const struct ctx *c, FILE *out)
 		fprintf(out, "Duration:    %.3f s\n", t.seconds);
 	else
 		fprintf(out, "Duration:    unknown (tsc_hz is 0)\n");
-	fprintf(out, "Samples:     %" PRIu64 "\n", c->total);
+	fprintf(out, "Samples:     %" PRIu64 "\n", c->samples);
+	fprintf(out, "Periods:     %" PRIu64 " (each sample weighs the periods since its core's "
+		"previous one)\n", c->periods);
+	fprintf(out, "Weight:      %s%s\n", ctx_unit(c), c->o->by_samples ? " (--weight samples)" :
+		" (--weight samples counts samples)");
 	if (c->o->snapshot)
 		snapshot_line(c, out);
 	loss_lines(&t, out);

@@ -51,7 +51,7 @@ static int pc_counts(const struct ctx *c, const uint32_t *rank, struct u64map *p
 			continue;
 		if (!(cnt = u64map_get(pcs, s->addr[0])))
 			return -1;
-		*cnt += s->total;
+		*cnt += stack_value(c, s);
 	}
 	return 0;
 }
@@ -99,7 +99,8 @@ static int fold_pcs(const struct ctx *c, const struct u64map *pcs, struct lines 
 
 static void print_rows(const struct ctx *c, const uint32_t *v, const struct lines *l, FILE *out)
 {
-	fprintf(out, " samples       %%  symbol, then its hottest source lines (%% of its samples)\n");
+	fprintf(out, " %s       %%  symbol, then its hottest source lines (%% of its %s)\n",
+		ctx_unit(c), ctx_unit(c));
 	for (size_t r = 0; r < l->n; r++) {
 		const struct lrow *row = &l->rows[r];
 		uint32_t f = v[row->func];

@@ -41,6 +41,8 @@ static void usage(FILE *f)
 		"      --stats         session and per-core accounting; exit 3 if it does not add up,\n"
 		"                      4 if the stream is incomplete\n"
 		"      --snapshot N    report flight-recorder dump N alone\n"
+		"      --weight W      periods (default: each sample weighs the time since its\n"
+		"                      core's previous one) or samples (raw counts)\n"
 		"  -h, --help          this text\n"
 		"\n"
 		"Without a report option the flat profile (self samples per symbol) is printed.\n"
@@ -49,7 +51,7 @@ static void usage(FILE *f)
 }
 
 /* What a command-line option does: set a flag, take a path, or something of its own. */
-enum opt_kind { OK_FLAG, OK_PATH, OK_LIMIT, OK_HELP, OK_KERNEL, OK_SNAPSHOT };
+enum opt_kind { OK_FLAG, OK_PATH, OK_LIMIT, OK_HELP, OK_KERNEL, OK_SNAPSHOT, OK_WEIGHT };
 
 struct opt_row {
 	const char *name;
@@ -74,13 +76,14 @@ static const struct opt_row opt_rows[] = {
 	{ "pprof", 0, PATH(pprof) },
 	{ "stats", 0, FLAG(stats) },
 	{ "snapshot", 0, OK_SNAPSHOT, 0 },
+	{ "weight", 0, OK_WEIGHT, 0 },
 	{ "bench-stats", 0, FLAG(bench_stats) },	/* hidden: timing for the bench */
 };
 #define NOPTS (sizeof(opt_rows) / sizeof(opt_rows[0]))
 
 static int takes_arg(enum opt_kind k)
 {
-	return k == OK_PATH || k == OK_LIMIT || k == OK_KERNEL || k == OK_SNAPSHOT;
+	return k != OK_FLAG && k != OK_HELP;
 }
 
 /* getopt_long's table and short option string from opt_rows; row i answers 256 + i. */
@@ -137,6 +140,13 @@ static int apply(const struct opt_row *r, const char *arg, struct options *o)
 	case OK_SNAPSHOT: return parse_count(arg, 1, &o->snapshot, "--snapshot",
 					     "a dump number (1, 2, ...)");
 	case OK_HELP: usage(stdout); exit(0);
+	case OK_WEIGHT:
+		if (strcmp(arg, "periods") && strcmp(arg, "samples")) {
+			fprintf(stderr, "opreport: --weight is periods or samples, not '%s'\n", arg);
+			return 2;
+		}
+		o->by_samples = !strcmp(arg, "samples");
+		return 0;
 	}
 	return 2;
 }

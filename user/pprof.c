@@ -1,7 +1,9 @@
 /*
  * pprof.c: writes the profile as a gzipped profile.proto (perftools.profiles.Profile) with a
  * hand-rolled protobuf encoder. One Sample per (unique stack, core) with values
- * [samples/count, cpu/nanoseconds] and labels thread, tid and core; one Location per distinct
+ * [samples/count, cpu/nanoseconds], the second the periods the samples stand for (each
+ * sample weighs the time since its core's previous one) times the session's period, and
+ * labels thread, tid and core; one Location per distinct
  * lookup address with one Line per frame there (inlined functions first, as pprof wants),
  * plus a "[truncated]" Location at the root of cut stacks; one Mapping for the kernel, with
  * the stream's build-id when the ELF is missing. Called by
@@ -234,11 +236,12 @@ static uint64_t truncated_location(struct pp *w)
 static void sample(struct pp *w, const struct stack *s, const char *tname, uint32_t k)
 {
 	uint64_t cnt = stack_cores((struct stack *)s)[k];
+	uint64_t periods = stack_cores((struct stack *)s)[w->c->ncores + k];
 	struct pb vals = { 0 };
 
 	f_bytes(&w->m, S_LOCATION_ID, w->packed.b, w->packed.n);
 	varint(&vals, cnt);
-	varint(&vals, cnt * w->period);
+	varint(&vals, periods * w->period);	/* the time the samples stand for */
 	f_bytes(&w->m, S_VALUE, vals.b, vals.n);
 	w->m.oom |= vals.oom;
 	free(vals.b);

@@ -72,7 +72,11 @@ static int new_session(struct profile *p, const struct opf_view *v)
 	s->cores = calloc(h->ncores, sizeof(*s->cores));
 	s->writers = calloc(h->ncores + 1, sizeof(*s->writers));
 	p->nsess++;
-	return s->cores && s->writers ? 0 : -1;
+	if (!s->cores || !s->writers)
+		return -1;
+	for (uint32_t k = 0; k < h->ncores; k++)
+		s->cores[k].hz = h->hz;
+	return 0;
 }
 
 HANDLER(on_session)
@@ -91,6 +95,23 @@ HANDLER(on_session)
 			return -1;
 	}
 	return new_session(p, v);
+}
+
+/*
+ * The periods a sample stands for: the time since its core's previous sample in periods of the
+ * core's current rate, rounded, at least 1; more than 1 when ticks were missed (interrupts held
+ * off, or the virtual CPU not running), which counting samples would under-weigh. The first
+ * sample of a core, and the first after a pause or a gap in its blocks (dropped, overwritten,
+ * or gone to another reader), weighs 1: the time before it was not sampled, not missed.
+ */
+static uint64_t sample_weight(const struct session *s, struct core_acct *c, uint64_t tsc)
+{
+	uint64_t period = c->hz ? s->hdr.tsc_hz / c->hz : 0, w = 1;
+
+	if (c->prev_tsc && period && tsc > c->prev_tsc)
+		w = (tsc - c->prev_tsc + period / 2) / period;
+	c->prev_tsc = tsc;
+	return w ? w : 1;
 }
 
 /* Count a sample in the block and the dump it belongs to; 1 if it goes to the report. */
@@ -121,14 +142,18 @@ HANDLER(on_sample)
 	c->depth_cut += (h->h.flags & OPF_F_DEPTH) != 0;
 	c->idle += (h->h.flags & OPF_F_IDLE) != 0;
 	c->irqoff += (h->h.flags & OPF_F_IRQOFF) != 0;
+	uint64_t w = sample_weight(s, c, h->tsc);
+
+	c->periods += w;
 	saw_tsc(p, h->tsc);
 	if (s->have_end)
 		s->after_end++;
 	p->samples++;
+	p->periods += w;
 	if (!sample_place(p, s, h->core))
 		return 0;
 	p->reported++;
-	return stacks_add(&p->stacks, h->tid, h->core, stack_cut(h->h.flags), h->pc, v->tail,
+	return stacks_add(&p->stacks, h->tid, h->core, stack_cut(h->h.flags), w, h->pc, v->tail,
 			  h->nframes);
 }
 
@@ -201,6 +226,7 @@ HANDLER(on_throttle)
 	p->thr[p->nthr].session = p->nsess - 1;
 	p->thr[p->nthr].t = *t;
 	p->nthr++;
+	cur(p)->cores[t->core].hz = t->new_hz;	/* the periods of its next samples */
 	saw_tsc(p, t->tsc);
 	return 0;
 }
@@ -241,6 +267,7 @@ HANDLER(on_snapshot)
 
 static void core_mark(struct core_acct *c, uint16_t type, uint64_t tsc)
 {
+	c->prev_tsc = 0;	/* no weight spans a pause */
 	if (type == OPF_PAUSE && !c->paused) {
 		c->paused = 1;
 		c->pauses++;
@@ -275,6 +302,14 @@ HANDLER(on_block)
 
 	if (room_for((void **)&w->b, w->n, sizeof(*w->b)))
 		return -1;
+	if (wi < s->hdr.ncores) {	/* no weight spans a gap in the core's blocks */
+		struct core_acct *c = &s->cores[wi];
+
+		if (c->have_seq && b->seq != c->last_seq + 1)
+			c->prev_tsc = 0;
+		c->last_seq = b->seq;
+		c->have_seq = 1;
+	}
 	w->b[w->n++] = (struct blk){ b->seq, v->off, b->samples, b->bytes, 0, 0, 0, b->h.flags };
 	s->open_writer = (int32_t)wi;
 	return 0;

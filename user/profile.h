@@ -22,6 +22,11 @@ struct core_acct {
 	uint64_t drop_blocks, drop_samples;	/* sums of OPF_DROP records */
 	uint64_t pauses, paused_tsc, pause_at;	/* this core's marks (format 1: all cores') */
 	int paused;
+	uint64_t prev_tsc;			/* its previous sample's, 0: none to weigh from */
+	uint32_t hz;				/* its rate now (throttle records change it) */
+	uint64_t last_seq;			/* format 2: its latest block's seq */
+	int have_seq;
+	uint64_t periods;			/* the periods its samples stand for */
 	int have_end;
 	struct opf_core_end end;		/* valid if have_end */
 };
@@ -99,6 +104,7 @@ struct profile {
 	uint32_t ncores;		/* of the first session; later ones must agree */
 	struct stacks stacks;
 	uint64_t samples;		/* all OPF_SAMPLE records */
+	uint64_t periods;		/* the sampling periods they stand for */
 	struct thread_name *threads;
 	uint32_t nthreads;
 	struct throttle_ev *thr;

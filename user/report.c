@@ -36,7 +36,7 @@ int report_symbols(const struct ctx *c, FILE *out)
 	if (!v)
 		return -1;
 	n = ctx_limit(c, n);
-	fprintf(out, "%s samples       %%", c->o->inclusive ? "incl." : "");
+	fprintf(out, "%s %s       %%", c->o->inclusive ? "incl." : "", ctx_unit(c));
 	if (c->o->cpu)
 		cpu_header(c->ncores, out);
 	fprintf(out, "  symbol\n");
@@ -93,9 +93,9 @@ static int thread_rows(const struct ctx *c, struct trow **rows, uint32_t *nrows)
 			break;
 		}
 		r = &(*rows)[*v - 1];
-		r->n += s->total;
+		r->n += stack_value(c, s);
 		for (uint32_t k = 0; k < c->ncores; k++)
-			r->core[k] += stack_cores(s)[k];
+			r->core[k] += stack_values(c, s)[k];
 	}
 	u64map_free(&m);
 	return rc;
@@ -111,7 +111,7 @@ int report_threads(const struct ctx *c, FILE *out)
 	if (!rc) {
 		if (nrows)
 			qsort(rows, nrows, sizeof(*rows), by_thread);
-		fprintf(out, " samples       %%       tid");
+		fprintf(out, " %s       %%       tid", ctx_unit(c));
 		if (c->o->cpu)
 			cpu_header(c->ncores, out);
 		fprintf(out, "  thread\n");

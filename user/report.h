@@ -17,6 +17,7 @@ struct options {
 	const char *kernel;	/* -k, or NULL for the default */
 	long limit;		/* -n: most rows (or blocks, or symbols); -1 for all */
 	long snapshot;		/* --snapshot N; 0: every sample */
+	int by_samples;		/* --weight samples: count samples, not the periods they stand for */
 	int inclusive, cpu, thread, lines, callgraph, folded, stats, bench_stats;
 	int symbols, header, need_elf;	/* derived by plan() in opreport.c */
 	const char *flame;	/* --flame FILE.svg */
@@ -29,12 +30,30 @@ struct ctx {
 	struct symbols *sym;
 	const char *kernel_path;	/* ELF actually used, NULL for raw addresses */
 	uint32_t ncores, nfuncs;
-	uint64_t total;		/* samples */
+	uint64_t total;		/* what the report counts: periods, or samples (--weight) */
+	uint64_t samples, periods;	/* both totals of what is reported */
 	uint64_t *self;		/* per function: samples with it as the leaf (pc) */
 	uint64_t *incl;		/* per function: samples with it anywhere, once per sample */
 	uint64_t *self_core;	/* [f * ncores + c] */
 	uint64_t *incl_core;
 };
+
+/* What a report counts for stack s, in all and per core (periods, or samples). */
+static inline uint64_t stack_value(const struct ctx *c, const struct stack *s)
+{
+	return c->o->by_samples ? s->total : s->weight;
+}
+
+static inline const uint64_t *stack_values(const struct ctx *c, struct stack *s)
+{
+	return stack_cores(s) + (c->o->by_samples ? 0 : c->ncores);
+}
+
+/* "samples" or "periods": the unit of the counts, for column heads. */
+static inline const char *ctx_unit(const struct ctx *c)
+{
+	return c->o->by_samples ? "samples" : "periods";
+}
 
 /* Compute the per-function totals (symbols must be resolved). Returns 0 or -1 (no memory). */
 int ctx_aggregate(struct ctx *c);

@@ -31,4 +31,10 @@ make_streams() {
 		-S '4/t@1:5=spin@15' \
 		-S '100@1:0=idle_loop@42'
 	done
+
+	# Weights: core 0's 100 samples on time, core 1's 100 each 3 periods after the one
+	# before (2 ticks missed each time).
+	$gen -c 2 -r 1000 -o "$dir/weighted.opf" -t 11:0:spinner -t 12:1:matrix \
+		-S '100@0:11=main;kthread_entry;worker;spin@14' \
+		-S '100~3@1:12=main;kthread_entry;worker;matrix_mul;matrix_inner@22'
 }
