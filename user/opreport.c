@@ -38,6 +38,7 @@ static void usage(FILE *f)
 		"      --folded        folded stacks (root;...;leaf count) for flame graph tools\n"
 		"      --flame FILE    write an SVG flame graph\n"
 		"      --pprof FILE    write a gzipped pprof profile (profile.proto)\n"
+		"      --perf-data FILE  write a perf.data file for perf report, perf script, hotspot\n"
 		"      --stats         session and per-core accounting; exit 3 if it does not add up,\n"
 		"                      4 if the stream is incomplete\n"
 		"      --snapshot N    report flight-recorder dump N alone\n"
@@ -74,6 +75,7 @@ static const struct opt_row opt_rows[] = {
 	{ "folded", 0, FLAG(folded) },
 	{ "flame", 0, PATH(flame) },
 	{ "pprof", 0, PATH(pprof) },
+	{ "perf-data", 0, PATH(perf_data) },
 	{ "stats", 0, FLAG(stats) },
 	{ "snapshot", 0, OK_SNAPSHOT, 0 },
 	{ "weight", 0, OK_WEIGHT, 0 },
@@ -254,10 +256,11 @@ static void plan(struct options *o)
 {
 	int text = o->stats || o->thread || o->lines || o->callgraph || o->folded;
 
-	o->symbols = (!text && !o->flame && !o->pprof) || o->inclusive || (o->cpu && !o->thread);
+	o->symbols = (!text && !o->flame && !o->pprof && !o->perf_data) || o->inclusive ||
+		     (o->cpu && !o->thread);
 	o->header = o->symbols || o->thread || o->lines || o->callgraph;
 	/* --stats alone needs no symbols: do not go looking for an ELF. */
-	o->need_elf = o->header || o->folded || o->flame || o->pprof;
+	o->need_elf = o->header || o->folded || o->flame || o->pprof || o->perf_data;
 }
 
 /*
@@ -290,6 +293,7 @@ struct file_out {
 static const struct file_out files[] = {
 	{ offsetof(struct options, flame), report_flame },
 	{ offsetof(struct options, pprof), report_pprof },
+	{ offsetof(struct options, perf_data), report_perf },
 };
 
 static int wanted(const struct options *o, size_t off)
@@ -404,7 +408,12 @@ int main(int argc, char **argv)
 		return rc;
 	}
 	plan(&o);
+	if (o.perf_data && !(c.perf = perf_collect(&prof))) {
+		fprintf(stderr, "opreport: cannot write %s: no temporary file\n", o.perf_data);
+		return 1;
+	}
 	if ((rc = load(&o, &prof))) {
+		perf_free(c.perf);
 		profile_free(&prof);
 		return rc;
 	}
@@ -422,6 +431,7 @@ int main(int argc, char **argv)
 	if (o.bench_stats)
 		bench_stats(&prof, &sym, t0, t1);
 	ctx_free(&c);
+	perf_free(c.perf);
 	sym_close(&sym);
 	profile_free(&prof);
 	free(defk);

@@ -153,6 +153,8 @@ HANDLER(on_sample)
 	if (!sample_place(p, s, h->core))
 		return 0;
 	p->reported++;
+	if (p->hook && p->hook(p->hook_arg, s, h, v->tail, w))
+		return -1;
 	return stacks_add(&p->stacks, h->tid, h->core, stack_cut(h->h.flags), w, h->pc, v->tail,
 			  h->nframes);
 }

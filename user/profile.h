@@ -98,6 +98,12 @@ struct thread_name {
 	char name[OPF_MAX_NAME + 1];
 };
 
+struct session;
+
+/* Called for every reported sample with the periods it stands for (perf.c keeps them). */
+typedef int (*sample_hook)(void *arg, const struct session *s, const struct opf_sample *h,
+			   const uint8_t *frames, uint64_t weight);
+
 struct profile {
 	struct session *sess;
 	uint32_t nsess;
@@ -112,6 +118,8 @@ struct profile {
 	uint64_t unknown;		/* records of unknown type, skipped */
 	uint64_t snapshot;		/* --snapshot N: report dump N only; 0: every sample */
 	uint64_t reported;		/* samples in the report (all, or dump N's) */
+	sample_hook hook;		/* NULL, or called for each reported sample */
+	void *hook_arg;
 	uint16_t unknown_types[8];	/* the first distinct unknown types */
 	uint32_t nunknown_types;
 };

@@ -22,6 +22,7 @@ struct options {
 	int symbols, header, need_elf;	/* derived by plan() in opreport.c */
 	const char *flame;	/* --flame FILE.svg */
 	const char *pprof;	/* --pprof FILE.pb.gz */
+	const char *perf_data;	/* --perf-data FILE */
 };
 
 struct ctx {
@@ -36,6 +37,7 @@ struct ctx {
 	uint64_t *incl;		/* per function: samples with it anywhere, once per sample */
 	uint64_t *self_core;	/* [f * ncores + c] */
 	uint64_t *incl_core;
+	struct perf_samples *perf;	/* --perf-data: the samples kept while reading */
 };
 
 /* What a report counts for stack s, in all and per core (periods, or samples). */
@@ -93,5 +95,10 @@ void incomplete_status(const struct profile *p, FILE *out);
 /* Files: 0, or -1 (errno tells why when it was the file). */
 int report_flame(const struct ctx *c, const char *path);
 int report_pprof(const struct ctx *c, const char *path);
+int report_perf(const struct ctx *c, const char *path);
+
+/* perf.c: keep every reported sample of p for report_perf (installs p's hook). */
+struct perf_samples *perf_collect(struct profile *p);
+void perf_free(struct perf_samples *ps);
 
 #endif
