@@ -94,6 +94,8 @@ void incomplete_status(const struct profile *p, FILE *out);
 
 /* Files: 0, or -1 (errno tells why when it was the file). */
 int report_flame(const struct ctx *c, const char *path);
+/* --diff --flame: the new profile's graph coloured by change from base. */
+int report_diff_flame(const struct ctx *base, const struct ctx *c, const char *path);
 int report_pprof(const struct ctx *c, const char *path);
 int report_perf(const struct ctx *c, const char *path);
 
