@@ -339,8 +339,12 @@ static void svg_head(const struct svg *g)
 		fprintf(out, " to ");
 	}
 	xml(out, c->o->file);
-	fprintf(out, " (%" PRIu64 " %s%s; click a frame to zoom, the background to reset)</text>\n",
-		c->total, ctx_unit(c), g->base ? "; red grew, blue shrank" : "");
+	if (g->base)
+		fprintf(out, " (%" PRIu64 " %s; red grew, blue shrank)</text>\n", c->total,
+			ctx_unit(c));
+	else
+		fprintf(out, " (%" PRIu64 " %s; click a frame to zoom, the background to reset)"
+			"</text>\n", c->total, ctx_unit(c));
 	fprintf(out, "<foreignObject x=\"%.0f\" y=\"26\" width=\"260\" height=\"22\">"
 		"<input xmlns=\"http://www.w3.org/1999/xhtml\" id=\"search\" type=\"text\" "
 		"placeholder=\"Search (regexp; Ctrl-F)\" style=\"width: 240px\"/></foreignObject>\n",

@@ -24,6 +24,7 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: opreport [options] FILE\n"
+		"       opreport --diff [-k ELF] [-n N] [--weight W] [--flame F.svg] BASE NEW\n"
 		"Report a kernel profiler stream (from /dev/oprofile); FILE may be - for stdin\n"
 		"and may be gzip-compressed.\n"
 		"\n"
@@ -42,6 +43,8 @@ static void usage(FILE *f)
 		"      --stats         session and per-core accounting; exit 3 if it does not add up,\n"
 		"                      4 if the stream is incomplete\n"
 		"      --snapshot N    report flight-recorder dump N alone\n"
+		"      --diff          BASE NEW: per function, the change of its self and inclusive\n"
+		"                      share; with --flame, a differential flame graph\n"
 		"      --weight W      periods (default: each sample weighs the time since its\n"
 		"                      core's previous one) or samples (raw counts)\n"
 		"  -h, --help          this text\n"
@@ -77,6 +80,7 @@ static const struct opt_row opt_rows[] = {
 	{ "pprof", 0, PATH(pprof) },
 	{ "perf-data", 0, PATH(perf_data) },
 	{ "stats", 0, FLAG(stats) },
+	{ "diff", 0, FLAG(diff) },
 	{ "snapshot", 0, OK_SNAPSHOT, 0 },
 	{ "weight", 0, OK_WEIGHT, 0 },
 	{ "bench-stats", 0, FLAG(bench_stats) },	/* hidden: timing for the bench */
@@ -164,6 +168,23 @@ static int bad_option(int ch, char **argv)
 	return 2;
 }
 
+/* --diff BASE NEW: two files, and no report but the difference (and its flame graph). */
+static int diff_args(int argc, char **argv, struct options *o)
+{
+	if (argc - optind != 2) {
+		fprintf(stderr, "opreport: --diff wants two files, BASE and NEW\n");
+		return 2;
+	}
+	if (o->stats || o->thread || o->lines || o->callgraph || o->folded || o->pprof ||
+	    o->perf_data || o->inclusive || o->cpu || o->snapshot) {
+		fprintf(stderr, "opreport: --diff combines only with -k, -n, --weight and --flame\n");
+		return 2;
+	}
+	o->base = argv[optind];
+	o->file = argv[optind + 1];
+	return 0;
+}
+
 static int parse_args(int argc, char **argv, struct options *o)
 {
 	struct option lopts[NOPTS + 1];
@@ -181,6 +202,8 @@ static int parse_args(int argc, char **argv, struct options *o)
 		if ((rc = apply(r, optarg, o)))
 			return rc;
 	}
+	if (o->diff)
+		return diff_args(argc, argv, o);
 	if (argc - optind != 1) {
 		fprintf(stderr, "opreport: %s\n", argc - optind ? "only one FILE, please" :
 			"no FILE given");
@@ -260,7 +283,9 @@ static void plan(struct options *o)
 		     (o->cpu && !o->thread);
 	o->header = o->symbols || o->thread || o->lines || o->callgraph;
 	/* --stats alone needs no symbols: do not go looking for an ELF. */
-	o->need_elf = o->header || o->folded || o->flame || o->pprof || o->perf_data;
+	o->need_elf = o->header || o->folded || o->flame || o->pprof || o->perf_data || o->diff;
+	if (o->diff)
+		o->symbols = o->header = 0;
 }
 
 /*
@@ -393,6 +418,38 @@ static void bench_stats(const struct profile *prof, const struct symbols *sym, d
 		ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6, ru.ru_maxrss);
 }
 
+/*
+ * --diff: read BASE too, resolve it with NEW's symbols (so function ids agree), print the
+ * change per function and, with --flame, the differential graph. Returns the exit status.
+ */
+static int run_diff(struct ctx *c)
+{
+	struct options ob = *c->o;
+	struct profile bprof = { 0 };
+	struct ctx b = { .o = &ob, .p = &bprof, .sym = c->sym, .kernel_path = c->kernel_path };
+	int rc;
+
+	ob.file = c->o->base;
+	if ((rc = load(&ob, &bprof))) {
+		profile_free(&bprof);
+		return rc;
+	}
+	b.ncores = bprof.ncores;
+	rc = -1;
+	if (!sym_resolve(c->sym, &bprof.stacks) && !ctx_aggregate(c) && !ctx_aggregate(&b) &&
+	    !report_diff(&b, c, stdout))
+		rc = 0;
+	errno = 0;
+	if (!rc && c->o->flame && report_diff_flame(&b, c, c->o->flame)) {
+		fprintf(stderr, "opreport: cannot write %s%s%s\n", c->o->flame, errno ? ": " : "",
+			errno ? strerror(errno) : "");
+		rc = 1;
+	}
+	ctx_free(&b);
+	profile_free(&bprof);
+	return rc;
+}
+
 int main(int argc, char **argv)
 {
 	struct options o;
@@ -420,7 +477,7 @@ int main(int argc, char **argv)
 	t1 = now();
 	c.ncores = prof.ncores;
 	if (open_symbols(&c, &sym, &defk) || sym_resolve(&sym, &prof.stacks) ||
-	    ctx_aggregate(&c) || (rc = run_reports(&c)) < 0) {
+	    (o.diff ? (rc = run_diff(&c)) < 0 : ctx_aggregate(&c) || (rc = run_reports(&c)) < 0)) {
 		fprintf(stderr, "opreport: out of memory\n");
 		return 1;
 	}

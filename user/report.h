@@ -14,11 +14,12 @@
 
 struct options {
 	const char *file;
+	const char *base;	/* --diff BASE NEW: BASE (file is NEW) */
 	const char *kernel;	/* -k, or NULL for the default */
 	long limit;		/* -n: most rows (or blocks, or symbols); -1 for all */
 	long snapshot;		/* --snapshot N; 0: every sample */
 	int by_samples;		/* --weight samples: count samples, not the periods they stand for */
-	int inclusive, cpu, thread, lines, callgraph, folded, stats, bench_stats;
+	int inclusive, cpu, thread, lines, callgraph, folded, stats, bench_stats, diff;
 	int symbols, header, need_elf;	/* derived by plan() in opreport.c */
 	const char *flame;	/* --flame FILE.svg */
 	const char *pprof;	/* --pprof FILE.pb.gz */
@@ -98,6 +99,9 @@ int report_flame(const struct ctx *c, const char *path);
 int report_diff_flame(const struct ctx *base, const struct ctx *c, const char *path);
 int report_pprof(const struct ctx *c, const char *path);
 int report_perf(const struct ctx *c, const char *path);
+
+/* --diff: the change per function from base to c (both aggregated over one symbol table). */
+int report_diff(const struct ctx *base, const struct ctx *c, FILE *out);
 
 /* perf.c: keep every reported sample of p for report_perf (installs p's hook). */
 struct perf_samples *perf_collect(struct profile *p);
