@@ -99,19 +99,31 @@ HANDLER(on_session)
 
 /*
  * The periods a sample stands for: the time since its core's previous sample in periods of the
- * core's current rate, rounded, at least 1; more than 1 when ticks were missed (interrupts held
- * off, or the virtual CPU not running), which counting samples would under-weigh. The first
- * sample of a core, and the first after a pause or a gap in its blocks (dropped, overwritten,
- * or gone to another reader), weighs 1: the time before it was not sampled, not missed.
+ * core's current rate, at least 1; more than 1 when ticks were missed (interrupts held off, or
+ * the virtual CPU not running), which counting samples would under-weigh. The first sample of
+ * a core, and the first after a pause or a gap in its blocks (dropped, overwritten, or gone to
+ * another reader), weighs 1: the time before it was not sampled, not missed.
+ *
+ * Rounding carries over: acc_tsc is the time the weights so far account for, so a tick taken
+ * 0.6 periods late (weight 2) and the next on time (weight 1, not 2 + 1 for 2 periods) leave
+ * acc_tsc ahead, and the next late tick absorbs it; acc_tsc never runs more than a period
+ * ahead of the latest sample. Over a run, a core's weights add up to its timer periods.
  */
 static uint64_t sample_weight(const struct session *s, struct core_acct *c, uint64_t tsc)
 {
 	uint64_t period = c->hz ? s->hdr.tsc_hz / c->hz : 0, w = 1;
 
-	if (c->prev_tsc && period && tsc > c->prev_tsc)
-		w = (tsc - c->prev_tsc + period / 2) / period;
-	c->prev_tsc = tsc;
-	return w ? w : 1;
+	if (!c->acc_tsc || !period) {
+		c->acc_tsc = tsc;
+		return 1;
+	}
+	if (tsc > c->acc_tsc)
+		w = (tsc - c->acc_tsc + period / 2) / period;
+	w = w ? w : 1;
+	c->acc_tsc += w * period;
+	if (c->acc_tsc > tsc + period)
+		c->acc_tsc = tsc + period;
+	return w;
 }
 
 /* Count a sample in the block and the dump it belongs to; 1 if it goes to the report. */
@@ -269,7 +281,7 @@ HANDLER(on_snapshot)
 
 static void core_mark(struct core_acct *c, uint16_t type, uint64_t tsc)
 {
-	c->prev_tsc = 0;	/* no weight spans a pause */
+	c->acc_tsc = 0;		/* no weight spans a pause */
 	if (type == OPF_PAUSE && !c->paused) {
 		c->paused = 1;
 		c->pauses++;
@@ -308,7 +320,7 @@ HANDLER(on_block)
 		struct core_acct *c = &s->cores[wi];
 
 		if (c->have_seq && b->seq != c->last_seq + 1)
-			c->prev_tsc = 0;
+			c->acc_tsc = 0;
 		c->last_seq = b->seq;
 		c->have_seq = 1;
 	}

@@ -22,7 +22,7 @@ struct core_acct {
 	uint64_t drop_blocks, drop_samples;	/* sums of OPF_DROP records */
 	uint64_t pauses, paused_tsc, pause_at;	/* this core's marks (format 1: all cores') */
 	int paused;
-	uint64_t prev_tsc;			/* its previous sample's, 0: none to weigh from */
+	uint64_t acc_tsc;			/* time its weights account for; 0: none yet */
 	uint32_t hz;				/* its rate now (throttle records change it) */
 	uint64_t last_seq;			/* format 2: its latest block's seq */
 	int have_seq;
