@@ -356,6 +356,26 @@ static int run_reports(const struct ctx *c)
 	return rc;
 }
 
+/* One line on stderr saying why the stream is incomplete (the report goes on). */
+static void warn_incomplete(const char *file, const struct profile *p)
+{
+	int resumed = 0, discarded = 0;
+
+	for (uint32_t i = 0; i < p->nsess; i++) {
+		resumed |= session_resumed(&p->sess[i]);
+		discarded |= session_discarded(&p->sess[i]);
+	}
+	if (resumed)
+		fprintf(stderr, "opreport: warning: %s: incomplete stream: resumed mid-session, its "
+			"beginning went to another reader\n", file);
+	else if (discarded)
+		fprintf(stderr, "opreport: warning: %s: incomplete stream: the session was "
+			"discarded before its end\n", file);
+	else
+		fprintf(stderr, "opreport: warning: %s: incomplete stream (session still running "
+			"when copied?): missing OPF_CORE_END/OPF_SESSION_END records\n", file);
+}
+
 /* Parse the stream into prof; on failure say why (one line) and return 2. */
 static int load(const struct options *o, struct profile *prof)
 {
@@ -374,8 +394,7 @@ static int load(const struct options *o, struct profile *prof)
 		return 2;
 	}
 	if (!profile_complete(prof))
-		fprintf(stderr, "opreport: warning: %s: incomplete stream (session still running "
-			"when copied?): missing OPF_CORE_END/OPF_SESSION_END records\n", o->file);
+		warn_incomplete(o->file, prof);
 	if (conservation_failed(prof) && !o->stats)
 		fprintf(stderr, "opreport: warning: %s: sample accounting does not add up; "
 			"see --stats\n", o->file);

@@ -460,6 +460,16 @@ uint64_t profile_dumps(const struct profile *p)
 	return n;
 }
 
+int session_resumed(const struct session *s)
+{
+	return (s->hdr.flags & OPF_S_RESUMED) != 0;
+}
+
+int session_discarded(const struct session *s)
+{
+	return s->have_end && (s->end.h.flags & OPF_SE_DISCARDED);
+}
+
 uint64_t session_pauses(const struct session *s, uint64_t *paused_tsc)
 {
 	uint64_t n = 0;
@@ -482,7 +492,8 @@ uint64_t core_lost(const struct core_acct *c, int reason)
 int profile_complete(const struct profile *p)
 {
 	for (uint32_t i = 0; i < p->nsess; i++) {
-		if (!p->sess[i].have_end)
+		if (!p->sess[i].have_end || session_resumed(&p->sess[i]) ||
+		    session_discarded(&p->sess[i]))
 			return 0;
 		for (uint32_t c = 0; c < p->sess[i].hdr.ncores; c++)
 			if (!p->sess[i].cores[c].have_end)

@@ -27,6 +27,10 @@ void incomplete_status(const struct profile *p, FILE *out)
 
 		if (p->nsess > 1)
 			fprintf(out, " session %u:", i + 1);
+		if (session_resumed(s))
+			fprintf(out, " resumed (its beginning went to another reader);");
+		if (session_discarded(s))
+			fprintf(out, " discarded;");
 		if (!s->have_end)
 			fprintf(out, " no OPF_SESSION_END;");
 		for (uint32_t k = 0; k < s->hdr.ncores; k++) {
