@@ -134,7 +134,7 @@ static void check_blocks(struct audit *a, uint32_t w, const struct writer_blocks
 		if (b->foreign)
 			say(a, 1, "%s: block seq %" PRIu64 " at offset %" PRIu64 " holds %u sample(s) "
 			    "of another core", who, b->seq, b->off, b->foreign);
-		if ((b->flags & OPF_B_PARTIAL) && (i || !(a->s->hdr.flags & OPF_S_RESUMED)))
+		if ((b->flags & OPF_B_PARTIAL) && (i || !session_resumed(a->s)))
 			say(a, 1, "%s: block seq %" PRIu64 " at offset %" PRIu64 " is partial but is "
 			    "not the first block of a resumed stream", who, b->seq, b->off);
 	}
@@ -343,20 +343,21 @@ static void check_gaps_v2(struct audit *a, uint32_t k, const struct blk *u, uint
 			  const struct ranges *d)
 {
 	const struct core_acct *c = &a->s->cores[k];
-	int resumed = (a->s->hdr.flags & OPF_S_RESUMED) != 0;
-	uint64_t first = resumed ? (n ? u[0].seq : 0) : 0;
-	uint64_t end = c->have_end ? c->end.blocks : n ? u[n - 1].seq + 1 : 0;
+	uint64_t first = session_resumed(a->s) && n ? u[0].seq : 0;
+	/* a discarded session's last blocks were thrown away: its end is its last block seen */
+	int closed = c->have_end && !session_discarded(a->s);
+	uint64_t end = closed ? c->end.blocks : n ? u[n - 1].seq + 1 : 0;
 	char who[32];
 	struct gaps g;
 
 	snprintf(who, sizeof(who), "core %u", k);
-	if (c->have_end && n && u[n - 1].seq >= end)
+	if (closed && n && u[n - 1].seq >= end)
 		say(a, 1, "core %u: block seq %" PRIu64 " at offset %" PRIu64 " but OPF_CORE_END says "
 		    "the core pushed %" PRIu64 " blocks", k, u[n - 1].seq, u[n - 1].off, end);
 	find_gaps(d, u, n, first, end, &g);
 	if (!g.blocks)
 		return;
-	if (!c->have_end) {
+	if (!closed) {
 		print_runs(a, who, &g, "in no OPF_DROP; without OPF_CORE_END it cannot be told "
 			   "whether they were dropped unlisted", 0);
 		return;
@@ -378,7 +379,8 @@ static int check_core_v2(struct audit *a, uint32_t k)
 {
 	const struct session *s = a->s;
 	const struct core_acct *c = &s->cores[k];
-	int resumed = (s->hdr.flags & OPF_S_RESUMED) != 0;
+	/* resumed: its beginning is elsewhere; discarded: its end is: totals cannot match */
+	int partial = session_resumed(s) || session_discarded(s);
 	struct ranges d;
 	uint32_t n;
 	struct blk *u = unique_seqs(a, k, &s->writers[k], &n);
@@ -391,7 +393,7 @@ static int check_core_v2(struct audit *a, uint32_t k)
 	check_gaps_v2(a, k, u, n, &d);
 	if (c->have_end) {
 		check_taken(a, k, &c->end);
-		if (!resumed) {
+		if (!partial) {
 			check_counts_v2(a, k, c, n);
 			check_totals_v2(a, k, c);
 		}
@@ -412,8 +414,8 @@ static int check_stream_writer(struct audit *a)
 
 	if (!u)
 		return -1;
-	find_gaps(&none, u, n, (s->hdr.flags & OPF_S_RESUMED) && n ? u[0].seq : 0,
-		  n ? u[n - 1].seq + 1 : 0, &g);
+	find_gaps(&none, u, n, session_resumed(s) && n ? u[0].seq : 0, n ? u[n - 1].seq + 1 : 0,
+		  &g);
 	print_runs(a, "the stream's own blocks", &g, "the kernel's records there are lost", 1);
 	free(u);
 	return 0;
@@ -441,7 +443,7 @@ static void check_session_v2(struct audit *a)
 	a->core = -1;
 	if (check_stream_writer(a))
 		say(a, 1, "out of memory checking the stream's own blocks");
-	if (s->have_end && !(s->hdr.flags & OPF_S_RESUMED) && s->end.bytes != s->end_off - s->off)
+	if (s->have_end && !session_resumed(s) && s->end.bytes != s->end_off - s->off)
 		say(a, 1, "OPF_SESSION_END says %" PRIu64 " bytes came before it, the stream has %"
 		    PRIu64, s->end.bytes, s->end_off - s->off);
 }
@@ -469,10 +471,10 @@ static void unchecked(struct audit *a)
 
 	for (uint32_t k = 0; k < s->hdr.ncores; k++)
 		open += !s->cores[k].have_end;
-	if (s->hdr.flags & OPF_S_RESUMED)
+	if (session_resumed(s))
 		append(buf, sizeof(buf), "; resumed: the session's beginning went to an earlier "
 		       "reader, so its totals, losses and bytes cannot be matched");
-	if (s->have_end && (s->end.h.flags & OPF_SE_DISCARDED))
+	if (session_discarded(s))
 		append(buf, sizeof(buf), "; discarded: the rest of the session was thrown away");
 	if (!s->have_end)
 		append(buf, sizeof(buf), "; no OPF_SESSION_END: the session's bytes");
