@@ -226,12 +226,18 @@ static const struct oprof_hooks hooks = {
 
 static int worker_exit;
 
+static int worker_held;		/* 1: the worker is "not scheduled", no passes */
+
 static void *worker_main(void *arg)
 {
 	(void)arg;
 	shim_set_core(0);
 	while (!__atomic_load_n(&worker_exit, __ATOMIC_RELAXED)) {
 		oprof_worker_wait();
+		if (__atomic_load_n(&worker_held, __ATOMIC_ACQUIRE)) {
+			sleep_us(500);
+			continue;
+		}
 		oprof_worker_pass();
 	}
 	return NULL;
@@ -1100,7 +1106,9 @@ static void test_ctl(void)
 
 	/* an odd rate, a session, refusals while it runs */
 	ctl("start -f 7777 -d 5 -b 1024\n");
-	CHECK(stat_value("cpu1.emptyq") == 4, "empty queue filled at start");
+	/* what the rate fills in 8 periods: 124 samples of 72 bytes, 13 to a block, +1 */
+	CHECK(stat_value("cpu1.emptyq") == 11, "empty queue filled at start for the rate: %lu",
+	      (unsigned long)stat_value("cpu1.emptyq"));
 	ctl_refused("start", -EBUSY, "already running (stop it first)");
 	ctl_refused("period 5", -EBUSY, "cannot change period while running");
 	ctl_refused("cap 5", -EBUSY, "while running");
@@ -1751,6 +1759,40 @@ static void test_resume(void)
 }
 
 /*
+ * A worker late for its first passes (a start under load: core 0 busy, the worker's thread
+ * not scheduled for a while) must not starve the cores: each starts with the empty blocks
+ * its rate fills over the refill horizon at full depth, not the emptydepth floor. Here
+ * four worker periods' worth of ticks at 1 kHz go by with no pass at all.
+ */
+static void test_late_worker(void)
+{
+	struct reader r = { .ps.checkframes = true };
+	uint64_t period = stat_value("period_ms");
+	char line[32];
+
+	setup(2, body_stream);
+	stream_n = 400;		/* 1000 Hz x 100 ms x 4 periods */
+	reader_start(&r);
+	ctl("period 100");
+	ctl("emptydepth 4");
+	__atomic_store_n(&worker_held, 1, __ATOMIC_RELEASE);
+	ctl("start -f 1000 -d 20 -b 4096");
+	hook_stop();
+	__atomic_store_n(&worker_held, 0, __ATOMIC_RELEASE);
+	ctl("stop");
+	reader_join(&r, plat.ticks);
+	for (int c = 0; c < 2; c++)
+		CHECK(r.ps.ce[c].lost[OPF_LOST_NO_BLOCK] == 0 && r.ps.samples[c] == stream_n,
+		      "core %d: %lu of %lu samples in the stream, %lu lost for want of a block "
+		      "before the worker's first pass", c, (unsigned long)r.ps.samples[c],
+		      (unsigned long)stream_n, (unsigned long)r.ps.ce[c].lost[OPF_LOST_NO_BLOCK]);
+	snprintf(line, sizeof(line), "period %lu", (unsigned long)period);
+	ctl(line);
+	check_no_leak("late worker");
+	verdict("late worker: the cores start with blocks for their rate, not the floor");
+}
+
+/*
  * "discard" with a reader in the middle of the stream ends that reader's stream: it gets
  * an OPF_SESSION_END saying so, then end of file -- not the next session's records.
  */
@@ -1921,6 +1963,7 @@ int main(int argc, char **argv)
 	test_nmi();
 	test_silent_drop();
 	test_resume();
+	test_late_worker();
 	test_discard_reader();
 	test_flight_twice();
 	test_marks_cap();

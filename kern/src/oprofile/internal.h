@@ -329,6 +329,7 @@ void worker_drain(void);
 void worker_drain_ring(struct opcore *c, struct ring *r);
 void worker_report_drops(bool closing);
 void worker_refill(void);
+uint32_t worker_start_target(void);
 void worker_close_stream(void);
 
 /* session.c: transitions, session lock held (ctl.c checks the state first) */

@@ -32,7 +32,7 @@ static void opcore_reset(struct opcore *c)
 	budget_reset(c);
 	memset(&c->w, 0, sizeof(c->w));
 	c->w.tsc = tsc_read();
-	c->w.target = oprof.cfg.snapshot ? oprof.cfg.window : oprof.cfg.emptydepth;
+	c->w.target = oprof.cfg.snapshot ? oprof.cfg.window : worker_start_target();
 	c->w.low = oprof.cfg.snapshot ? 0 : c->w.target / 2;
 }
 

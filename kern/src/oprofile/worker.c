@@ -16,8 +16,11 @@
  *	refill	top up every core's empty ring (the worker is its producer) to its target
  *		depth from the pool, which allocates only below its max (see pool.c). The
  *		target adapts to the core's rate: what it used per period, times a few periods
- *		of slack, never below the emptydepth setting (worker_target). A core whose ring
- *		falls to half its target kicks the worker early (hotpath.c), at most once a pass.
+ *		of slack, never below the emptydepth setting (worker_target). A core
+ *		starts with what its configured rate would use (worker_start_target), so a
+ *		first pass that comes late -- core 0 busy at start -- finds no core dry. A
+ *		core whose ring falls to half its target kicks the worker early (hotpath.c),
+ *		at most once a pass.
  * Flight recorder: a pass does not drain (the full ring is the core's window); it only
  * keeps each empty ring at a window's worth. flight.c drains a snapshot's windows the same
  * way (worker_drain_ring).
@@ -212,6 +215,22 @@ static uint32_t worker_target(struct opcore *c, uint64_t now)
 	c->w.noblock = noblock;
 	c->w.tsc = now;
 	return MIN(MAX(t, oprof.cfg.emptydepth), oprof.max_target);
+}
+
+/*
+ * Streaming: the empty-ring depth a core starts with, before the worker has seen it use
+ * any. What the configured rate fills over the same horizon with every sample at full
+ * depth: the first passes may come late (a start under load), and an estimate too high
+ * only costs memory until the decay in worker_target gives it back.
+ */
+uint32_t worker_start_target(void)
+{
+	uint64_t per_block = (oprof.cfg.block_bytes - BLK_HDR) / opf_sample_len(oprof.cfg.depth);
+	uint64_t samples = (uint64_t)oprof.cfg.hz * oprof.cfg.period_ms * OPROF_REFILL_HORIZON /
+			   1000;
+	uint64_t t = per_block ? (samples + per_block - 1) / per_block + 1 : 0;
+
+	return (uint32_t)MIN(MAX(t, (uint64_t)oprof.cfg.emptydepth), (uint64_t)oprof.max_target);
 }
 
 /*
