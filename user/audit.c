@@ -415,6 +415,9 @@ static int check_stream_writer(struct audit *a)
 
 	if (!u)
 		return -1;
+	/* discarded: the blocks between the last one read and the end record were thrown away */
+	if (session_discarded(s) && n)
+		n--;
 	find_gaps(&none, u, n, session_resumed(s) && n ? u[0].seq : 0, n ? u[n - 1].seq + 1 : 0,
 		  &g);
 	print_runs(a, "the stream's own blocks", &g, "the kernel's records there are lost", 1);
@@ -444,9 +447,10 @@ static void check_session_v2(struct audit *a)
 	a->core = -1;
 	if (check_stream_writer(a))
 		say(a, 1, "out of memory checking the stream's own blocks");
-	if (s->have_end && !session_resumed(s) && s->end.bytes != s->end_off - s->off)
+	if (s->have_end && !session_resumed(s) && !session_discarded(s) &&
+	    s->end.bytes != s->end_off - s->off - s->join_bytes)
 		say(a, 1, "OPF_SESSION_END says %" PRIu64 " bytes came before it, the stream has %"
-		    PRIu64, s->end.bytes, s->end_off - s->off);
+		    PRIu64, s->end.bytes, s->end_off - s->off - s->join_bytes);
 }
 
 static void append(char *buf, size_t cap, const char *fmt, ...)

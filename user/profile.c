@@ -79,6 +79,19 @@ static int new_session(struct profile *p, const struct opf_view *v)
 	return 0;
 }
 
+/*
+ * h is the repeated header a later reader of s's session got (OPF_S_RESUMED), s has no end
+ * yet: the files of two readers were concatenated (cat a.out b.out, after a Ctrl-C on the
+ * first cat), and the stream goes on as one. The first block after it is the rest of the
+ * block the earlier reader began, if it began one (OPF_B_PARTIAL, on_block).
+ */
+static int continues(const struct session *s, const struct opf_session *h)
+{
+	return (h->flags & OPF_S_RESUMED) && !s->have_end &&
+	       s->hdr.session_id == h->session_id && s->hdr.start_tsc == h->start_tsc &&
+	       s->hdr.ncores == h->ncores;
+}
+
 HANDLER(on_session)
 {
 	struct profile *p = arg;
@@ -93,6 +106,14 @@ HANDLER(on_session)
 		p->ncores = h->ncores;
 		if (stacks_init(&p->stacks, h->ncores))
 			return -1;
+	}
+	if (p->nsess && continues(cur(p), h)) {
+		struct session *s = cur(p);
+
+		s->joins++;
+		s->join_bytes += v->len;
+		s->open_writer = -1;
+		return 0;
 	}
 	return new_session(p, v);
 }
@@ -314,6 +335,13 @@ HANDLER(on_block)
 	uint32_t wi = b->core == OPF_CORE_STREAM ? s->hdr.ncores : b->core;
 	struct writer_blocks *w = &s->writers[wi];
 
+	if (s->joins && (b->h.flags & OPF_B_PARTIAL) && w->n && w->b[w->n - 1].seq == b->seq) {
+		/* the rest of the block an earlier reader's file ends in: one block again */
+		s->join_bytes += v->len;
+		w->b[w->n - 1].bytes -= v->len;	/* on_every adds this record's length */
+		s->open_writer = (int32_t)wi;
+		return 0;
+	}
 	if (room_for((void **)&w->b, w->n, sizeof(*w->b)))
 		return -1;
 	if (wi < s->hdr.ncores) {	/* no weight spans a gap in the core's blocks */

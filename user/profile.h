@@ -83,6 +83,9 @@ struct session {
 	struct dump *dumps;
 	uint32_t ndumps;
 	int32_t open_dump;		/* index of the dump samples now belong to; -1: none */
+	/* later readers' files of this session, concatenated after it (profile.c, on_session) */
+	uint32_t joins;			/* their repeated session headers, skipped */
+	uint64_t join_bytes;		/* bytes they add to the stream: headers repeated */
 };
 
 /* Pauses of a session: the most any core had, and their length. */

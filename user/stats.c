@@ -67,6 +67,10 @@ static void session_head(const struct session *s, uint32_t si, FILE *out)
 
 static void end_line(const struct session *s, FILE *out)
 {
+	if (s->joins)
+		fprintf(out, "  continued by %u later reader%s (the files concatenated; the session "
+			"header each repeats and a begun block's header are not counted)\n", s->joins,
+			s->joins == 1 ? "" : "s");
 	if (!s->have_end) {
 		fprintf(out, "  end: no OPF_SESSION_END (incomplete stream)\n");
 		return;
@@ -74,8 +78,9 @@ static void end_line(const struct session *s, FILE *out)
 	fprintf(out, "  end: end_tsc %" PRIu64 ", end_ns %" PRIu64 ", blocks dropped %" PRIu64
 		", bytes %" PRIu64 " (%s: %" PRIu64 ")", s->end.end_tsc, s->end.end_ns,
 		s->end.blocks_dropped, s->end.bytes,
-		s->end.bytes == s->end_off - s->off ? "matches stream" : "MISMATCH, stream has",
-		s->end_off - s->off);
+		s->end.bytes == s->end_off - s->off - s->join_bytes ? "matches stream" :
+		session_discarded(s) ? "discarded, the stream has" : "MISMATCH, stream has",
+		s->end_off - s->off - s->join_bytes);
 	if (s->hdr.version >= 2)
 		fprintf(out, ", marks lost %" PRIu64 "%s", s->end.marks_lost,
 			(s->end.h.flags & OPF_SE_DISCARDED) ? ", DISCARDED" : "");
