@@ -34,13 +34,17 @@ __noreturn void arch_main(uint32_t mbi)
 	tsc_calibrate();			/* the clock every core shares */
 	lapic_init_cpu();			/* this core's LAPIC */
 	cpus[0].apic_id = lapic_id();
+	nmi_cpu_armed(0, cpus[0].apic_id);
 	lapic_timer_calibrate();
 	ioapic_init();				/* every pin masked */
+	hpet_init();				/* the NMI timer, if the machine has one */
 	irq_register(T_UART, uart_irq_handler, NULL);
 	ioapic_route_isa(4, T_UART);		/* COM1 receive -> core 0 */
 	cons_init();				/* console input sleeps on a rendez */
 	uart_enable_irq();
+	nmi_boot_test();			/* NMIs from here on if QEMU asks (fw_cfg) */
 	smp_boot_aps();				/* the other cores, each to kernel_ap_main */
+	cpus[0].online = true;			/* as kernel_ap_main does for the others */
 	kernel_main();
 	panic("kernel_main returned");
 }
