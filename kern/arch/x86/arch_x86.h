@@ -97,6 +97,7 @@ uint64_t hpet_period_fs(uint32_t hz);
 
 /* nmi.c */
 uintptr_t nmi_stack_top(int core);
+void nmi_stack_bounds(int core, uintptr_t *lo, uintptr_t *hi, uintptr_t sp);
 void nmi_cpu_armed(int core, uint32_t apic_id);
 void nmi_trap(struct trapframe *tf);
 bool nmi_in_handler(int core);

@@ -119,6 +119,17 @@ uintptr_t nmi_stack_top(int core)
 	return (uintptr_t)top;
 }
 
+/* If sp is on core's NMI stack, set [lo, hi) to that stack's bounds. */
+void nmi_stack_bounds(int core, uintptr_t *lo, uintptr_t *hi, uintptr_t sp)
+{
+	uintptr_t b = (uintptr_t)nmi_stacks[core];
+
+	if (sp >= b && sp < b + NMI_STACK) {
+		*lo = b;
+		*hi = b + NMI_STACK - sizeof(struct nmi_top);
+	}
+}
+
 /* On core, right after its IDT is loaded (before anything else of its set-up). */
 void nmi_cpu_armed(int core, uint32_t apic_id)
 {

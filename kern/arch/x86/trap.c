@@ -105,6 +105,7 @@ static void backtrace_print_tf(struct trapframe *tf)
 
 	if (t)
 		thread_stack(t, &lo, &hi);
+	nmi_stack_bounds(core_id(), &lo, &hi, tf->rsp);	/* a fault inside an NMI handler */
 	ret = arch_unlinked_return(tf->rip, tf->rsp, lo, hi);
 	if (!ret) {
 		backtrace_print(tf->rip, tf->rbp);
