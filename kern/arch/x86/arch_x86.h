@@ -90,6 +90,7 @@ void ioapic_mask(uint32_t gsi);
 /* hpet.c: timer 0, periodic, on ISA IRQ 0 (legacy replacement route) */
 void hpet_init(void);
 bool hpet_present(void);
+uint64_t hpet_hz(void);
 uint32_t hpet_start(uint32_t hz);
 uint32_t hpet_counter(void);
 void hpet_stop(void);

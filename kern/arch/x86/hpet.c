@@ -11,8 +11,9 @@
  *
  * Registers are accessed 32 bits at a time (every HPET must accept that), and the
  * comparator runs in 32-bit mode, so no 64-bit write can tear. hpet_init runs once at
- * boot; hpet_start and hpet_stop run in thread context under nmi.c's start/stop
- * exclusion, never in NMI context.
+ * boot and leaves the main counter running with every timer's interrupt off, so tsc.c can
+ * calibrate the TSC against it; hpet_start and hpet_stop run in thread context under
+ * nmi.c's start/stop exclusion, never in NMI context.
  */
 #include "x86.h"
 #include "arch_x86.h"
@@ -25,6 +26,7 @@
 #define MAIN_HI		0x0f4
 #define T0_CONF		0x100
 #define T0_CMP		0x108
+#define TN_CONF(n)	(0x100 + 0x20 * (n))
 
 #define GCAP_LEG_RT	(1u << 15)	/* legacy replacement route capable */
 #define GCONF_ENABLE	(1u << 0)	/* main counter runs, timers interrupt */
@@ -64,10 +66,16 @@ void hpet_init(void)
 		return;
 	}
 	hpet_fs = period;
-	wr(GCONF, 0);			/* halted, interrupts off, as the firmware should leave it */
+	wr(GCONF, 0);
+	for (uint32_t n = 0; n <= ((rd(GCAP) >> 8) & 0x1f); n++)
+		wr(TN_CONF(n), 0);	/* no timer interrupts, whatever the firmware left */
+	wr(GCONF, GCONF_ENABLE);	/* the counter runs, for hpet_counter */
 }
 
 bool hpet_present(void) { return hpet != NULL; }
+
+/* Main counter ticks per second (exact to 1 part in 10^7 for any legal period). */
+uint64_t hpet_hz(void) { return (FS_PER_S + hpet_fs / 2) / hpet_fs; }
 
 /* Counter ticks per period at hz (rounded to nearest); the rate actually run is the
  * counter frequency over this. */
@@ -104,11 +112,12 @@ uint32_t hpet_counter(void)
 	return rd(MAIN_LO);
 }
 
-/* No more interrupts from timer 0 once this returns (the counter halts). */
+/* No more interrupts from timer 0 once this returns (the counter runs on, as at boot). */
 void hpet_stop(void)
 {
 	wr(GCONF, 0);
 	wr(T0_CONF, 0);
+	wr(GCONF, GCONF_ENABLE);
 	(void)rd(GCONF);		/* the writes have landed */
 }
 

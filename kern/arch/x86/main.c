@@ -30,14 +30,14 @@ __noreturn void arch_main(uint32_t mbi)
 	idt_init();				/* every vector has an entry */
 	idt_load();
 	multiboot_parse(mbi, &mb);		/* memory map -> page allocator */
-	acpi_init(mb.rsdp);			/* MADT: cores, IOAPIC */
-	tsc_calibrate();			/* the clock every core shares */
+	acpi_init(mb.rsdp);			/* MADT: cores, IOAPIC; HPET */
+	hpet_init();				/* the NMI timer, if the machine has one */
+	tsc_calibrate();			/* the clock every core shares (HPET, or PIT) */
 	lapic_init_cpu();			/* this core's LAPIC */
 	cpus[0].apic_id = lapic_id();
 	nmi_cpu_armed(0, cpus[0].apic_id);
 	lapic_timer_calibrate();
 	ioapic_init();				/* every pin masked */
-	hpet_init();				/* the NMI timer, if the machine has one */
 	irq_register(T_UART, uart_irq_handler, NULL);
 	ioapic_route_isa(4, T_UART);		/* COM1 receive -> core 0 */
 	cons_init();				/* console input sleeps on a rendez */
