@@ -104,6 +104,7 @@ void nmi_trap(struct trapframe *tf);
 bool nmi_in_handler(int core);
 void nmi_panic(void);
 void nmi_boot_test(void);
+void nmi_boot_test_hold(void);
 
 /* fwcfg.c */
 int fwcfg_read_file(const char *name, char *buf, size_t len);

@@ -44,6 +44,7 @@ __noreturn void arch_main(uint32_t mbi)
 	uart_enable_irq();
 	nmi_boot_test();			/* NMIs from here on if QEMU asks (fw_cfg) */
 	smp_boot_aps();				/* the other cores, each to kernel_ap_main */
+	nmi_boot_test_hold();			/* boot test: each core took NMIs by now */
 	cpus[0].online = true;			/* as kernel_ap_main does for the others */
 	kernel_main();
 	panic("kernel_main returned");

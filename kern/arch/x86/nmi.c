@@ -53,7 +53,9 @@
  * opt/kern/nmi-boot (a rate in Hz), NMIs start on core 0 right after its IDT and LAPIC
  * are up, and reach each AP from the moment its IDT is loaded (nmi_cpu_armed), before its
  * GS, its LAPIC set-up and its first thread. They run, calling nothing, until the first
- * arch_nmi_start (which takes over) or arch_nmi_stop.
+ * arch_nmi_start (which takes over) or arch_nmi_stop. So that every core is sure to have
+ * taken some before it is online (the last AP is online moments after it starts), the
+ * boot waits for that, for at most a second, once the APs are up (nmi_boot_test_hold).
  */
 #include "x86.h"
 #include "arch_x86.h"
@@ -336,4 +338,16 @@ void nmi_boot_test(void)
 	nmi_boot_running = true;
 	nmi_state = NMI_RUNNING;
 	source_start((uint32_t)hz, FAN_ARMED);
+}
+
+/* Boot core, after smp_boot_aps, before any core is online. */
+void nmi_boot_test_hold(void)
+{
+	uint64_t end = rdtsc() + tsc_hz();
+
+	if (!nmi_boot_running)
+		return;
+	for (int c = 0; c < ncpus(); c++)
+		while (!READ_ONCE(nmi_cpus[c].early) && rdtsc() < end)
+			pause();
 }
