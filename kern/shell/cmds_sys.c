@@ -208,8 +208,9 @@ static int fault_nmi(void)
 	int r;
 
 	WRITE_ONCE(nmi_fault_core, core_id());		/* the shell's thread is pinned */
-	shell_printf("fault: writing to %p inside an NMI on cpu %d\n", (void *)FAULT_ADDR,
-		     core_id());
+	/* said before the NMIs start: the fault may come before a later line is out */
+	shell_printf("fault: the next NMI on cpu %d writes to %p\n", core_id(),
+		     (void *)FAULT_ADDR);
 	if ((r = arch_nmi_start(100, fault_in_nmi)) < 0) {
 		shell_eprintf("fault: cannot start NMIs: %s\n",
 			      r == -ENODEV ? "this machine has no NMI timer route" : strerror(r));
