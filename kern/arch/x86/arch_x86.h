@@ -112,6 +112,9 @@ int fwcfg_read_file(const char *name, char *buf, size_t len);
 /* tsc.c */
 void tsc_calibrate(void);
 
+/* cpu.c: the address of cpu_halt's hlt instruction */
+extern const uintptr_t cpu_halt_hlt;
+
 /* smp.c */
 void smp_boot_aps(void);
 void cpu_setup_this(int core);

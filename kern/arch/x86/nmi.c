@@ -43,6 +43,8 @@
  *    middle of a double-fault report, or a fault inside an NMI (which runs on IST2 below
  *    the NMI's frame), overwrites nothing.
  *  - Stack overflow: a canary at the bottom of every NMI stack, checked after fn.
+ *  - The idle loop's sti; hlt: an NMI taken between them returns past the hlt (see
+ *    cpu_halt), so that no wakeup taken after the NMI's iretq is slept through.
  *  - Stop against a core about to call fn: the handler sets in_fn, then reads fn; stop
  *    clears fn, then waits while any in_fn is set; each with a full fence, so either the
  *    handler sees NULL or stop sees it inside (Dekker).
@@ -202,6 +204,8 @@ void nmi_trap(struct trapframe *tf)
 	}
 	core = top->core;
 	n = &nmi_cpus[core];
+	if (tf->rip == cpu_halt_hlt)
+		tf->rip++;			/* hlt is one byte; see cpu_halt */
 	if (n->depth++)
 		panic("NMI nested on cpu %d: an iret inside the NMI handler reused its stack", core);
 	WRITE_ONCE(n->count, n->count + 1);
