@@ -73,7 +73,10 @@ static void madt_entry(uint8_t *e)
 		uint32_t flags = *(uint32_t *)(e + 4);
 
 		/* enabled, or online capable */
-		if ((flags & 3) && acpi.ncpus < MAX_CPUS)
+		if (!(flags & 3))
+			break;
+		acpi.lapics++;
+		if (acpi.ncpus < MAX_CPUS)
 			acpi.apic_ids[acpi.ncpus++] = e[3];
 		break;
 	}

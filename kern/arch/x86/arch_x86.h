@@ -51,7 +51,8 @@ void backtrace_print(uintptr_t pc, uintptr_t fp);
 
 /* acpi.c */
 struct acpi_info {
-	int ncpus;
+	int ncpus;			/* cores this kernel may start (at most 64) */
+	int lapics;			/* every enabled or online-capable LAPIC listed */
 	uint32_t apic_ids[64];
 	uintptr_t lapic_addr;
 	uintptr_t ioapic_addr;

@@ -6,10 +6,11 @@
  * hardware (hpet.c), on ISA IRQ 0, whose IOAPIC entry is programmed for NMI delivery to
  * core 0. Core 0's handler first sends an NMI IPI to the other cores, then samples
  * itself. The fan-out is one ICR write with the all-excluding-self shorthand, whatever the
- * number of cores, when every core the MADT lists runs this kernel; if one failed to
- * start it is an NMI per online core instead, because the shorthand would also reach the
- * core that is stuck somewhere in its start-up (an NMI to a core in wait-for-SIPI state
- * is not defined to be harmless). A logical destination set would reach only 8 cores.
+ * number of cores, when every LAPIC the MADT lists is a core running this kernel; if one
+ * failed to start (or is beyond MAX_CPUS, or only online-capable) it is an NMI per online
+ * core instead, because the shorthand would also reach a core stuck somewhere in its
+ * start-up or never started (an NMI to a core in wait-for-SIPI state is not defined to be
+ * harmless). A logical destination set would reach only 8 cores.
  *
  * Periods. An NMI does not say where it came from, and QEMU 7.2's HPET sometimes pulses
  * twice for one period: its periodic callback runs exactly at the comparator's value
@@ -283,8 +284,8 @@ int arch_nmi_start(uint32_t hz, arch_nmi_fn fn)
 	if (!claim(NMI_IDLE, NMI_BUSY))
 		return -EBUSY;
 	__atomic_store_n(&nmi_fn, fn, __ATOMIC_SEQ_CST);
-	/* every core in the MADT is online (a core that failed to start is not) */
-	source_start(hz, ncpus() == acpi.ncpus ? FAN_SHORTHAND : FAN_ONLINE);
+	/* every LAPIC in the MADT is an online core: none failed to start, none beyond 64 */
+	source_start(hz, ncpus() == acpi.lapics ? FAN_SHORTHAND : FAN_ONLINE);
 	__atomic_store_n(&nmi_state, NMI_RUNNING, __ATOMIC_RELEASE);
 	return 0;
 }
