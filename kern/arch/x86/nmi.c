@@ -15,8 +15,8 @@
  * Periods. An NMI does not say where it came from, and QEMU 7.2's HPET sometimes pulses
  * twice for one period: its periodic callback runs exactly at the comparator's value
  * under -icount, does not count that as past the comparator, re-arms one tick later and
- * pulses again (seen here as a second NMI on core 0 within 2 us of the first, for about a
- * third of the periods when core 0 is busy). So core 0 reads the HPET counter (one
+ * pulses again (seen here as a second NMI on core 0 within 2 us of the first, for a third
+ * to all of the periods, as core 0 happens to run). So core 0 reads the HPET counter (one
  * MMIO read a period) and acts on an NMI -- fans out, calls fn -- only when a period has
  * begun since the last one it acted on; any other NMI there is counted as extra.
  *
@@ -32,9 +32,11 @@
  * Hazards, and why each is covered:
  *  - An NMI anywhere: mid stack switch in swtch, in the boot path, inside an interrupt
  *    handler or a spinlock section. The handler does not use the interrupted stack (IST)
- *    or GS, takes no lock, and touches only its own core's counters, read-mostly globals
- *    and the local APIC's ICR, which lapic_send_nmi* leave as the interrupted code had it.
- *    It sends no EOI (an NMI has none; an EOI would end some other interrupt in service).
+ *    or GS, takes no lock, and touches only its own core's counters and frame, read-mostly
+ *    globals, the local APIC's ICR, which lapic_send_nmi* leave as the interrupted code had
+ *    it, and (core 0) the HPET counter, a plain read. Nothing that is programmed through an
+ *    index register (IOAPIC, fw_cfg, PIC) is touched. It sends no EOI (an NMI has none;
+ *    an EOI would end some other interrupt in service).
  *  - Nested NMIs: the CPU holds a second NMI until the iretq that ends the first, and
  *    nothing before that iretq may execute another: the handler never enables interrupts,
  *    and every exception in this kernel is fatal (trap_fatal never returns). So IST2 is
