@@ -7,7 +7,7 @@ CC := $(CROSS)gcc
 LD := $(CROSS)ld
 NM := $(CROSS)nm
 B := build
-NCPU ?= 4
+NCPU ?= $(shell n=$$(nproc); echo $$((n < 4 ? n : 4)))
 MEM ?= 512M
 ACCEL ?= tcg
 
@@ -32,8 +32,8 @@ CORE_SRCS := $(addprefix kern/src/lib/, printf.c string.c parse.c errstr.c panic
 	$(addprefix kern/src/io/, block.c qio.c cons.c) \
 	$(addprefix kern/src/fs/, ns.c devtab.c ramfs.c devcons.c devrandom.c)
 # the profiler
-OPROF_SRCS := $(addprefix kern/src/oprofile/, percpu.c backtrace.c worker.c pool.c session.c \
-	ctl.c reader.c stat.c glue.c devoprofile.c)
+OPROF_SRCS := $(addprefix kern/src/oprofile/, hotpath.c ring.c budget.c flight.c opcore.c encode.c \
+	pool.c worker.c session.c ctl.c reader.c stat.c backtrace.c glue.c devoprofile.c)
 # drivers: PCI, virtio, the 9P client and its device
 DRIVER_SRCS := $(addprefix kern/drivers/, pci.c virtio_pci.c ninep.c dev9p.c)
 # the shell and its commands (the kernel's user interface: nothing below uses it), the

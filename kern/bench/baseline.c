@@ -7,7 +7,7 @@
 #include "abi/oprofile.h"
 #include "block.h"
 #include "lock.h"
-#include "oprofile.h"
+#include "oprofile_bench.h"
 
 static struct spinlock baseline_lock = SPINLOCK_INIT("oprof-baseline");
 static struct block *baseline_head, *baseline_tail;

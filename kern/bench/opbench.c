@@ -20,6 +20,7 @@
 #include "error.h"
 #include "kmalloc.h"
 #include "oprofile.h"
+#include "oprofile_bench.h"
 #include "shell.h"
 #include "thread.h"
 

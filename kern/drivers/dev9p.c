@@ -155,6 +155,27 @@ static int open_dir(struct chan *c, int omode)
 	return 0;
 }
 
+/*
+ * Only regular files and directories open: the host refuses anything else (and QEMU calls
+ * such a client broken), so ask first and say what the file is. -ELOOP: a symbolic link
+ * (the share follows none); -ENXIO: a FIFO, socket or device.
+ */
+static int open_check(struct chan *c)
+{
+	struct p9_attr a;
+	int r = p9_getattr(client(c), fs_of(c)->fid, &a);
+
+	if (r < 0)
+		return r;
+	switch (a.mode & L_S_IFMT) {
+	case L_S_IFLNK:
+		return -ELOOP;
+	case L_S_IFIFO: case L_S_IFSOCK: case L_S_IFCHR: case L_S_IFBLK:
+		return -ENXIO;
+	}
+	return 0;
+}
+
 static int dev9p_open(struct chan *c, int omode)
 {
 	struct fidstate *fs = fs_of(c);
@@ -163,7 +184,7 @@ static int dev9p_open(struct chan *c, int omode)
 
 	if (c->qid.type & QTDIR)
 		r = open_dir(c, omode);
-	else
+	else if ((r = open_check(c)) == 0)
 		r = p9_lopen(client(c), fs->fid, lflags(omode), &q, &fs->iounit);
 	if (r == 0)
 		fs->open = true;
@@ -233,9 +254,15 @@ static void dir_fill(struct dir *d, const char *name, const struct p9_attr *a)
 {
 	strlcpy(d->name, name, sizeof(d->name));
 	d->qid = a->qid;
+	static const struct { uint32_t ifmt, dm; } types[] = {
+		{ L_S_IFDIR, DMDIR }, { L_S_IFLNK, DMSYMLINK }, { L_S_IFIFO, DMNAMEDPIPE },
+		{ L_S_IFSOCK, DMSOCKET }, { L_S_IFCHR, DMDEVICE }, { L_S_IFBLK, DMDEVICE },
+	};
+
 	d->mode = a->mode & 0777;
-	if ((a->mode & L_S_IFMT) == L_S_IFDIR)
-		d->mode |= DMDIR;
+	for (size_t i = 0; i < ARRAY_SIZE(types); i++)
+		if ((a->mode & L_S_IFMT) == types[i].ifmt)
+			d->mode |= types[i].dm;
 	d->length = d->mode & DMDIR ? 0 : a->size;
 	d->mtime = a->mtime;
 }

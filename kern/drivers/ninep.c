@@ -416,20 +416,26 @@ static uint32_t io_piece(struct p9_client *c, uint32_t iounit)
 	return iounit && iounit < max ? iounit : max;
 }
 
-/* Tread and Treaddir have the same shape: fid, offset, count in; count and data out. */
-static long read_rpc(struct p9_client *c, int ttype, int rtype, uint32_t fid, uint64_t off,
-		     void *buf, uint32_t n)
+/*
+ * Tread, Treaddir and Twrite have one shape: fid, offset and count in, count out. The data
+ * travels as a second descriptor: into ibuf for the reads, from obuf for Twrite (one of
+ * them is NULL). Bytes moved (0 at the end of a read), or -errno.
+ */
+static long io_rpc(struct p9_client *c, int ttype, uint32_t fid, uint64_t off, void *ibuf,
+		   const void *obuf, uint32_t n)
 {
 	struct call k;
 	long r;
 
-	call_begin(c, &k, ttype, 0);
+	call_begin(c, &k, (uint8_t)ttype, 0);
 	put(&k.t, fid, 4);
 	put(&k.t, off, 8);
 	put(&k.t, n, 4);
-	k.idata = buf;
-	k.ilen = n;
-	r = rpc(c, &k, rtype);
+	k.idata = ibuf;
+	k.ilen = ibuf ? n : 0;
+	k.odata = obuf;
+	k.olen = obuf ? n : 0;
+	r = rpc(c, &k, (uint8_t)(ttype + 1));	/* every R type is its T type + 1 */
 	if (r == 0) {
 		uint32_t got = (uint32_t)get(&k.r, 4);
 
@@ -437,12 +443,6 @@ static long read_rpc(struct p9_client *c, int ttype, int rtype, uint32_t fid, ui
 	}
 	call_end(c, &k);
 	return r;
-}
-
-/* One Tread of n <= io_piece bytes into buf: bytes read (0 at EOF) or -errno. */
-static long read_once(struct p9_client *c, uint32_t fid, uint64_t off, void *buf, uint32_t n)
-{
-	return read_rpc(c, Tread, Rread, fid, off, buf, n);
 }
 
 long p9_read(struct p9_client *c, uint32_t fid, uint64_t off, void *buf, size_t n,
@@ -453,7 +453,7 @@ long p9_read(struct p9_client *c, uint32_t fid, uint64_t off, void *buf, size_t 
 
 	while (done < n) {
 		uint32_t want = (uint32_t)MIN(n - done, (size_t)piece);
-		long r = read_once(c, fid, off + done, (uint8_t *)buf + done, want);
+		long r = io_rpc(c, Tread, fid, off + done, (uint8_t *)buf + done, NULL, want);
 
 		if (r < 0)
 			return done ? (long)done : r;
@@ -464,29 +464,6 @@ long p9_read(struct p9_client *c, uint32_t fid, uint64_t off, void *buf, size_t 
 	return (long)done;
 }
 
-/* One Twrite of n <= io_piece bytes from buf: bytes written or -errno. */
-static long write_once(struct p9_client *c, uint32_t fid, uint64_t off, const void *buf,
-		       uint32_t n)
-{
-	struct call k;
-	long r;
-
-	call_begin(c, &k, Twrite, 0);
-	put(&k.t, fid, 4);
-	put(&k.t, off, 8);
-	put(&k.t, n, 4);
-	k.odata = buf;
-	k.olen = n;
-	r = rpc(c, &k, Rwrite);
-	if (r == 0) {
-		uint32_t got = (uint32_t)get(&k.r, 4);
-
-		r = k.r.bad || got > n ? -EPROTO : got == 0 ? -EIO : (long)got;
-	}
-	call_end(c, &k);
-	return r;
-}
-
 long p9_write(struct p9_client *c, uint32_t fid, uint64_t off, const void *buf, size_t n,
 	      uint32_t iounit)
 {
@@ -495,8 +472,11 @@ long p9_write(struct p9_client *c, uint32_t fid, uint64_t off, const void *buf, 
 
 	while (done < n) {
 		uint32_t want = (uint32_t)MIN(n - done, (size_t)piece);
-		long r = write_once(c, fid, off + done, (const uint8_t *)buf + done, want);
+		long r = io_rpc(c, Twrite, fid, off + done, NULL, (const uint8_t *)buf + done,
+				want);
 
+		if (r == 0)
+			r = -EIO;	/* a server that takes nothing would loop us forever */
 		if (r < 0)
 			return r;	/* earlier pieces are on the host; the write failed */
 		done += (size_t)r;		/* a short write is continued, not reported */
@@ -506,7 +486,7 @@ long p9_write(struct p9_client *c, uint32_t fid, uint64_t off, const void *buf, 
 
 long p9_readdir(struct p9_client *c, uint32_t fid, uint64_t off, void *buf, uint32_t n)
 {
-	return read_rpc(c, Treaddir, Rreaddir, fid, off, buf, MIN(n, c->msize - P9_IOHDRSZ));
+	return io_rpc(c, Treaddir, fid, off, buf, NULL, MIN(n, c->msize - P9_IOHDRSZ));
 }
 
 int p9_dirent_parse(const uint8_t *buf, uint32_t len, uint32_t *pos, struct p9_dirent *e,

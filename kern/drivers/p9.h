@@ -28,6 +28,11 @@
 
 #define L_S_IFMT	0170000
 #define L_S_IFDIR	0040000
+#define L_S_IFLNK	0120000
+#define L_S_IFIFO	0010000
+#define L_S_IFSOCK	0140000
+#define L_S_IFCHR	0020000
+#define L_S_IFBLK	0060000
 
 struct p9_client;
 

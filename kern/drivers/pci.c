@@ -202,3 +202,8 @@ const char *pci_name(struct pci_dev *d)
 			return class_names[i].name;
 	return "device";
 }
+
+int pci_irq_attach(struct pci_dev *d, void (*fn)(void *), void *arg)
+{
+	return arch_intx_attach(d->irq_line, d->irq_pin, fn, arg);
+}

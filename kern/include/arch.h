@@ -49,6 +49,16 @@ uintptr_t arch_unlinked_return(uintptr_t pc, uintptr_t sp, uintptr_t lo, uintptr
 /* Symbol of a kernel address, for backtraces: name and offset, false if unknown. */
 bool ksym_lookup(uintptr_t pc, const char **name, uintptr_t *off);
 
+/* --- Boot (kern/init calls these; the arch enters kernel_main and kernel_ap_main) --- */
+
+/*
+ * Boot core, once: fn(start, end) for every free physical range the firmware reported,
+ * minus low memory, the kernel image and the boot information (for the page allocator).
+ */
+void arch_mem_foreach(void (*fn)(uintptr_t start, uintptr_t end));
+/* Boot core, once memory and the console work: start every other core (kernel_ap_main). */
+void arch_start_cores(void);
+
 /* --- Timers (alarm.c) --- */
 
 /* Interrupts off, own core: one timer interrupt at TSC tsc_deadline (0: none). */

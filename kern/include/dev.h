@@ -23,6 +23,11 @@
 #define QTFILE	0x00
 
 #define DMDIR	0x80000000u	/* dir.mode: a directory */
+#define DMSYMLINK 0x02000000u	/* dir.mode: a symbolic link (9P shares; never followed) */
+#define DMDEVICE 0x00800000u	/* dir.mode: a character or block device */
+#define DMNAMEDPIPE 0x00200000u	/* dir.mode: a FIFO */
+#define DMSOCKET 0x00100000u	/* dir.mode: a socket */
+#define DMSPECIAL (DMSYMLINK | DMDEVICE | DMNAMEDPIPE | DMSOCKET)	/* not openable */
 
 /* open modes */
 #define OREAD	0
@@ -42,7 +47,7 @@ struct qid {
 struct dir {
 	char name[NAME_MAX + 1];
 	struct qid qid;
-	uint32_t mode;		/* DMDIR | permission bits (0777) */
+	uint32_t mode;		/* DMDIR or another type bit | permission bits (0777) */
 	uint64_t length;	/* bytes; 0 for directories and streams */
 	uint64_t mtime;		/* seconds, 0 when unknown */
 };

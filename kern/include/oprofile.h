@@ -2,10 +2,11 @@
  * The sampling profiler, as the rest of the kernel sees it (implemented in kern/src/oprofile/).
  *
  * Contexts, and what each may call:
- *	timer interrupt (core N)	oprof_tick_irq, oprof_sample_irq (which may call back
- *					hooks->set_rate on the same core)
+ *	sampling interrupt or NMI	oprof_tick_irq (which may call back hooks->set_rate
+ *	(core N)			and hooks->kick on the same core)
  *	any thread, on core N		oprof_thread_created (the thread-create hook)
  *	the worker kthread (core 0)	oprof_worker_wait, oprof_worker_pass
+ *	ordinary interrupt or thread	oprof_worker_wake (what hooks->kick arranges)
  *	device file operations		oprof_open, oprof_read, oprof_close, oprof_ctl,
  *					oprof_stat_text (thread context; they may sleep)
  *	boot				oprof_init, once, before any of the above
@@ -45,20 +46,24 @@
 typedef void (*oprof_thread_fn)(void *arg, uint32_t tid, int core, const char *name);
 
 /*
- * What the glue provides. All but set_rate are called from the ctl thread (thread context,
- * may sleep) with the profiler's ctl mutex held, so they must not call back into oprof_ctl,
- * oprof_worker_pass or oprof_stat_text.
+ * What the glue provides. All but set_rate and kick are called from the ctl thread (thread
+ * context, may sleep) with the profiler's session lock held, so they must not call back
+ * into oprof_ctl, oprof_worker_pass or oprof_stat_text.
  */
 struct oprof_hooks {
 	/*
-	 * Arm a periodic timer at hz on every online core 0..ncpus()-1; each expiry calls
-	 * oprof_tick_irq on its own core. 0 or -errno (then no core may be left sampling).
+	 * Start sampling every online core 0..ncpus()-1 about hz times a second from source
+	 * (enum opf_source: its timer interrupt, or NMIs); each sample calls oprof_tick_irq
+	 * on its own core. 0 or -errno (then no core may be left sampling; -ENODEV: no such
+	 * source on this machine).
 	 */
-	int (*start_sampling)(uint32_t hz);
+	int (*start_sampling)(uint32_t hz, uint32_t source);
 	/*
-	 * Disarm every core's timer and return only when no core is inside oprof_tick_irq
-	 * or will enter it again (for instance: IPI each core to cancel its alarm, wait for
-	 * all acknowledgements).
+	 * Stop sampling and then run something in thread context on every online core
+	 * (for instance a thread that disarms the core's timer). It must not return before
+	 * that has happened everywhere: a thread can only run on a core once nothing there
+	 * has interrupts off -- no sampling interrupt and no oprof_thread_created is left
+	 * inside the hot path -- which is how the profiler knows a stopped core is quiet.
 	 */
 	void (*stop_sampling)(void);
 	/*
@@ -68,11 +73,32 @@ struct oprof_hooks {
 	void (*foreach_thread)(oprof_thread_fn fn, void *arg);
 	/*
 	 * Interrupt context on core, from inside oprof_tick_irq/oprof_sample_irq (that is,
-	 * from the core's own sampling timer callback): from now on tick this core at hz.
-	 * Used by the overhead budget to lower a core's rate. May be NULL.
+	 * from the core's own sampling callback): from now on sample this core at hz. Used by
+	 * the overhead budget to lower a core's rate. May be NULL.
 	 */
 	void (*set_rate)(int core, uint32_t hz);
+	/*
+	 * Any context, NMI included: see that oprof_worker_wake runs soon in ordinary
+	 * (interrupt or thread) context. May be NULL: then the worker is woken directly,
+	 * which is not NMI-safe.
+	 */
+	void (*kick)(void);
+	/*
+	 * Run fn(arg) on core in thread context with interrupts off and return when it did
+	 * (it waits for the core's interrupts to be on). For a core that did not hand its
+	 * flight-recorder window over in time. May be NULL: then the ctl thread waits.
+	 */
+	void (*on_core)(int core, void (*fn)(void *), void *arg);
 };
+
+/*
+ * Failures a test arms with the ctl command "inject" (ctl.c), each taken once: the code
+ * that would fail asks oprof_fault_take (any context) and acts as if it had.
+ */
+#define OPROF_FAULT_DROP_BLOCK	0x1	/* the worker frees a full block and counts nothing */
+#define OPROF_FAULT_ARM		0x2	/* arming the last core fails at the next start, and
+					   so does the first try at disarming core 0 after it */
+bool oprof_fault_take(unsigned fault);
 
 /* Boot, thread context: the profiler's state, its worker on core 0 and its files (glue.c). */
 void oprofile_init(void);
@@ -87,27 +113,14 @@ void oprof_fini(void);
 /*
  * Run one line of /dev/oprofilectl (trailing newline allowed). 0 on success; otherwise
  * -errno, with a one-line message starting "oprofile: " in err (always NUL terminated).
- *	start [-f HZ] [-d DEPTH] [-b BLOCKBYTES] [-s [-w BLOCKS]]
- *			-s: flight recorder. Each core keeps only its newest BLOCKS blocks
- *			(its window), reusing the oldest for new samples; those samples
- *			count as overwritten. Nothing reaches /dev/oprofile until...
- *	snapshot	(flight recorder) append every core's window to the stream between
- *			OPF_SNAPSHOT begin and end records, and go on recording. A snapshot
- *			consumes what it dumps: those samples count as delivered, each once,
- *			and every window starts empty again, so taken == delivered + lost +
- *			overwritten holds however many snapshots are taken. "stop" dumps the
- *			last windows as a final snapshot before the closing records.
- *	stop	pause	resume	flush (refused in flight-recorder mode)
- *	discard		throw away a stopped session's unread stream
- *	hz N | depth N | blockbytes N | period MS | cap SIZE | stale N | emptydepth N |
- *	window N | budget PCT | maxhz N
- *			defaults for the next session; refused while a session runs.
- *			SIZE is MiB, or takes a K, M or G suffix. budget: a core whose
- *			hot path takes more than PCT% of its time over OPROF_BUDGET_MS
- *			halves its rate (OPF_THROTTLE); 100 turns that off. maxhz: the rate
- *			limit, OPROF_MAX_HZ unless raised (up to OPROF_ABS_MAX_HZ).
+ * The commands and settings are the tables in ctl.c; oprof_ctl_help lists them.
  */
 int oprof_ctl(const char *line, char *err, size_t errlen);
+/*
+ * Every command with its usage and every setting with its range and next value, one per
+ * line, into buf (NUL terminated, truncated to n - 1). Returns the whole text's length.
+ */
+size_t oprof_ctl_help(char *buf, size_t n);
 
 /* /dev/oprofile. One reader at a time: a second open gets -EBUSY. */
 int oprof_open(void);
@@ -129,7 +142,9 @@ size_t oprof_stat_text(char *buf, size_t n);
 
 /* Worker kthread body: for (;;) { oprof_worker_wait(); oprof_worker_pass(); } */
 void oprof_worker_wait(void);	/* sleeps one worker period, or less if kicked */
-void oprof_worker_pass(void);	/* drain full blocks, refill empty queues */
+void oprof_worker_pass(void);	/* drain full blocks, refill empty rings */
+/* Ordinary interrupt or thread context: wake the worker if a core asked for a pass. */
+void oprof_worker_wake(void);
 
 /* What the timer interrupt saw; filled by the glue from the trap frame and current(). */
 struct oprof_tick {
@@ -147,15 +162,14 @@ struct oprof_tick {
 };
 
 /*
- * Interrupt context, on t->core, interrupts off: walk t's frames (up to the session's
- * depth) and record one sample. Takes no lock another core takes in the common case,
- * never allocates, never sleeps. Harmless when no session is running. The time from
- * t->tsc to its return counts against the core's budget, which may call hooks->set_rate.
+ * Interrupt or NMI context, on t->core, interrupts off: walk t's frames (up to the
+ * session's depth) and record one sample. Takes no lock, no atomic read-modify-write, no
+ * fence; never allocates, never sleeps, never waits: NMI-safe, also when it lands inside
+ * another call of itself or of oprof_thread_created on the same core. Harmless when no
+ * session is running. The time from t->tsc to its return counts against the core's
+ * budget, which may call hooks->set_rate.
  */
 void oprof_tick_irq(const struct oprof_tick *t);
-/* As oprof_tick_irq with the frames already walked (tests, other unwinders). */
-void oprof_sample_irq(int core, uint32_t tid, uint64_t tsc, uint64_t pc,
-		      const uint64_t *frames, unsigned nframes, unsigned flags);
 /*
  * On core, interrupts off, once its sampling timer is disarmed (hooks->stop_sampling):
  * the timer expiries it skipped over the whole session, for OPF_CORE_END.missed. The
@@ -175,17 +189,10 @@ void oprof_thread_created(uint32_t tid, int core, const char *name);
  * Only ever reads [fp, fp + 16) for fp with lo <= fp, fp + 16 <= hi, fp 8-aligned, and
  * each fp strictly above the previous one. *truncated is set when the walk stopped at a
  * pointer failing those checks; fp == 0 or a zero return address is the clean end of the
- * chain, and stopping at max is not truncation (the depth was the caller's choice).
+ * chain, and stopping at max is not truncation (the depth was the caller's choice): *more
+ * says whether the chain went on past max (the stack was cut at the depth limit).
  */
 unsigned oprof_backtrace(uintptr_t fp, uintptr_t lo, uintptr_t hi, uint64_t *frames,
-			 unsigned max, bool *truncated);
-
-/*
- * Benchmarks only: the replaced design (a block per sample on one global locked list),
- * measured beside the real hot path. baseline.c.
- */
-void oprof_baseline_record(int core, uint64_t tsc, uint64_t pc, const uint64_t *frames,
-			   unsigned nframes);
-void oprof_baseline_drain(void);
+			 unsigned max, bool *truncated, bool *more);
 
 #endif

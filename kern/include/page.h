@@ -19,9 +19,17 @@
  * is taken from the range's own first pages.
  */
 void page_add_region(uintptr_t start, uintptr_t end);
+/* Boot, once: every free range the arch knows of (arch_mem_foreach) to page_add_region. */
+void pages_init(void);
 
 /* n contiguous pages, page-aligned; NULL when no run of n free pages exists (or n == 0). */
 void *pages_alloc(size_t n);
+/*
+ * n contiguous pages whose address is a multiple of align (bytes: a power of two, at least
+ * PGSIZE); NULL when no such run is free, or n == 0, or align is not such a power of two.
+ * Free them with pages_free(p, n).
+ */
+void *pages_alloc_aligned(size_t n, size_t align);
 /* Return n pages from one pages_alloc(n). Freeing pages not allocated panics. */
 void pages_free(void *p, size_t n);
 void *page_alloc(void);

@@ -1,6 +1,6 @@
 /*
- * PCI: configuration space access and interrupt routing (arch, kern/arch/x86/pci_x86.c),
- * and the bus scan with its device list (portable, kern/drivers/pci.c).
+ * PCI: the bus scan with its device list (kern/drivers/pci.c), over the arch's
+ * configuration space access and INTx routing (io.h).
  *
  * pci_scan runs once at boot in thread context, before any driver looks for its device;
  * afterwards the device list is read-only, so pci_find and pci_foreach need no lock.
@@ -9,7 +9,7 @@
 #ifndef PCI_H
 #define PCI_H
 
-#include "kernel.h"
+#include "io.h"
 
 #define PCI_NBAR	6
 
@@ -55,23 +55,14 @@ struct pci_dev {
 	struct pci_dev *next;
 };
 
-/* ---- arch: configuration mechanism #1 (ports 0xcf8/0xcfc); any context ---- */
-uint32_t pci_cfg_read32(int bus, int dev, int fn, int off);
-uint16_t pci_cfg_read16(int bus, int dev, int fn, int off);
-uint8_t pci_cfg_read8(int bus, int dev, int fn, int off);
-void pci_cfg_write32(int bus, int dev, int fn, int off, uint32_t v);
-void pci_cfg_write16(int bus, int dev, int fn, int off, uint16_t v);
-void pci_cfg_write8(int bus, int dev, int fn, int off, uint8_t v);
-
 /*
- * arch: route d's INTx line to an interrupt vector and call fn(arg) from then on, in
- * interrupt context on the boot core, each time the line is asserted. Lines may be shared,
- * so fn must check its device's own status and return quietly when it was not the source.
+ * Route d's INTx line to an interrupt vector and call fn(arg) from then on, in interrupt
+ * context on the boot core, each time the line is asserted (arch_intx_attach, io.h).
  * Thread context, after pci_scan. Returns 0, -ENODEV (no INTx) or -EBUSY (no free vector).
  */
 int pci_irq_attach(struct pci_dev *d, void (*fn)(void *), void *arg);
 
-/* ---- portable: the scan and the device list ---- */
+/* The scan and the device list */
 void pci_scan(void);			/* once, boot, thread context */
 /* The index'th (0, 1, ...) function with this vendor and device id, or NULL. */
 struct pci_dev *pci_find(uint16_t vendor, uint16_t device, int index);

@@ -1,8 +1,10 @@
 /*
- * The portable start of the kernel. kern/arch brings the machine up (console, memory,
- * interrupts, clocks, other cores) and calls kernel_main on the boot core; every other
- * core arrives in kernel_ap_main and waits here until the boot core says go.
+ * The portable start of the kernel. kern/arch brings the boot core's machine up (serial,
+ * descriptor tables, interrupt controllers, clocks) and calls kernel_main; kernel_main
+ * sets up memory and the console, starts the other cores, which arrive in kernel_ap_main
+ * and wait here until the boot core says go, and then the scheduler and the shell.
  */
+#include "cons.h"
 #include "cpu.h"
 #include "init.h"
 #include "kmalloc.h"
@@ -10,7 +12,6 @@
 #include "sched.h"
 #include "shell.h"
 #include "thread.h"
-
 
 static volatile bool go;
 
@@ -23,6 +24,9 @@ static void shell_thread(void *arg)
 
 __noreturn void kernel_main(void)
 {
+	pages_init();				/* free memory, as the arch found it */
+	cons_init();				/* console input sleeps on a rendez */
+	arch_start_cores();			/* the others wait in kernel_ap_main */
 	printk("kern: %d cpus, %lu MiB free, tsc %lu MHz\n", ncpus(),
 	       pages_free_count() * PGSIZE >> 20, tsc_hz() / 1000000);
 	sched_init();				/* this flow becomes core 0's idle thread */

@@ -17,13 +17,30 @@ static void complain(const char *cmd, const char *path, int err)
 	shell_eprintf("%s: %s: %s\n", cmd, path, strerror(err));
 }
 
+/* "drwxr-xr-x": the type (d, l, p, s, c or -) and the permission bits, as ls -l shows them. */
+static void mode_string(uint32_t mode, char s[11])
+{
+	static const char rwx[] = "rwxrwxrwx";
+
+	s[0] = mode & DMDIR ? 'd' : mode & DMSYMLINK ? 'l' : mode & DMNAMEDPIPE ? 'p' :
+	       mode & DMSOCKET ? 's' : mode & DMDEVICE ? 'c' : '-';
+	for (int i = 0; i < 9; i++)
+		s[1 + i] = mode & (0400u >> i) ? rwx[i] : '-';
+	s[10] = 0;
+}
+
 static void print_entry(const struct dir *d, bool lng)
 {
-	if (lng)
-		shell_printf("%c%03o %10lu %s%s\n", d->mode & DMDIR ? 'd' : '-', d->mode & 0777,
-			     (unsigned long)d->length, d->name, d->mode & DMDIR ? "/" : "");
-	else
-		shell_printf("%s%s\n", d->name, d->mode & DMDIR ? "/" : "");
+	const char *tail = d->mode & DMDIR ? "/" : d->mode & DMSYMLINK ? "@" :
+			   d->mode & DMNAMEDPIPE ? "|" : "";
+	char mode[11];
+
+	if (lng) {
+		mode_string(d->mode, mode);
+		shell_printf("%s %10lu %s%s\n", mode, (unsigned long)d->length, d->name, tail);
+	} else {
+		shell_printf("%s%s\n", d->name, tail);
+	}
 }
 
 static int cmp_dir(const struct dir *a, const struct dir *b) { return strcmp(a->name, b->name); }

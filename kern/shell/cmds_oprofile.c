@@ -1,26 +1,146 @@
 /*
- * The shell's `oprofile` command: `oprofile stat` prints /dev/oprofilestat; every other
- * word (start, stop, pause, resume, flush, snapshot, discard and the settings) is written
- * with its arguments to /dev/oprofilectl, exactly as a user could do by hand, and a
- * refusal is printed as the ctl file explains it.
+ * The shell's `oprofile` command: `oprofile stat` reads /dev/oprofilestat (the "name value"
+ * lines programs read) and prints it as a person reads it: the session on a few lines, then
+ * a table with a row per core; `oprofile help` lists the profiler's commands and settings
+ * from its own tables (oprof_ctl_help); every other word is written with its arguments to
+ * /dev/oprofilectl, exactly as a user could do by hand, and a refusal is printed as the ctl
+ * file explains it.
  */
 #include "dev.h"
 #include "error.h"
 #include "kmalloc.h"
+#include "oprofile.h"
 #include "shell.h"
 
-static int print_file(const char *path)
-{
-	char buf[512];
-	int fd = kopen(path, OREAD);
-	long n;
+#define STAT_MAX	(256 * 1024)	/* the stat file of 64 cores is about 70 KiB */
 
-	if (fd < 0)
-		return fd;
-	while ((n = kread(fd, buf, sizeof(buf))) > 0)
-		shell_write(buf, (size_t)n);
+/* The whole of path into a new NUL-terminated buffer, or NULL with *err. */
+static char *read_file(const char *path, int *err)
+{
+	char *text = kmalloc(STAT_MAX);
+	size_t len = 0;
+	int fd;
+	long n = 0;
+
+	*err = -ENOMEM;
+	if (!text)
+		return NULL;
+	if ((fd = kopen(path, OREAD)) < 0) {
+		*err = fd;
+		kfree(text);
+		return NULL;
+	}
+	while (len < STAT_MAX - 1 && (n = kread(fd, text + len, STAT_MAX - 1 - len)) > 0)
+		len += (size_t)n;
 	kclose(fd);
-	return n < 0 ? (int)n : 0;
+	if (n < 0) {
+		*err = (int)n;
+		kfree(text);
+		return NULL;
+	}
+	text[len] = 0;
+	return text;
+}
+
+/* The value of line "name value" in the stat text (as text), or "?" when there is none. */
+static const char *stat_str(const char *text, const char *name, char *val, size_t n)
+{
+	size_t len = strlen(name);
+
+	for (const char *p = text; *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : p + strlen(p)) {
+		if (!strncmp(p, name, len) && p[len] == ' ') {
+			size_t k = 0;
+
+			for (p += len + 1; *p && *p != '\n' && k + 1 < n; p++)
+				val[k++] = *p;
+			val[k] = 0;
+			return val;
+		}
+	}
+	strlcpy(val, "?", n);
+	return val;
+}
+
+static uint64_t stat_u64(const char *text, const char *name)
+{
+	char val[32];
+	uint64_t v = 0;
+
+	parse_u64(stat_str(text, name, val, sizeof(val)), &v);
+	return v;
+}
+
+static uint64_t stat_cpu(const char *text, int core, const char *what)
+{
+	char name[48];
+
+	snprintf(name, sizeof(name), "cpu%d.%s", core, what);
+	return stat_u64(text, name);
+}
+
+/* The per-core table: what `opreport --stats` shows of a stream, live. */
+static void print_cores(const char *text, int ncores)
+{
+	static const char *const cols[] = {
+		"taken", "delivered", "lost_noblock", "lost_outfull", "lost_paused", "lost_other",
+		"overwritten", "truncated", "depth_cut", "missed", "hz",
+	};
+	uint64_t sum[ARRAY_SIZE(cols)] = { 0 };
+
+	shell_printf("core     taken delivered  no-block  out-full    paused     other  overwr"
+		     "   trunc     cut    missed     hz  load\n");
+	for (int i = 0; i < ncores; i++) {
+		uint64_t load = stat_cpu(text, i, "load_permille");
+
+		shell_printf("%4d", i);
+		for (size_t k = 0; k < ARRAY_SIZE(cols); k++) {
+			uint64_t v = stat_cpu(text, i, cols[k]);
+
+			sum[k] += v;
+			shell_printf(k < 6 ? " %9lu" : k < 9 ? " %7lu" : k == 9 ? " %9lu" : " %6lu",
+				     (unsigned long)v);
+		}
+		shell_printf(" %3lu.%lu%%\n", (unsigned long)(load / 10), (unsigned long)(load % 10));
+	}
+	if (ncores > 1) {
+		shell_printf(" all");
+		for (size_t k = 0; k + 1 < ARRAY_SIZE(cols); k++)
+			shell_printf(k < 6 ? " %9lu" : k < 9 ? " %7lu" : " %9lu", (unsigned long)sum[k]);
+		shell_printf("\n");
+	}
+}
+
+static int print_stat(void)
+{
+	char a[32], b[32], c[32], d[32];
+	int err;
+	char *t = read_file("/dev/oprofilestat", &err);
+	int ncores;
+
+	if (!t)
+		return err;
+	ncores = (int)stat_u64(t, "ncores");
+	shell_printf("oprofile: %s, session %lu: %lu Hz per core from the %s, depth %lu, "
+		     "%lu-byte blocks, %s mode\n", stat_str(t, "state", a, sizeof(a)),
+		     (unsigned long)stat_u64(t, "session"), (unsigned long)stat_u64(t, "hz"),
+		     stat_str(t, "source", b, sizeof(b)), (unsigned long)stat_u64(t, "depth"),
+		     (unsigned long)stat_u64(t, "block_bytes"), stat_str(t, "mode", c, sizeof(c)));
+	shell_printf("output: %lu KiB queued in %lu blocks (cap %lu KiB), %lu bytes streamed, "
+		     "%lu blocks dropped; reader %s\n",
+		     (unsigned long)(stat_u64(t, "outq_mem") >> 10),
+		     (unsigned long)stat_u64(t, "outq_blocks"),
+		     (unsigned long)(stat_u64(t, "outq_cap") >> 10),
+		     (unsigned long)stat_u64(t, "stream_bytes"),
+		     (unsigned long)stat_u64(t, "blocks_dropped"),
+		     stat_u64(t, "reader") ? "open" : "not open");
+	if (!strcmp(stat_str(t, "mode", d, sizeof(d)), "snapshot"))
+		shell_printf("flight recorder: %lu-block windows, %lu snapshots\n",
+			     (unsigned long)stat_u64(t, "window"), (unsigned long)stat_u64(t, "snapshots"));
+	if (ncores > 0)
+		print_cores(t, ncores);
+	shell_printf("(every counter: cat /dev/oprofilestat)\n");
+	kfree(t);
+	return 0;
 }
 
 /* Join argv[1..] with spaces into line; -EINVAL if it does not fit. */
@@ -42,16 +162,39 @@ static int join_args(int argc, char **argv, char *line, size_t cap)
 	return 0;
 }
 
+/* The language, listed from the profiler's tables. */
+static int print_help(void)
+{
+	size_t n = 4096;
+	char *text = kmalloc(n);
+
+	if (text && oprof_ctl_help(text, n) >= n) {
+		n = oprof_ctl_help(text, n) + 1;
+		kfree(text);
+		if ((text = kmalloc(n)))
+			oprof_ctl_help(text, n);
+	}
+	if (!text)
+		return -ENOMEM;
+	shell_printf("oprofile stat | help | COMMAND [ARGS] | SETTING VALUE\n%s", text);
+	kfree(text);
+	return 0;
+}
+
 static int cmd_oprofile(int argc, char **argv)
 {
-	char line[160], msg[200];
+	char line[160], msg[300];
 	int fd;
 	long r;
 
-	if (argc < 2 || join_args(argc, argv, line, sizeof(line)) < 0)
+	if (argc < 2)
+		return -EINVAL;
+	if (!strcmp(argv[1], "help"))
+		return argc == 2 ? print_help() : -EINVAL;
+	if (join_args(argc, argv, line, sizeof(line)) < 0)
 		return -EINVAL;
 	if (!strcmp(argv[1], "stat"))
-		return argc == 2 ? print_file("/dev/oprofilestat") : -EINVAL;
+		return argc == 2 ? print_stat() : -EINVAL;
 	fd = kopen("/dev/oprofilectl", ORDWR);
 	if (fd < 0)
 		return fd;
@@ -70,9 +213,6 @@ static int cmd_oprofile(int argc, char **argv)
 	kclose(fd);
 	return (int)r;
 }
-SHELL_CMD("oprofile",
-	  "oprofile start [-f HZ] [-d DEPTH] [-b BLOCKBYTES] [-s [-w BLOCKS]] | stop | pause | "
-	  "resume | flush | snapshot | stat | discard | SETTING VALUE",
-	  "control the sampling profiler (settings: hz depth blockbytes period cap stale "
-	  "emptydepth window budget maxhz)",
+SHELL_CMD("oprofile", "oprofile stat | help | COMMAND [ARGS] | SETTING VALUE",
+	  "control the sampling profiler ('oprofile help' lists its commands and settings)",
 	  cmd_oprofile);

@@ -57,11 +57,24 @@ SHELL_CMD("help", "help [COMMAND]", "list the commands, or describe one", cmd_he
 
 /* ---- echo ---- */
 
+/* One write of the whole line: a file (a ctl file) sees the line, not its words. */
 static int cmd_echo(int argc, char **argv)
 {
-	for (int i = 1; i < argc; i++)
-		shell_printf("%s%s", argv[i], i + 1 < argc ? " " : "");
-	shell_printf("\n");
+	char line[SHELL_LINE_MAX + 1];
+	size_t o = 0;
+
+	for (int i = 1; i < argc; i++) {
+		size_t n = strlen(argv[i]);
+
+		if (o + n + 1 >= sizeof(line))	/* cannot happen: the line held them */
+			return -EINVAL;
+		memcpy(line + o, argv[i], n);
+		o += n;
+		line[o++] = i + 1 < argc ? ' ' : '\n';
+	}
+	if (argc == 1)
+		line[o++] = '\n';
+	shell_write(line, o);
 	return 0;
 }
 SHELL_CMD("echo", "echo [ARGS...]", "print the arguments", cmd_echo);
@@ -116,8 +129,9 @@ static uint64_t kib_of_pages(size_t pages)
 
 /*
  * One line, always the same shape:
- *	mem: total N KiB, free N KiB, heap N KiB in use (N allocations live)
- * and with -v a second line with the heap's own view.
+ *	mem: total N KiB, free N KiB, heap N KiB in use (N allocations live), heap holds N pages
+ * "heap holds" is what the heap really takes from the page allocator (slabs, the cached
+ * empty ones included, and large allocations). With -v a second line with the heap's view.
  */
 static int cmd_mem(int argc, char **argv)
 {
@@ -128,16 +142,19 @@ static int cmd_mem(int argc, char **argv)
 		return -EINVAL;
 	kmalloc_stats(&hs);
 	shell_printf("mem: total %llu KiB, free %llu KiB, heap %llu KiB in use "
-		     "(%llu allocations live)\n",
+		     "(%llu allocations live), heap holds %llu pages\n",
 		     (unsigned long long)kib_of_pages(pages_total()),
 		     (unsigned long long)kib_of_pages(pages_free_count()),
 		     (unsigned long long)((hs.bytes_in_use + 1023) / 1024),
-		     (unsigned long long)(hs.allocs - hs.frees));
+		     (unsigned long long)(hs.allocs - hs.frees), (unsigned long long)hs.pages);
 	if (verbose)
-		shell_printf("heap: %llu KiB held in %llu pages, %llu bytes in use, "
-			     "%llu allocs, %llu frees\n",
+		shell_printf("heap: %llu KiB held in %llu pages (%llu slabs, %llu empty cached, "
+			     "%llu returned), %llu bytes in use, %llu allocs, %llu frees\n",
 			     (unsigned long long)kib_of_pages(hs.pages),
-			     (unsigned long long)hs.pages, (unsigned long long)hs.bytes_in_use,
+			     (unsigned long long)hs.pages, (unsigned long long)hs.slabs,
+			     (unsigned long long)hs.empty_slabs,
+			     (unsigned long long)hs.slabs_returned,
+			     (unsigned long long)hs.bytes_in_use,
 			     (unsigned long long)hs.allocs, (unsigned long long)hs.frees);
 	return 0;
 }

@@ -69,7 +69,7 @@ cmd "run spin -c all -t $secs" [expr {$secs * 40 + 60}]
 cmd "oprofile stop" 120
 # the reader has the rest of the stream to write out: wait until it is gone
 for {set i 0} {[string first " cat" [cmd "ps"]] >= 0 && $i < 600} {incr i} { cmd "sleep 1" }
-set stat [cmd "oprofile stat"]
+set stat [cmd "cat /dev/oprofilestat"]
 puts "TARGET $target"
 puts "STAT-BEGIN\n$stat\nSTAT-END"
 poweroff

@@ -83,12 +83,12 @@ ACCEL=tcg expect -c '
 		cmd "run spin -c all -t 5" 60
 		cmd "oprofile stop"
 		cmd "sleep 1"
-		puts "LOSS $hz [cmd "oprofile stat"]"
+		puts "LOSS $hz [cmd "cat /dev/oprofilestat"]"
 	}
 	cmd "oprofile start -f 10000 -d 64"
 	cmd "run fib -c all -t 10" 60
 	cmd "oprofile stop"
-	set s [cmd "oprofile stat"]
+	set s [cmd "cat /dev/oprofilestat"]
 	regexp {stream_bytes ([0-9]+)} $s -> bytes
 	regexp {up ([0-9.]+) s} [cmd uptime] -> t0
 	cmd "cat /dev/oprofile > /dev/null" 60

@@ -22,6 +22,7 @@
 #include "kernel.h"
 #include "abi/oprofile.h"
 #include "oprofile.h"
+#include "oprofile_bench.h"
 #include "shim.h"
 
 #define BATCH	200
@@ -34,7 +35,7 @@ static uint64_t frames[OPF_MAX_DEPTH];
 static volatile int go, stop_bg;
 static uint64_t result[MAXT];
 
-static int hook_start(uint32_t hz) { (void)hz; return 0; }
+static int hook_start(uint32_t hz, uint32_t source) { (void)hz; (void)source; return 0; }
 static void hook_stop(void) {}
 static void hook_threads(oprof_thread_fn fn, void *arg) { (void)fn; (void)arg; }
 static void hook_set_rate(int core, uint32_t hz) { (void)core; (void)hz; }

@@ -29,6 +29,7 @@
 #include "block.h"
 #include "error.h"
 #include "oprofile.h"
+#include "oprofile_bench.h"
 #include "shim.h"
 
 #define MAXC		8
@@ -89,18 +90,86 @@ static struct {
 	int64_t backdate;	/* tick(): t.tsc this many TSC ticks before the tick (slow hot path) */
 } plat;
 
+/*
+ * hooks->on_core: a mailbox per core that the core's thread empties between ticks and while
+ * it waits (core_poll); once the core's body has ended, the caller acts for it.
+ */
+static struct {
+	void (*fn)(void *);
+	void *arg;
+	int state;		/* 0 empty, 1 posted, 2 taken, 3 done */
+} mail[MAXC];
+static int core_live[MAXC];
+
+static void core_poll(int core)
+{
+	int posted = 1;
+
+	if (__atomic_load_n(&mail[core].state, __ATOMIC_ACQUIRE) == 1 &&
+	    __atomic_compare_exchange_n(&mail[core].state, &posted, 2, false, __ATOMIC_ACQ_REL,
+					__ATOMIC_RELAXED)) {
+		mail[core].fn(mail[core].arg);
+		__atomic_store_n(&mail[core].state, 3, __ATOMIC_RELEASE);
+	}
+}
+
+static void hook_on_core(int core, void (*fn)(void *), void *arg)
+{
+	mail[core].fn = fn;
+	mail[core].arg = arg;
+	__atomic_store_n(&mail[core].state, 1, __ATOMIC_RELEASE);
+	for (;;) {
+		int st = __atomic_load_n(&mail[core].state, __ATOMIC_ACQUIRE), posted = 1;
+
+		if (st == 3)
+			break;
+		if (st == 1 && !__atomic_load_n(&core_live[core], __ATOMIC_ACQUIRE) &&
+		    __atomic_compare_exchange_n(&mail[core].state, &posted, 2, false,
+						__ATOMIC_ACQ_REL, __ATOMIC_RELAXED)) {
+			fn(arg);	/* the core's thread is gone: nothing else writes there */
+			break;
+		}
+		sleep_us(100);
+	}
+	__atomic_store_n(&mail[core].state, 0, __ATOMIC_RELEASE);
+}
+
+/* A barrier the cores wait at while still answering their mailbox (main passes core -1). */
+static int cb_count, cb_gen;
+
+static void core_barrier(int core, int parties)
+{
+	int gen = __atomic_load_n(&cb_gen, __ATOMIC_ACQUIRE);
+
+	if (__atomic_add_fetch(&cb_count, 1, __ATOMIC_ACQ_REL) == parties) {
+		__atomic_store_n(&cb_count, 0, __ATOMIC_RELAXED);
+		__atomic_store_n(&cb_gen, gen + 1, __ATOMIC_RELEASE);
+		return;
+	}
+	while (__atomic_load_n(&cb_gen, __ATOMIC_ACQUIRE) == gen) {
+		if (core >= 0)
+			core_poll(core);
+		sched_yield();
+	}
+}
+
 static void *core_main(void *arg)
 {
 	int core = (int)(intptr_t)arg;
 
 	shim_set_core(core);
+	__atomic_store_n(&core_live[core], 1, __ATOMIC_RELEASE);
 	if (plat.body)
 		plat.body(core);
+	core_poll(core);
+	__atomic_store_n(&core_live[core], 0, __ATOMIC_RELEASE);
 	return NULL;
 }
 
-static int hook_start(uint32_t hz)
+static int hook_start(uint32_t hz, uint32_t source)
 {
+	if (source != OPF_SRC_TIMER && source != OPF_SRC_NMI)
+		return -ENODEV;
 	for (int i = 0; i < MAXC; i++)
 		plat.hz[i] = hz;
 	if (plat.start_fail) {
@@ -150,6 +219,7 @@ static const struct oprof_hooks hooks = {
 	.stop_sampling = hook_stop,
 	.foreach_thread = hook_threads,
 	.set_rate = hook_set_rate,
+	.on_core = hook_on_core,
 };
 
 /* ---- the worker thread (lives for the whole program) ---- */
@@ -222,13 +292,18 @@ static uint64_t stat_cpu(int core, const char *what)
 /* ---- what the cores record: every sample is checkable on its own ---- */
 
 #define PC(core, seq)		((1ull << 63) | ((uint64_t)(core) << 40) | (seq))
+#define NMI_TAG			(1ull << 61)	/* a sample an injected "NMI" took */
+#define NPC(core, seq)		(PC(core, seq) | NMI_TAG)
+#define NRET(core, seq, i)	(RET(core, seq, i) | NMI_TAG)
 #define RET(core, seq, i) \
 	((1ull << 62) | ((uint64_t)(core) << 40) | (((seq) & 0xffffffffull) << 6) | (i))
 #define SEQ_OF(pc)		((pc) & ((1ull << 40) - 1))
 #define CORE_OF(pc)		(((pc) >> 40) & 0xff)
 #define STACK_WORDS		(2 * 24)
+#define BLK_HDR_HOST		((uint32_t)sizeof(struct opf_block))
 
 static unsigned depth_of(uint64_t seq) { return (unsigned)(seq % 21); }
+static unsigned nmi_depth_of(uint64_t seq) { return (unsigned)(seq % 9); }
 static bool corrupt_of(uint64_t seq) { return seq % 7 == 3 && depth_of(seq) > 0; }
 static bool idle_of(uint64_t seq) { return seq % 11 == 0; }
 
@@ -253,6 +328,42 @@ static void tick(int core, uint64_t seq, uintptr_t *st)
 		st[2 * d - 2] = (uintptr_t)&st[2 * d] + 4;
 	oprof_tick_irq(&t);
 	plat.ticks[core]++;
+	core_poll(core);
+}
+
+/*
+ * Injected NMIs: at the hot path's NMI points (internal.h) on a core thread that enabled
+ * them, one point in every nmi_every lands a sampling "NMI" on the same core, with its
+ * own stack and pc pattern, exactly as a real NMI would re-enter oprof_tick_irq.
+ */
+static __thread int nmi_core = -1, nmi_in, nmi_count;
+static int nmi_every = 3;
+static uint64_t nmi_ticks[MAXC], nmi_seqs[MAXC];
+
+static void nmi_land(void)
+{
+	uintptr_t st[STACK_WORDS];
+	int core = nmi_core;
+	uint64_t seq;
+	unsigned d;
+
+	if (core < 0 || nmi_in || ++nmi_count % nmi_every)
+		return;
+	nmi_in = 1;
+	seq = ++nmi_seqs[core];
+	d = nmi_depth_of(seq);
+	for (unsigned i = 0; i < d; i++) {
+		st[2 * i] = i + 1 < d ? (uintptr_t)&st[2 * i + 2] : 0;
+		st[2 * i + 1] = NRET(core, seq, i);
+	}
+	struct oprof_tick t = {
+		.tsc = tsc_read(), .pc = NPC(core, seq), .fp = d ? (uintptr_t)st : 0,
+		.stack_lo = (uintptr_t)st, .stack_hi = (uintptr_t)(st + STACK_WORDS),
+		.tid = 2000 + (uint32_t)core, .core = (uint16_t)core,
+	};
+	oprof_tick_irq(&t);
+	nmi_ticks[core]++;
+	nmi_in = 0;
 }
 
 /* ---- stream parser: incremental, so a long stream needs no big buffer ---- */
@@ -271,8 +382,25 @@ struct pstate {
 	uint64_t seq_lo[MAXC], seq_hi[MAXC];	/* samples with seq in [lo, hi) are refused */
 	bool core_end_seen[MAXC];
 	struct opf_core_end ce[MAXC];
-	uint64_t threads_start, threads_new[MAXC], pauses, resumes;
+	uint64_t threads_start, threads_new[MAXC], pauses[MAXC], resumes[MAXC];
 	uint64_t eofs;
+	/* v2 framing: the block being parsed, and what each writer's blocks were */
+	bool in_block;
+	uint32_t blk_core;		/* writer of the current block (OPF_CORE_STREAM: kernel) */
+	uint64_t blk_start, blk_bytes, blk_samples, blk_want_samples;
+	uint8_t *seqs[MAXC + 1];	/* per writer (MAXC: the stream's own): seq seen */
+	uint64_t nseqs[MAXC + 1], max_seq[MAXC + 1];
+	uint64_t dropped[MAXC], drop_samples[MAXC], unlisted[MAXC];
+	uint8_t *drop_seqs[MAXC];	/* seqs OPF_DROP named */
+	uint64_t ndrop_seqs[MAXC];
+	bool resumed;			/* the stream began with OPF_S_RESUMED */
+	bool continuing;		/* the next bytes are a resumed reader's: skip its header */
+	uint64_t unexplained;		/* blocks missing with no reason (expected: a test's) */
+	bool expect_gap;		/* a test lost a block on purpose: count, do not fail */
+	uint64_t extra;			/* bytes a resumed reader got that the stream had not */
+	bool discarded;			/* its end says OPF_SE_DISCARDED */
+	uint64_t depth[MAXC];		/* samples flagged OPF_F_DEPTH */
+	uint64_t last_nseq[MAXC], nmi_samples[MAXC];	/* samples injected NMIs took */
 	/* flight recorder */
 	bool snapcheck;			/* samples in dumps: contiguous per core and dump */
 	bool in_snap;
@@ -303,12 +431,29 @@ static void ps_sample(struct pstate *ps, const struct opf_sample *s)
 	      ps->sess.depth);
 	ps->samples[c]++;
 	ps->trunc[c] += (s->h.flags & OPF_F_TRUNCATED) != 0;
+	ps->depth[c] += (s->h.flags & OPF_F_DEPTH) != 0;
+	CHECK(ps->in_block && ps->blk_core == c, "core %u sample outside its own block", c);
+	ps->blk_samples++;
 	CHECK(s->tsc >= ps->last_tsc[c], "core %u tsc went back", c);
 	ps->last_tsc[c] = s->tsc;
 	if (!ps->checkframes)
 		return;
 	CHECK(CORE_OF(s->pc) == c, "core %u sample has pc of core %lu", c,
 	      (unsigned long)CORE_OF(s->pc));
+	if (s->pc & NMI_TAG) {	/* an NMI's: its own order, tid and frames */
+		unsigned want = MIN(nmi_depth_of(seq), ps->sess.depth);
+
+		CHECK(seq > ps->last_nseq[c], "core %u: NMI sample %lu after %lu", c,
+		      (unsigned long)seq, (unsigned long)ps->last_nseq[c]);
+		ps->last_nseq[c] = seq;
+		ps->nmi_samples[c]++;
+		CHECK(s->tid == 2000 + c && s->nframes == want, "core %u NMI sample %lu: tid %u, "
+		      "%u frames", c, (unsigned long)seq, s->tid, s->nframes);
+		for (unsigned i = 0; i < s->nframes && i < want; i++)
+			CHECK(s->frames[i] == NRET(c, seq, i), "core %u NMI sample %lu frame %u",
+			      c, (unsigned long)seq, i);
+		return;
+	}
 	CHECK(seq > ps->last_seq[c], "core %u: seq %lu after %lu", c, (unsigned long)seq,
 	      (unsigned long)ps->last_seq[c]);
 	CHECK(seq < ps->seq_lo[c] || seq >= ps->seq_hi[c], "core %u: sample %lu while paused", c,
@@ -340,8 +485,84 @@ static void ps_sample(struct pstate *ps, const struct opf_sample *s)
 		}
 }
 
+/* Mark seq seen in v (n entries, grown as needed); false if it was already. */
+static bool seq_mark(uint8_t **v, uint64_t *n, uint64_t seq)
+{
+	if (seq >= *n) {
+		uint64_t m = MAX(seq + 1, *n * 2);
+
+		*v = realloc(*v, m);
+		memset(*v + *n, 0, m - *n);
+		*n = m;
+	}
+	if ((*v)[seq])
+		return false;
+	(*v)[seq] = 1;
+	return true;
+}
+
+/* The block that ends here (at stream offset ps->off): its header told the truth. */
+static void ps_block_end(struct pstate *ps)
+{
+	if (!ps->in_block)
+		return;
+	CHECK(ps->off - ps->blk_start == ps->blk_bytes, "block of writer %u at %lu: %lu bytes, "
+	      "header says %lu", ps->blk_core, (unsigned long)ps->blk_start,
+	      (unsigned long)(ps->off - ps->blk_start), (unsigned long)ps->blk_bytes);
+	CHECK(ps->blk_samples == ps->blk_want_samples, "block of writer %u: %lu samples, header "
+	      "says %lu", ps->blk_core, (unsigned long)ps->blk_samples,
+	      (unsigned long)ps->blk_want_samples);
+	ps->in_block = false;
+}
+
+static void ps_block(struct pstate *ps, const struct opf_block *b)
+{
+	unsigned w = b->core == OPF_CORE_STREAM ? MAXC : b->core;
+
+	if ((b->h.flags & OPF_B_PARTIAL) && ps->in_block && ps->blk_core == b->core &&
+	    ps->resumed) {
+		/* the rest of the block the last reader began: one block with what came before */
+		CHECK(b->samples == ps->blk_want_samples - ps->blk_samples &&
+		      b->bytes - BLK_HDR_HOST == ps->blk_bytes - (ps->off - ps->blk_start),
+		      "the rest of block %lu says %u samples and %u bytes", (unsigned long)b->seq,
+		      b->samples, b->bytes);
+		ps->blk_start += BLK_HDR_HOST;	/* this header is not part of the original */
+		ps->extra += BLK_HDR_HOST;
+		return;
+	}
+	ps_block_end(ps);
+	CHECK(b->h.len == sizeof(*b), "block header of %u bytes", b->h.len);
+	if (w > MAXC || (w < MAXC && w >= ps->sess.ncores)) {
+		fail("block of core %u", b->core);
+		return;
+	}
+	ps->in_block = true;
+	ps->blk_core = b->core;
+	ps->blk_start = ps->off;
+	ps->blk_bytes = b->bytes;
+	ps->blk_samples = 0;
+	ps->blk_want_samples = b->samples;
+	CHECK(w < MAXC || b->samples == 0, "the kernel's own block says %u samples", b->samples);
+	CHECK(!(b->h.flags & OPF_B_PARTIAL) || ps->resumed,
+	      "a partial block in a stream that did not resume");
+	if (!seq_mark(&ps->seqs[w], &ps->nseqs[w], b->seq))
+		fail("writer %u: block %lu twice", w, (unsigned long)b->seq);
+	ps->max_seq[w] = MAX(ps->max_seq[w], b->seq + 1);
+}
+
 static void ps_record(struct pstate *ps, const struct opf_rec *r)
 {
+	if (ps->continuing) {	/* a resumed reader's repeat of the header */
+		const struct opf_session *s = (const void *)r;
+
+		CHECK(r->type == OPF_SESSION && (s->flags & OPF_S_RESUMED) &&
+		      s->session_id == ps->sess.session_id, "resumed reader: no repeated header");
+		ps->continuing = false;
+		ps->resumed = true;
+		ps->blk_start += r->len;
+		ps->extra += r->len;
+		return;
+	}
 	if (!ps->have_session) {
 		const struct opf_session *s = (const void *)r;
 
@@ -352,9 +573,17 @@ static void ps_record(struct pstate *ps, const struct opf_rec *r)
 		}
 		memset(&ps->sess, 0, sizeof(ps->sess));
 		memcpy(&ps->sess, s, MIN((size_t)r->len, sizeof(ps->sess)));
+		CHECK(s->version == OPF_VERSION && r->len == sizeof(*s), "session v%u of %u bytes",
+		      s->version, r->len);
 		ps->have_session = true;
+		ps->resumed = s->flags & OPF_S_RESUMED;
 		return;
 	}
+	if (r->type == OPF_BLOCK) {
+		ps_block(ps, (const void *)r);
+		return;
+	}
+	CHECK(ps->in_block, "record type %u outside any block", r->type);
 	CHECK(!ps->have_end, "record type %u after the session end", r->type);
 	switch (r->type) {
 	case OPF_SAMPLE:
@@ -418,7 +647,8 @@ static void ps_record(struct pstate *ps, const struct opf_rec *r)
 	case OPF_LOST: {
 		const struct opf_lost *l = (const void *)r;
 
-		CHECK(l->core < ps->sess.ncores && l->reason < OPF_LOST_NREASONS && l->count,
+		CHECK(l->core < ps->sess.ncores && l->reason < OPF_LOST_NREASONS && l->count &&
+		      l->reason != OPF_LOST_OUTPUT_FULL,
 		      "bad lost record core %u reason %u", l->core, l->reason);
 		if (l->core < MAXC && l->reason < OPF_LOST_NREASONS)
 			ps->lostrec[l->core][l->reason] += l->count;
@@ -435,18 +665,50 @@ static void ps_record(struct pstate *ps, const struct opf_rec *r)
 		}
 		break;
 	}
+	case OPF_DROP: {
+		const struct opf_drop *d = (const void *)r;
+
+		CHECK(d->core < ps->sess.ncores && d->core < MAXC && d->blocks, "bad drop record");
+		if (d->core >= MAXC)
+			break;
+		ps->drop_samples[d->core] += d->samples;
+		if (d->h.flags & OPF_D_UNLISTED) {
+			ps->unlisted[d->core] += d->blocks;
+			break;
+		}
+		ps->dropped[d->core] += d->blocks;
+		for (uint64_t i = 0; i < d->blocks; i++)
+			if (!seq_mark(&ps->drop_seqs[d->core], &ps->ndrop_seqs[d->core], d->seq + i))
+				fail("core %u: block %lu dropped twice", d->core,
+				     (unsigned long)(d->seq + i));
+		break;
+	}
 	case OPF_SESSION_END:
 		memset(&ps->send, 0, sizeof(ps->send));
 		memcpy(&ps->send, r, MIN((size_t)r->len, sizeof(ps->send)));
 		ps->have_end = true;
+		ps->discarded = ps->send.h.flags & OPF_SE_DISCARDED;
 		ps->end_off = ps->off;
 		break;
 	case OPF_PAUSE:
-		ps->pauses++;
+	case OPF_RESUME: {
+		const struct opf_mark *m = (const void *)r;
+
+		CHECK(r->len == sizeof(*m) && m->core < ps->sess.ncores && m->core < MAXC &&
+		      ps->blk_core == m->core, "mark of core %u in a block of %u", m->core,
+		      ps->blk_core);
+		if (m->core < MAXC) {
+			/* marks alternate, and sit in time order with the core's samples */
+			CHECK(r->type == OPF_PAUSE ? ps->pauses[m->core] == ps->resumes[m->core] :
+			      ps->pauses[m->core] == ps->resumes[m->core] + 1, "core %u: marks out "
+			      "of turn", m->core);
+			CHECK(m->tsc >= ps->last_tsc[m->core], "core %u: mark before its sample",
+			      m->core);
+			ps->last_tsc[m->core] = m->tsc;
+			(r->type == OPF_PAUSE ? ps->pauses : ps->resumes)[m->core]++;
+		}
 		break;
-	case OPF_RESUME:
-		ps->resumes++;
-		break;
+	}
 	default:
 		fail("unexpected record type %u", r->type);
 	}
@@ -489,16 +751,52 @@ static void ps_feed(struct pstate *ps, const void *data, size_t n)
 	ps->len -= pos;
 }
 
+/*
+ * Core c's blocks, from the stream alone against its closing record: every seq below
+ * e->blocks is in the stream once, or named by an OPF_DROP, or one of the blocks the core
+ * says it could not name (unlisted drops, flight-recorder reuse).
+ */
+static void ps_blocks_check(struct pstate *ps, unsigned c, const struct opf_core_end *e)
+{
+	uint64_t seen = 0, named = 0, gaps = 0;
+
+	for (uint64_t s = 0; s < e->blocks; s++) {
+		bool in = s < ps->nseqs[c] && ps->seqs[c][s];
+		bool dropped = s < ps->ndrop_seqs[c] && ps->drop_seqs[c][s];
+
+		CHECK(!(in && dropped), "core %u: block %lu both in the stream and dropped", c,
+		      (unsigned long)s);
+		seen += in;
+		named += dropped && !in;
+		gaps += !in && !dropped;
+	}
+	CHECK(ps->max_seq[c] <= e->blocks, "core %u: block %lu past the %lu it pushed", c,
+	      (unsigned long)ps->max_seq[c], (unsigned long)e->blocks);
+	CHECK(named == ps->dropped[c] && named + ps->unlisted[c] == e->blocks_dropped &&
+	      ps->unlisted[c] == e->blocks_unlisted, "core %u: %lu + %lu unlisted drops named, "
+	      "core end says %lu (%lu unlisted)", c, (unsigned long)named,
+	      (unsigned long)ps->unlisted[c], (unsigned long)e->blocks_dropped,
+	      (unsigned long)e->blocks_unlisted);
+	ps->unexplained += gaps - MIN(gaps, e->blocks_unlisted + e->blocks_overwritten);
+	CHECK(ps->expect_gap || gaps == e->blocks_unlisted + e->blocks_overwritten,
+	      "core %u: %lu blocks missing with no reason (unlisted %lu, overwritten %lu)", c,
+	      (unsigned long)(gaps - MIN(gaps, e->blocks_unlisted + e->blocks_overwritten)),
+	      (unsigned long)e->blocks_unlisted, (unsigned long)e->blocks_overwritten);
+}
+
 /* The whole stream is in: conservation, totals and the end records. */
 static void ps_verify(struct pstate *ps, const uint64_t *ticks)
 {
+	ps_block_end(ps);
 	CHECK(ps->have_session, "no session header");
 	CHECK(ps->have_end, "no session end");
 	CHECK(ps->len == 0, "%zu trailing bytes", ps->len);
 	if (!ps->have_session || !ps->have_end)
 		return;
-	CHECK(ps->send.bytes == ps->end_off, "session end says %lu bytes, saw %lu",
-	      (unsigned long)ps->send.bytes, (unsigned long)ps->end_off);
+	CHECK(ps->send.bytes == ps->end_off - ps->extra, "session end says %lu bytes, saw %lu",
+	      (unsigned long)ps->send.bytes, (unsigned long)(ps->end_off - ps->extra));
+	for (uint64_t s = 0; s < ps->max_seq[MAXC]; s++)
+		CHECK(ps->seqs[MAXC][s], "the kernel's own block %lu is missing", (unsigned long)s);
 	CHECK(ps->threads_start == NSTART, "%lu start threads", (unsigned long)ps->threads_start);
 	CHECK(!ps->in_snap && ps->snap_begins == ps->snap_ends, "unfinished snapshot dump");
 	CHECK(ps->threads_snap == ps->snap_begins * NSTART, "%lu thread names in %lu dumps",
@@ -511,10 +809,16 @@ static void ps_verify(struct pstate *ps, const uint64_t *ticks)
 
 		CHECK(ps->core_end_seen[c], "no core end for core %u", c);
 		for (int r = 0; r < OPF_LOST_NREASONS; r++) {
+			uint64_t told = r == OPF_LOST_OUTPUT_FULL ? ps->drop_samples[c] :
+				ps->lostrec[c][r];
+
 			lost += e->lost[r];
-			CHECK(ps->lostrec[c][r] == e->lost[r], "core %u reason %d: records %lu, end %lu",
-			      c, r, (unsigned long)ps->lostrec[c][r], (unsigned long)e->lost[r]);
+			CHECK(told == e->lost[r], "core %u reason %d: records %lu, end %lu",
+			      c, r, (unsigned long)told, (unsigned long)e->lost[r]);
 		}
+		ps_blocks_check(ps, c, e);
+		CHECK(ps->expect_gap || e->depth_cut == ps->depth[c], "core %u: depth cut %lu, "
+		      "stream has %lu", c, (unsigned long)e->depth_cut, (unsigned long)ps->depth[c]);
 		CHECK(e->taken == e->delivered + lost + e->overwritten,
 		      "core %u: taken %lu != delivered %lu + lost %lu + overwritten %lu", c,
 		      (unsigned long)e->taken, (unsigned long)e->delivered, (unsigned long)lost,
@@ -528,14 +832,24 @@ static void ps_verify(struct pstate *ps, const uint64_t *ticks)
 			      "core %u: %lu samples between dumps, overwritten %lu + lost %lu", c,
 			      (unsigned long)ps->gap[c], (unsigned long)e->overwritten,
 			      (unsigned long)lost);
-		CHECK(e->delivered == ps->samples[c], "core %u: delivered %lu, stream has %lu", c,
-		      (unsigned long)e->delivered, (unsigned long)ps->samples[c]);
-		CHECK(e->truncated == ps->trunc[c], "core %u: truncated %lu, stream has %lu", c,
-		      (unsigned long)e->truncated, (unsigned long)ps->trunc[c]);
+		CHECK(ps->expect_gap || e->delivered == ps->samples[c], "core %u: delivered %lu, "
+		      "stream has %lu", c, (unsigned long)e->delivered,
+		      (unsigned long)ps->samples[c]);
+		CHECK(ps->expect_gap || e->truncated == ps->trunc[c], "core %u: truncated %lu, "
+		      "stream has %lu", c, (unsigned long)e->truncated, (unsigned long)ps->trunc[c]);
 		if (ticks)
 			CHECK(e->taken == ticks[c], "core %u: taken %lu, ticked %lu", c,
 			      (unsigned long)e->taken, (unsigned long)ticks[c]);
 	}
+}
+
+static void ps_free(struct pstate *ps)
+{
+	free(ps->buf);
+	for (int w = 0; w <= MAXC; w++)
+		free(ps->seqs[w]);
+	for (int c = 0; c < MAXC; c++)
+		free(ps->drop_seqs[c]);
 }
 
 /* ---- reader thread ---- */
@@ -592,7 +906,7 @@ static void reader_join(struct reader *r, const uint64_t *ticks)
 {
 	pthread_join(r->th, NULL);
 	ps_verify(&r->ps, ticks);
-	free(r->ps.buf);
+	ps_free(&r->ps);
 }
 
 /* ---- leak baseline ---- */
@@ -632,7 +946,7 @@ static void test_backtrace(void)
 	uintptr_t *st = malloc(W * sizeof(uintptr_t));
 	uintptr_t lo = (uintptr_t)st, hi = (uintptr_t)(st + W);
 	uint64_t fr[OPF_MAX_DEPTH];
-	bool tr;
+	bool tr, more;
 	unsigned n;
 
 	/* a clean chain of 10 frames ending in fp 0 */
@@ -640,61 +954,64 @@ static void test_backtrace(void)
 		st[2 * i] = i < 9 ? (uintptr_t)&st[2 * i + 2] : 0;
 		st[2 * i + 1] = 0x1000 + (uintptr_t)i;
 	}
-	n = oprof_backtrace(lo, lo, hi, fr, 64, &tr);
-	CHECK(n == 10 && !tr, "clean chain: n %u tr %d", n, tr);
+	n = oprof_backtrace(lo, lo, hi, fr, 64, &tr, &more);
+	CHECK(n == 10 && !tr && !more, "clean chain: n %u tr %d more %d", n, tr, more);
 	for (unsigned i = 0; i < n; i++)
 		CHECK(fr[i] == 0x1000 + i, "frame %u", i);
-	n = oprof_backtrace(lo, lo, hi, fr, 4, &tr);
-	CHECK(n == 4 && !tr, "depth limit: n %u tr %d (must not count as truncated)", n, tr);
-	n = oprof_backtrace(lo, lo, hi, fr, 0, &tr);
-	CHECK(n == 0 && !tr, "depth 0");
-	n = oprof_backtrace(0, lo, hi, fr, 64, &tr);
+	n = oprof_backtrace(lo, lo, hi, fr, 4, &tr, &more);
+	CHECK(n == 4 && !tr && more, "depth limit: n %u tr %d more %d (cut by the depth, not "
+	      "truncated)", n, tr, more);
+	n = oprof_backtrace(lo, lo, hi, fr, 10, &tr, &more);
+	CHECK(n == 10 && !tr && !more, "depth = chain length: n %u more %d", n, more);
+	n = oprof_backtrace(lo, lo, hi, fr, 0, &tr, &more);
+	CHECK(n == 0 && !tr && more, "depth 0: the whole chain was left out");
+	n = oprof_backtrace(0, lo, hi, fr, 64, &tr, &more);
 	CHECK(n == 0 && !tr, "fp 0 is a clean end");
 
 	/* bad starting points: nothing may be read */
 	const uintptr_t bad[] = { lo + 4, lo - 8, lo - 16, hi - 8, hi, hi + 8, 8, UINTPTR_MAX - 7,
 				  UINTPTR_MAX & ~(uintptr_t)7 };
 	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
-		n = oprof_backtrace(bad[i], lo, hi, fr, 64, &tr);
+		n = oprof_backtrace(bad[i], lo, hi, fr, 64, &tr, &more);
 		CHECK(n == 0 && tr, "bad fp #%zu: n %u tr %d", i, n, tr);
 	}
-	n = oprof_backtrace(UINTPTR_MAX - 15, UINTPTR_MAX - 15, UINTPTR_MAX, fr, 64, &tr);
+	n = oprof_backtrace(UINTPTR_MAX - 15, UINTPTR_MAX - 15, UINTPTR_MAX, fr, 64, &tr, &more);
 	CHECK(n == 0 && tr, "stack at the top of the address space");
-	n = oprof_backtrace(lo, hi, lo, fr, 64, &tr);
+	n = oprof_backtrace(lo, hi, lo, fr, 64, &tr, &more);
 	CHECK(n == 0 && tr, "inverted bounds");
-	n = oprof_backtrace(lo, lo, lo + 8, fr, 64, &tr);
+	n = oprof_backtrace(lo, lo, lo + 8, fr, 64, &tr, &more);
 	CHECK(n == 0 && tr, "stack smaller than a frame");
 
 	/* the last frame that fits exactly ends at hi */
 	st[W - 2] = 0;
 	st[W - 1] = 0x77;
-	n = oprof_backtrace(hi - 16, lo, hi, fr, 64, &tr);
+	n = oprof_backtrace(hi - 16, lo, hi, fr, 64, &tr, &more);
 	CHECK(n == 1 && !tr && fr[0] == 0x77, "frame ending at hi");
 
 	/* cycle: frame 3 points back to frame 0 */
 	st[6] = (uintptr_t)&st[0];
-	n = oprof_backtrace(lo, lo, hi, fr, 64, &tr);
+	n = oprof_backtrace(lo, lo, hi, fr, 64, &tr, &more);
 	CHECK(n == 4 && tr, "cycle: n %u tr %d", n, tr);
 	/* self loop */
 	st[0] = (uintptr_t)&st[0];
-	n = oprof_backtrace(lo, lo, hi, fr, 64, &tr);
+	n = oprof_backtrace(lo, lo, hi, fr, 64, &tr, &more);
 	CHECK(n == 1 && tr, "self loop: n %u tr %d", n, tr);
 	/* next out of the stack, above it */
 	st[0] = hi + 64;
-	n = oprof_backtrace(lo, lo, hi, fr, 64, &tr);
+	n = oprof_backtrace(lo, lo, hi, fr, 64, &tr, &more);
 	CHECK(n == 1 && tr, "escape above: n %u tr %d", n, tr);
 	/* next straddling hi */
 	st[0] = hi - 8;
-	n = oprof_backtrace(lo, lo, hi, fr, 64, &tr);
+	n = oprof_backtrace(lo, lo, hi, fr, 64, &tr, &more);
 	CHECK(n == 1 && tr, "straddle hi: n %u tr %d", n, tr);
 	/* misaligned next */
 	st[0] = (uintptr_t)&st[2] + 3;
-	n = oprof_backtrace(lo, lo, hi, fr, 64, &tr);
+	n = oprof_backtrace(lo, lo, hi, fr, 64, &tr, &more);
 	CHECK(n == 1 && tr, "misaligned: n %u tr %d", n, tr);
 	/* zero return address ends the chain cleanly */
 	st[0] = (uintptr_t)&st[2];
 	st[3] = 0;
-	n = oprof_backtrace(lo, lo, hi, fr, 64, &tr);
+	n = oprof_backtrace(lo, lo, hi, fr, 64, &tr, &more);
 	CHECK(n == 1 && !tr, "zero return: n %u tr %d", n, tr);
 
 	/* random garbage, random starts, random bounds inside the buffer */
@@ -712,7 +1029,7 @@ static void test_backtrace(void)
 				kind == 2 ? 0 : (uintptr_t)rand_r(&seed) * 0x10001u;
 		}
 		n = oprof_backtrace((uintptr_t)st + (uintptr_t)(rand_r(&seed) % (W * 8 + 32)) - 16,
-				    l, h, fr, 1 + rand_r(&seed) % 64, &tr);
+				    l, h, fr, 1 + rand_r(&seed) % 64, &tr, &more);
 		CHECK(n <= (unsigned)W / 2, "garbage walk returned %u frames", n);
 	}
 	free(st);
@@ -809,9 +1126,10 @@ static void test_ctl(void)
 	      ps.sess.ncores == 2 && ps.sess.period_ms == 2 && ps.sess.build_id_len == 20 &&
 	      ps.sess.build_id[0] == 0x5e && ps.sess.tsc_hz == tsc_hz(),
 	      "session header fields");
-	CHECK(ps.pauses == 1 && ps.resumes == 1, "pause/resume marks %lu %lu",
-	      (unsigned long)ps.pauses, (unsigned long)ps.resumes);
-	free(ps.buf);
+	/* no core ticked while paused, so none marked a pause: marks are the cores' own */
+	CHECK(ps.pauses[0] + ps.pauses[1] + ps.resumes[0] + ps.resumes[1] == 0,
+	      "pause/resume marks without a tick");
+	ps_free(&ps);
 
 	/* drained: a new session may start; stopped and discarded, it leaves nothing */
 	ctl("start");
@@ -821,7 +1139,7 @@ static void test_ctl(void)
 
 	/* a failing timer start leaves the profiler idle and nothing allocated */
 	plat.start_fail = -ENOMEM;
-	ctl_refused("start", -ENOMEM, "cannot start the sampling timers");
+	ctl_refused("start", -ENOMEM, "cannot start sampling");
 	ctl("start");
 	ctl("stop");
 	ctl("discard");
@@ -924,7 +1242,12 @@ static void test_pause(void)
 	for (int c = 0; c < nc; c++)
 		CHECK(r.ps.ce[c].lost[OPF_LOST_PAUSED] == PHASE, "core %d lost %lu paused", c,
 		      (unsigned long)r.ps.ce[c].lost[OPF_LOST_PAUSED]);
-	CHECK(r.ps.pauses == 1 && r.ps.resumes == 1, "marks");
+	for (int c = 0; c < nc; c++)
+		CHECK(r.ps.pauses[c] == 1 && r.ps.resumes[c] == 1, "core %d: %lu pause and %lu "
+		      "resume marks (%lu lost, %lu samples found no block)", c,
+		      (unsigned long)r.ps.pauses[c], (unsigned long)r.ps.resumes[c],
+		      (unsigned long)stat_cpu(c, "marks_lost"),
+		      (unsigned long)r.ps.ce[c].lost[OPF_LOST_NO_BLOCK]);
 	pthread_barrier_destroy(&bar);
 	check_no_leak("pause");
 	verdict("pause: no samples while paused, each counted lost PAUSED; resume continues");
@@ -1094,8 +1417,9 @@ static void test_stress(const struct stress *s)
 
 		CHECK(made == s->n / 5000, "core %d: %lu thread records made", c, (unsigned long)made);
 		CHECK(r.ps.threads_new[c] == stat_cpu(c, "threads") - stat_cpu(c, "threads_dropped"),
-		      "core %d: %lu thread records in the stream", c,
-		      (unsigned long)r.ps.threads_new[c]);
+		      "core %d: %lu thread records in the stream, %lu written, %lu dropped", c,
+		      (unsigned long)r.ps.threads_new[c], (unsigned long)stat_cpu(c, "threads"),
+		      (unsigned long)stat_cpu(c, "threads_dropped"));
 	}
 	check_no_leak("stress");
 	printf("    %s: %d cores x %lu samples: delivered %lu, lost no-block %lu, "
@@ -1116,6 +1440,7 @@ static void test_stress(const struct stress *s)
  * nothing reaches the stream outside dumps.
  */
 #define SN1	5000
+#define SNAP_CORES	3
 static int snap_go;
 
 static void body_snapshot(int core)
@@ -1125,8 +1450,8 @@ static void body_snapshot(int core)
 
 	for (; seq <= SN1; seq++)
 		tick(core, seq, st);
-	pthread_barrier_wait(&bar);	/* main takes snapshot 1 */
-	pthread_barrier_wait(&bar);
+	core_barrier(core, SNAP_CORES + 1);	/* main takes snapshot 1 */
+	core_barrier(core, SNAP_CORES + 1);
 	while (!__atomic_load_n(&snap_go, __ATOMIC_ACQUIRE)) {
 		tick(core, seq++, st);
 		if (seq % 64 == 0)
@@ -1138,17 +1463,16 @@ static void test_snapshot(void)
 {
 	struct reader r = { .ps.checkframes = true, .ps.snapcheck = true };
 	uint64_t hdr_bytes, dumped = 0, ow = 0;
-	int nc = 3;
+	int nc = SNAP_CORES;
 
 	setup(nc, body_snapshot);
 	snap_go = 0;
-	pthread_barrier_init(&bar, NULL, (unsigned)nc + 1);
 	ctl("period 5");
 	reader_start(&r);
 	ctl("start -s -w 3 -b 2048 -d 16");
 	CHECK(!strcmp(stat_str("mode"), "snapshot") && stat_value("window") == 3, "mode");
 	hdr_bytes = stat_value("stream_bytes");
-	pthread_barrier_wait(&bar);
+	core_barrier(-1, nc + 1);
 	sleep_us(20000);	/* a few worker passes: they must not drain a window */
 	CHECK(stat_value("stream_bytes") == hdr_bytes, "the flight recorder wrote %lu bytes "
 	      "before any snapshot", (unsigned long)(stat_value("stream_bytes") - hdr_bytes));
@@ -1167,7 +1491,7 @@ static void test_snapshot(void)
 		dumped += d;
 	}
 	CHECK(stat_value("snapshots") == 1, "snapshots %lu", (unsigned long)stat_value("snapshots"));
-	pthread_barrier_wait(&bar);
+	core_barrier(-1, nc + 1);
 	for (int i = 0; i < 6; i++) {
 		sleep_us(3000);
 		if (i == 2)
@@ -1190,7 +1514,6 @@ static void test_snapshot(void)
 		CHECK(r.ps.ce[c].lost[OPF_LOST_PAUSED] > 0, "core %d: no paused ticks", c);
 		CHECK(r.ps.ce[c].overwritten > 0, "core %d: nothing overwritten", c);
 	}
-	pthread_barrier_destroy(&bar);
 	check_no_leak("snapshot");
 	verdict("snapshot: dumps hold the newest window per core, overwritten counted, repeatable");
 }
@@ -1298,6 +1621,258 @@ static void test_throttle(void)
 		"told in the stream and stat");
 }
 
+/*
+ * NMIs landing inside the hot path: at every third NMI point a core thread passes (inside
+ * its ticks, block switches, thread names, flight-recorder hand-overs) an "NMI" re-enters
+ * oprof_tick_irq on the same core. Each must be recorded once the interrupted writer is
+ * done (or, when a second NMI finds the slot taken, counted lost), the interrupted writer
+ * must carry on undisturbed, and every count still add up: taken == ticks + NMIs.
+ */
+static int nmi_snap;
+
+static void body_nmi(int core)
+{
+	uintptr_t st[STACK_WORDS];
+
+	nmi_core = core;
+	nmi_count = core;
+	for (uint64_t seq = 1; seq <= stream_n; seq++) {
+		tick(core, seq, st);
+		if (seq % 50 == 0)
+			oprof_thread_created(TID_NEW + (uint32_t)seq, core, "spawned");
+		if (nmi_snap && seq % 256 == 0)
+			sleep_us(100);	/* let the snapshots come in between */
+	}
+	nmi_core = -1;
+}
+
+static void test_nmi(void)
+{
+	for (int round = 0; round < 2; round++) {
+		struct reader r = { .ps.checkframes = true };
+		uint64_t want[MAXC], nmis = 0, recorded = 0;
+		int nc = 4;
+
+		setup(nc, body_nmi);
+		stream_n = 20000;
+		nmi_snap = round;
+		memset(nmi_ticks, 0, sizeof(nmi_ticks));
+		memset(nmi_seqs, 0, sizeof(nmi_seqs));
+		ctl("period 2");
+		shim_set_nmi_hook(nmi_land);
+		reader_start(&r);
+		ctl(round ? "start -s -w 4 -b 2048 -d 16" : "start -b 2048 -d 16");
+		for (int i = 0; round && i < 5; i++) {
+			sleep_us(2000);
+			ctl("snapshot");
+		}
+		hook_stop();
+		ctl("stop");
+		for (int c = 0; c < nc; c++) {
+			want[c] = plat.ticks[c] + nmi_ticks[c];
+			nmis += nmi_ticks[c];
+		}
+		reader_join(&r, want);
+		shim_set_nmi_hook(NULL);
+		for (int c = 0; c < nc; c++)
+			recorded += r.ps.nmi_samples[c];
+		CHECK(nmis > 1000 && recorded > 0, "%lu NMIs landed, %lu of their samples in the "
+		      "stream", (unsigned long)nmis, (unsigned long)recorded);
+		printf("    %s: %lu NMIs landed inside writers, %lu recorded on the way out\n",
+		       round ? "flight recorder" : "streaming", (unsigned long)nmis,
+		       (unsigned long)recorded);
+		check_no_leak("nmi");
+	}
+	verdict("nmi: samples of NMIs inside the hot path are recorded after it, all counted");
+}
+
+/*
+ * "inject drop" makes the worker free one full block and count nothing: the kernel's own
+ * counters then still add up, and only the stream's block numbers can tell. The parser
+ * must find exactly that one block missing with no reason.
+ */
+static void test_silent_drop(void)
+{
+	struct reader r = { .ps.checkframes = true, .ps.expect_gap = true };
+	uint64_t delivered = 0, in_stream = 0;
+
+	setup(2, body_stream);
+	stream_n = 5000;
+	reader_start(&r);
+	ctl("inject drop");
+	ctl("start -b 1024 -d 4");
+	hook_stop();
+	ctl("stop");
+	reader_join(&r, plat.ticks);
+	for (int c = 0; c < 2; c++) {
+		delivered += r.ps.ce[c].delivered;
+		in_stream += r.ps.samples[c];
+	}
+	CHECK(r.ps.unexplained == 1, "%lu blocks missing with no reason, want the one dropped",
+	      (unsigned long)r.ps.unexplained);
+	CHECK(delivered > in_stream, "the kernel says %lu delivered, the stream has %lu: the "
+	      "dropped block's samples", (unsigned long)delivered, (unsigned long)in_stream);
+	check_no_leak("silent drop");
+	verdict("silent drop: a block freed uncounted shows as a gap in its core's sequence");
+}
+
+/*
+ * A reader that closes part-way through the stream (Ctrl-C on cat) loses nothing: the
+ * next reader starts with a repeat of the session header and the rest of the block the
+ * first one began, and the two files together are the whole stream.
+ */
+static void test_resume(void)
+{
+	struct pstate ps = { .checkframes = true };
+	static char buf[3000];
+	long n;
+
+	setup(2, body_stream);
+	stream_n = 20000;
+	ctl("start -b 8192 -d 8");
+	hook_stop();
+	CHECK(oprof_open() == 0, "open");
+	for (int i = 0; i < 30 && (n = oprof_read(buf, 1000 + (size_t)i * 37)) > 0; i++) {
+		CHECK(n % 8 == 0, "a read of %ld bytes: not whole records", n);
+		ps_feed(&ps, buf, (size_t)n);
+	}
+	oprof_close();		/* in the middle of a block */
+	CHECK(ps.len == 0, "the first reader's file ends inside a record");
+	ctl("stop");
+	CHECK(oprof_open() == 0, "open again");
+	ps.continuing = true;
+	drain_stream(&ps);
+	oprof_close();
+	ps_verify(&ps, plat.ticks);
+	CHECK(ps.resumed, "the second reader got no repeated header");
+	ps_free(&ps);
+	check_no_leak("resume");
+	verdict("resume: a reader closed mid-block leaves the rest to the next, whole");
+}
+
+/*
+ * "discard" with a reader in the middle of the stream ends that reader's stream: it gets
+ * an OPF_SESSION_END saying so, then end of file -- not the next session's records.
+ */
+static void test_discard_reader(void)
+{
+	struct pstate ps = { .checkframes = true };
+	struct reader r2 = { .ps.checkframes = true };
+	static char buf[512];
+	long n;
+
+	setup(2, body_stream);
+	stream_n = 5000;
+	ctl("start -b 4096 -d 8");
+	hook_stop();
+	ctl("stop");
+	CHECK(oprof_open() == 0, "open");
+	for (int i = 0; i < 4 && (n = oprof_read(buf, sizeof(buf))) > 0; i++)
+		ps_feed(&ps, buf, (size_t)n);
+	ctl("discard");
+	memset(plat.ticks, 0, sizeof(plat.ticks));
+	ctl("start -b 4096 -d 8");	/* the next session queues up behind */
+	hook_stop();
+	ctl("stop");
+	drain_stream(&ps);
+	oprof_close();
+	CHECK(ps.have_end && ps.discarded, "the reader's stream does not end as discarded");
+	CHECK(ps.len == 0, "trailing bytes");
+	ps_free(&ps);
+	reader_start(&r2);	/* the next reader gets the next session, whole */
+	reader_join(&r2, plat.ticks);
+	CHECK(r2.ps.sess.session_id == ps.sess.session_id + 1, "next session id %lu after %lu",
+	      (unsigned long)r2.ps.sess.session_id, (unsigned long)ps.sess.session_id);
+	check_no_leak("discard");
+	verdict("discard: a reader mid-stream gets a closing record and EOF, not the next session");
+}
+
+/*
+ * Two flight-recorder sessions in a row, the first with one snapshot: the second's first
+ * snapshot must dump its windows (snapshot requests used to be numbered per session while
+ * the cores remembered the last one across sessions).
+ */
+static void test_flight_twice(void)
+{
+	for (int round = 0; round < 2; round++) {
+		struct reader r = { .ps.checkframes = true };
+		uint64_t dumped = 0;
+
+		setup(2, body_stream);
+		stream_n = 3000;
+		reader_start(&r);
+		ctl("start -s -w 4 -b 2048 -d 4");
+		hook_stop();
+		ctl("snapshot");
+		for (int c = 0; c < 2; c++)
+			dumped += stat_cpu(c, "delivered");
+		CHECK(dumped > 0, "session %d: the first snapshot dumped nothing", round + 1);
+		ctl("stop");
+		reader_join(&r, plat.ticks);
+	}
+	check_no_leak("flight twice");
+	verdict("flight recorder: the first snapshot of a second session dumps its windows");
+}
+
+/*
+ * Pause and resume marks count against the cap like samples: 500 cycles with no reader
+ * keep the queue within its cap (they used to be forced past it: 32.8 MB for a 64 KiB cap).
+ */
+static int marks_stop;
+
+static void body_marks(int core)
+{
+	uintptr_t st[STACK_WORDS];
+
+	for (uint64_t seq = 1; !__atomic_load_n(&marks_stop, __ATOMIC_ACQUIRE); seq++)
+		tick(core, seq, st);
+}
+
+static void test_marks_cap(void)
+{
+	struct reader r = { .ps.checkframes = true };
+	uint64_t most = 0, cap;
+
+	setup(2, body_marks);
+	marks_stop = 0;
+	ctl("cap 64K");
+	ctl("start -b 4096 -d 4");
+	cap = stat_value("outq_cap");
+	for (int i = 0; i < 500; i++) {
+		ctl("pause");
+		ctl("resume");
+		most = MAX(most, stat_value("outq_mem"));
+	}
+	__atomic_store_n(&marks_stop, 1, __ATOMIC_RELEASE);
+	hook_stop();
+	CHECK(most <= cap, "the output queue held %lu bytes against a cap of %lu",
+	      (unsigned long)most, (unsigned long)cap);
+	ctl("stop");
+	reader_start(&r);
+	reader_join(&r, plat.ticks);
+	ctl("cap 64");
+	check_no_leak("marks");
+	verdict("markers: 500 pause/resume cycles stay under the output cap");
+}
+
+/* A session fits the machine: the cap is lowered to what free memory allows, and a
+ * session that cannot fit at all is refused with a message instead of taking all memory. */
+static void test_cap_memory(void)
+{
+	setup(8, body_none);
+	shim_set_free_memory(16 << 20);
+	ctl("start -b 4096");
+	CHECK(stat_value("outq_cap") <= (4 << 20) && stat_value("cap_setting") == (64 << 20),
+	      "cap %lu with 16 MiB free", (unsigned long)stat_value("outq_cap"));
+	ctl("stop");
+	ctl("discard");
+	shim_set_free_memory(2 << 20);
+	ctl_refused("start -b 65536", -ENOMEM, "not enough memory");
+	shim_set_free_memory(1ul << 30);
+	check_no_leak("cap memory");
+	verdict("cap: lowered to fit free memory; a session that cannot fit is refused");
+}
+
 /* Start/stop cycles leave no block and no allocation behind. */
 static void test_cycles(void)
 {
@@ -1343,6 +1918,13 @@ int main(int argc, char **argv)
 	test_snapshot();
 	test_throttle();
 	test_flush_stale();
+	test_nmi();
+	test_silent_drop();
+	test_resume();
+	test_discard_reader();
+	test_flight_twice();
+	test_marks_cap();
+	test_cap_memory();
 	test_stress(&(struct stress){ "lossy", 8, quick ? 50000 : 200000, "start -d 16 -b 256",
 		    "64K", "1", 16, 200, 0, true, true });
 	test_stress(&(struct stress){ "fast", 4, quick ? 30000 : 200000, "start -d 16 -b 8192",

@@ -38,23 +38,20 @@ int cons_getc(void)
 
 /*
  * The shell's other neighbours, as a host stand-in: no descriptors (so output goes to
- * the console and redirections report their error), no threads, no interrupts.
+ * the console and redirections report their error), no new threads (current() and the
+ * interrupt flag are the shim's).
  */
 long kwrite(int fd, const void *buf, size_t n) { (void)fd; (void)buf; (void)n; return -EBADF; }
 int kcreate(const char *path, int omode, uint32_t perm) { (void)path; (void)omode; (void)perm; return -ENOSYS; }
 int kdup2(int a, int b) { (void)a; (void)b; return -EBADF; }
 int kclose(int fd) { (void)fd; return -EBADF; }
 int kwerror(int fd) { (void)fd; return 0; }
-struct thread *current(void) { return NULL; }
 struct thread *kthread_create(const char *name, int core, thread_fn fn, void *arg)
 {
 	(void)name; (void)core; (void)fn; (void)arg;
 	return NULL;
 }
 void kthread_detach(struct thread *t) { (void)t; }
-int thread_tid(struct thread *t) { (void)t; return 0; }
-void thread_interrupt(struct thread *t) { (void)t; }
-bool thread_interrupted(void) { return false; }
 void cons_flush_input(void) {}
 void cons_set_intr_hook(void (*fn)(void)) { (void)fn; }
 

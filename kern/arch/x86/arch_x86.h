@@ -116,8 +116,7 @@ void tsc_calibrate(void);
 /* cpu.c: the address of cpu_halt's hlt instruction */
 extern const uintptr_t cpu_halt_hlt;
 
-/* smp.c */
-void smp_boot_aps(void);
+/* smp.c, cpu.c */
 void cpu_setup_this(int core);
 
 /* ksyms.c */

@@ -1,12 +1,11 @@
 /*
- * x86 bring-up on the boot core, in dependency order; then the portable kernel_main.
+ * x86 bring-up on the boot core, in dependency order; then the portable kernel_main, which
+ * sets up memory and the console and starts the other cores (arch_start_cores).
  */
 #include "x86.h"
 #include "arch_x86.h"
-#include "cons.h"
 #include "cpu.h"
 #include "init.h"
-#include "page.h"
 
 
 extern char boot_stack[];
@@ -29,7 +28,7 @@ __noreturn void arch_main(uint32_t mbi)
 	cpus[0].irq_stack_hi = (uintptr_t)boot_stack + 16384;
 	idt_init();				/* every vector has an entry */
 	idt_load();
-	multiboot_parse(mbi, &mb);		/* memory map -> page allocator */
+	multiboot_parse(mbi, &mb);		/* memory map, kept for the page allocator */
 	acpi_init(mb.rsdp);			/* MADT: cores, IOAPIC; HPET */
 	hpet_init();				/* the NMI timer, if the machine has one */
 	tsc_calibrate();			/* the clock every core shares (HPET, or PIT) */
@@ -40,12 +39,8 @@ __noreturn void arch_main(uint32_t mbi)
 	ioapic_init();				/* every pin masked */
 	irq_register(T_UART, uart_irq_handler, NULL);
 	ioapic_route_isa(4, T_UART);		/* COM1 receive -> core 0 */
-	cons_init();				/* console input sleeps on a rendez */
-	uart_enable_irq();
+	uart_enable_irq();			/* input waits until interrupts are on */
 	nmi_boot_test();			/* NMIs from here on if QEMU asks (fw_cfg) */
-	smp_boot_aps();				/* the other cores, each to kernel_ap_main */
-	nmi_boot_test_hold();			/* boot test: each core took NMIs by now */
-	cpus[0].online = true;			/* as kernel_ap_main does for the others */
-	kernel_main();
+	kernel_main();				/* the portable kernel takes over */
 	panic("kernel_main returned");
 }

@@ -17,7 +17,7 @@
 #include "arch_x86.h"
 #include "error.h"
 #include "lock.h"
-#include "pci.h"
+#include "io.h"
 
 #define CFG_ADDR	0xcf8
 #define CFG_DATA	0xcfc
@@ -148,16 +148,16 @@ static struct irq_chain *chain_for(uint32_t gsi, bool *fresh)
 	return &chains[free];
 }
 
-int pci_irq_attach(struct pci_dev *d, void (*fn)(void *), void *arg)
+int arch_intx_attach(uint8_t line, uint8_t pin, void (*fn)(void *), void *arg)
 {
 	struct irq_chain *c;
 	uint32_t gsi;
 	bool level, low, fresh;
 	int r = 0, vec;
 
-	if (d->irq_pin == 0 || d->irq_line == 0xff || d->irq_line == 0)
+	if (pin == 0 || line == 0xff || line == 0)
 		return -ENODEV;
-	line_mode(d->irq_line, &gsi, &level, &low);
+	line_mode(line, &gsi, &level, &low);
 	spin_lock(&attach_lock);
 	c = chain_for(gsi, &fresh);
 	if (!c || c->n == NCHAIN) {

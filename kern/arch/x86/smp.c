@@ -1,7 +1,8 @@
 /*
- * Starting the application processors. The boot core copies the trampoline to 0x8000 and
- * starts the cores the MADT lists one at a time (INIT-SIPI-SIPI), handing each a stack
- * through ap_boot_stack and waiting until it reports in, so one stack variable suffices.
+ * Starting the application processors (arch_start_cores). The boot core copies the
+ * trampoline to 0x8000 and starts the cores the MADT lists one at a time (INIT-SIPI-SIPI),
+ * handing each its stack (static: the arch allocates nothing) through ap_boot_stack and
+ * waiting until it reports in, so one stack variable suffices.
  * Each AP then runs ap_main: its own GDT/TSS, IDT, GS, LAPIC, and the portable per-core
  * start. The TSS comes first so that an NMI taken as soon as the IDT is loaded already
  * has its own stack, which names the core (nmi.c): such an NMI needs nothing else.
@@ -10,7 +11,6 @@
 #include "arch_x86.h"
 #include "cpu.h"
 #include "init.h"
-#include "page.h"
 
 #define TRAMPOLINE_ADDR	0x8000
 #define AP_STACK_PAGES	4
@@ -20,6 +20,8 @@ extern uint64_t ap_boot_stack;
 extern int ncpus_online;
 static volatile int ap_started;
 static volatile int ap_core;
+/* Each AP's stack until its idle thread runs (and for its interrupts before that). */
+static uint8_t ap_stacks[MAX_CPUS][AP_STACK_PAGES * PGSIZE] __aligned(PGSIZE);
 
 
 __noreturn void ap_main(void)
@@ -41,11 +43,9 @@ __noreturn void ap_main(void)
 
 static bool start_one(int core, uint32_t apic_id)
 {
-	uint8_t *stack = pages_alloc(AP_STACK_PAGES);
+	uint8_t *stack = ap_stacks[core];
 	uint64_t deadline;
 
-	if (!stack)
-		panic("smp: no memory for the stack of cpu %d", core);
 	ap_core = core;
 	ap_started = 0;
 	ap_boot_stack = (uintptr_t)stack + AP_STACK_PAGES * PGSIZE;
@@ -57,13 +57,13 @@ static bool start_one(int core, uint32_t apic_id)
 	return true;
 }
 
-void smp_boot_aps(void)
+void arch_start_cores(void)
 {
 	uint32_t me = lapic_id();
 	int core = 1;
 
 	memcpy((void *)TRAMPOLINE_ADDR, trampoline_start, trampoline_end - trampoline_start);
-	for (int i = 0; i < acpi.ncpus; i++) {
+	for (int i = 0; i < acpi.ncpus && core < MAX_CPUS; i++) {
 		if (acpi.apic_ids[i] == me)
 			continue;
 		if (!start_one(core, acpi.apic_ids[i])) {
@@ -73,4 +73,7 @@ void smp_boot_aps(void)
 		core++;
 		__atomic_store_n(&ncpus_online, core, __ATOMIC_RELEASE);
 	}
+	nmi_boot_test_hold();			/* boot test: every core took NMIs by now */
+	/* the boot core counts as online from here, as kernel_ap_main marks the others */
+	WRITE_ONCE(cpus[0].online, true);
 }

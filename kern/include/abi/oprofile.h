@@ -165,7 +165,7 @@ struct opf_core_end {
 	uint64_t missed;
 	/* v2 (a version-1 record ends here: OPF_CORE_END_V1_LEN) */
 	uint64_t blocks_dropped;	/* of blocks: dropped by the worker (output full) */
-	uint64_t blocks_unlisted;	/* of those, in no OPF_DROP (no room to say which) */
+	uint64_t blocks_unlisted;	/* of those, whose seqs no OPF_DROP names (no room) */
 	uint64_t blocks_overwritten;	/* of blocks: reused by the flight recorder */
 	uint64_t depth_cut;		/* delivered samples with OPF_F_DEPTH */
 };
@@ -243,8 +243,12 @@ struct opf_block {
 /*
  * v2: the worker dropped blocks seq .. seq + blocks - 1 of core (the output queue was over
  * its cap); their samples are lost OPF_LOST_OUTPUT_FULL. Each dropped block is in at most
- * one OPF_DROP; those that could not be listed are counted in opf_core_end.blocks_unlisted.
+ * one OPF_DROP. Drops the kernel had no room to list one by one are told at the end by an
+ * OPF_DROP with flag OPF_D_UNLISTED: blocks and samples only, seq meaningless; their count
+ * is opf_core_end.blocks_unlisted. The samples of all of a core's OPF_DROP records add up to
+ * its lost[OPF_LOST_OUTPUT_FULL].
  */
+#define OPF_D_UNLISTED	0x0001
 struct opf_drop {
 	struct opf_rec h;
 	uint16_t core;

@@ -11,6 +11,8 @@ static const char *const errtab[] = {
 	[ENODEV] = "no such device",
 	[EINTR] = "interrupted",
 	[EIO] = "i/o error",
+	[ENXIO] = "not a regular file (a FIFO, socket or device)",
+	[E2BIG] = "argument list too long",
 	[EBADF] = "bad file descriptor",
 	[EAGAIN] = "resource temporarily unavailable",
 	[ENOMEM] = "out of memory",
@@ -18,24 +20,30 @@ static const char *const errtab[] = {
 	[EFAULT] = "bad address",
 	[EBUSY] = "device or resource busy",
 	[EEXIST] = "file already exists",
+	[EXDEV] = "cross-device link",
 	[ENOTDIR] = "not a directory",
 	[EISDIR] = "is a directory",
 	[EINVAL] = "invalid argument",
 	[EMFILE] = "too many open files",
+	[ETXTBSY] = "text file busy",
 	[EFBIG] = "file too large",
 	[ENOSPC] = "no space left on device",
 	[ESPIPE] = "illegal seek",
 	[EROFS] = "read-only file system",
+	[EMLINK] = "too many links",
 	[EPIPE] = "broken pipe (reader or writer hung up)",
 	[ERANGE] = "result out of range",
 	[ENAMETOOLONG] = "file name too long",
 	[ENOSYS] = "function not implemented",
 	[ENOTEMPTY] = "directory not empty",
+	[ELOOP] = "a symbolic link (links on the share are not followed)",
 	[ENODATA] = "no data available",
 	[EPROTO] = "protocol error",
 	[EOVERFLOW] = "value too large",
 	[ENOTSUP] = "operation not supported",
 	[ETIMEDOUT] = "timed out",
+	[ESTALE] = "stale file handle",
+	[EDQUOT] = "disk quota exceeded",
 };
 
 /* Accepts -err or err; never NULL. */
@@ -47,5 +55,5 @@ const char *strerror(int err)
 		return "success";
 	if (e < ARRAY_SIZE(errtab) && errtab[e])
 		return errtab[e];
-	return "unknown error";
+	return "unknown error (the host's errno is not one this kernel names)";
 }

@@ -1,11 +1,13 @@
 /*
  * Physical pages: one bitmap per free RAM region, bit set = page allocated.
  *
- * The arch hands over each free range once at boot (page_add_region). A region keeps its
+ * At boot the allocator takes each free range the arch reports (pages_init). A region keeps its
  * bitmap in its own first pages, so nothing is allocated before the allocator exists and
  * each region's overhead is 1 bit per page (16 KiB for 512 MiB). A run of n pages is
  * always found inside one region, first fit from the lowest page that may be free
- * (hint), so small allocations pack low and large runs stay available higher up.
+ * (hint), so small allocations pack low and large runs stay available higher up. An
+ * aligned run (pages_alloc_aligned: kmalloc's slabs, aligned to their size so a slot finds
+ * its slab by masking its address) is the first fit whose address is a multiple of align.
  *
  * One spinlock covers everything; a search is at most a linear scan of a few thousand
  * words, skipping full words 64 pages at a time. Freeing checks that every page was
@@ -99,24 +101,47 @@ void page_add_region(uintptr_t start, uintptr_t end)
 	spin_unlock(&page_lock);
 }
 
-/* Lowest index of n free pages at or after r->hint, or -1. Called with page_lock held. */
-static long region_find(const struct region *r, size_t n)
+/* Lowest free page index at or after i, skipping full words 64 pages at a time; npages if none. */
+static size_t region_next_free(const struct region *r, size_t i)
 {
-	size_t run = 0;
-
-	for (size_t i = r->hint; i < r->npages;) {
-		if (i % 64 == 0 && r->bitmap[i / 64] == ~0ull) {
-			run = 0;
+	while (i < r->npages) {
+		if (i % 64 == 0 && r->bitmap[i / 64] == ~0ull)
 			i += 64;
-			continue;
-		}
-		if (bit_test(r, i))
-			run = 0;
-		else if (++run == n)
-			return (long)(i + 1 - n);
-		i++;
+		else if (bit_test(r, i))
+			i++;
+		else
+			return i;
 	}
-	return -1;
+	return r->npages;
+}
+
+/* Lowest index at or after i whose page address is a multiple of align (a power of two). */
+static size_t region_align_up(const struct region *r, size_t i, size_t align)
+{
+	uintptr_t a = r->base + i * PGSIZE;
+
+	return i + (ROUNDUP(a, align) - a) / PGSIZE;
+}
+
+/*
+ * Lowest index of n free pages at or after r->hint whose address is a multiple of align,
+ * or -1. A candidate that fails at page j moves the search past j: a run containing an
+ * allocated page can never fit, so the scan stays linear. Called with page_lock held.
+ */
+static long region_find(const struct region *r, size_t n, size_t align)
+{
+	size_t i = r->hint, j;
+
+	for (;;) {
+		i = region_align_up(r, region_next_free(r, i), align);
+		if (i >= r->npages || r->npages - i < n)
+			return -1;
+		for (j = i; j < i + n && !bit_test(r, j); j++)
+			;
+		if (j == i + n)
+			return (long)i;
+		i = j + 1;
+	}
 }
 
 /* Moves r->hint to the next possibly free page after an allocation at idx. */
@@ -129,18 +154,18 @@ static void region_advance_hint(struct region *r, size_t idx, size_t n)
 		r->hint++;
 }
 
-void *pages_alloc(size_t n)
+void *pages_alloc_aligned(size_t n, size_t align)
 {
 	void *p = NULL;
 
-	if (n == 0)
+	if (n == 0 || align < PGSIZE || (align & (align - 1)))
 		return NULL;
 	spin_lock(&page_lock);
 	for (int i = 0; i < nregions && !p; i++) {
 		struct region *r = &regions[i];
 		long idx;
 
-		if (r->nfree < n || (idx = region_find(r, n)) < 0)
+		if (r->nfree < n || (idx = region_find(r, n, align)) < 0)
 			continue;
 		bits_set(r, (size_t)idx, n, true);
 		r->nfree -= n;
@@ -149,6 +174,11 @@ void *pages_alloc(size_t n)
 	}
 	spin_unlock(&page_lock);
 	return p;
+}
+
+void *pages_alloc(size_t n)
+{
+	return pages_alloc_aligned(n, PGSIZE);
 }
 
 static struct region *region_of(uintptr_t a)
@@ -219,4 +249,9 @@ size_t pages_total(void)
 size_t pages_free_count(void)
 {
 	return sum_regions(true);
+}
+
+void pages_init(void)
+{
+	arch_mem_foreach(page_add_region);
 }

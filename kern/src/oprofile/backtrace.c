@@ -32,30 +32,34 @@ static bool frame_ok(uintptr_t fp, uintptr_t lo, uintptr_t hi)
 }
 
 unsigned oprof_backtrace(uintptr_t fp, uintptr_t lo, uintptr_t hi, uint64_t *frames,
-			 unsigned max, bool *truncated)
+			 unsigned max, bool *truncated, bool *more)
 {
 	unsigned n = 0;
 
 	*truncated = false;
+	*more = false;
 	while (n < max && fp != 0) {
 		const uintptr_t *frame = (const uintptr_t *)fp;
 		uintptr_t next, ret;
 
 		if (!frame_ok(fp, lo, hi)) {
 			*truncated = true;
-			break;
+			return n;
 		}
 		next = frame[0];
 		ret = frame[1];
 		if (ret == 0)
-			break;
+			return n;
 		frames[n++] = ret;
 		/* Strictly increasing: rules out cycles and frames of another stack below. */
 		if (next != 0 && next <= fp) {
 			*truncated = n < max;
-			break;
+			return n;
 		}
 		fp = next;
 	}
+	/* stopped at max: is there a caller the depth left out? */
+	if (n == max && fp != 0 && frame_ok(fp, lo, hi) && ((const uintptr_t *)fp)[1] != 0)
+		*more = true;
 	return n;
 }

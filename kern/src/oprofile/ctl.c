@@ -1,10 +1,14 @@
 /*
- * /dev/oprofilectl: text commands, one per line, as a table (name, usage, handler).
+ * /dev/oprofilectl: the profiler's command language, one command per line.
  *
- * Runs in the writing thread (it may sleep); oprof_ctl takes the ctl mutex around the
- * whole command, so commands, worker passes and stat snapshots never interleave.
- * Handlers check the state and their arguments and fill err with one line starting
- * "oprofile: " that says what was wrong and what is allowed; session.c does the work.
+ * Two tables are the whole language: cmds (start, stop, ...) and settings (hz, depth, ...,
+ * each a field of struct oprof_cfg with its range). Everything that lists the language
+ * -- the unknown-command message, `oprofile help` (oprof_ctl_help) -- is made from them.
+ *
+ * Runs in the writing thread (it may sleep); oprof_ctl takes the session lock around the
+ * whole command, so commands, worker passes and stat snapshots never interleave. Handlers
+ * check the state and their arguments and fill err with one line starting "oprofile: "
+ * that says what was wrong and what is allowed; session.c and flight.c do the work.
  *
  * Settings are the defaults of the next session ("start" options override hz, depth,
  * block size, flight-recorder mode and window for that session only). Rates above
@@ -24,57 +28,83 @@ typedef int (*ctl_fn)(int argc, char **argv, char *err, size_t errlen);
 struct ctl_cmd {
 	const char *name;
 	const char *usage;
+	const char *help;	/* one line: what it does */
 	ctl_fn fn;
 	bool args;		/* takes arguments; if not, any are refused with the usage */
 };
 
-/* A setting: a cfg field with its range; size settings take K/M/G suffixes (unit: MiB). */
+/*
+ * A setting: a cfg field with its range; size settings take K/M/G suffixes (unit: MiB);
+ * named settings take one of names (the field holds its index).
+ */
 struct ctl_setting {
 	const char *name;
 	const char *what;	/* for messages: "bad <what> X: must be ..." */
+	const char *opt;	/* the "start" option that sets it for one session, or NULL */
 	size_t off;		/* offsetof(struct oprof_cfg, field) */
 	bool wide;		/* uint64_t field, else uint32_t */
 	bool size;		/* takes a size with suffix */
 	uint64_t min, max;
+	const char *const *names;	/* value names, indexed by value; NULL: a number */
 };
+
+/* The sampling sources, by enum opf_source. */
+static const char *const source_names[] = { "timer", "nmi", NULL };
 
 #define CFG32(f)	offsetof(struct oprof_cfg, f), false
 #define CFG64(f)	offsetof(struct oprof_cfg, f), true
 
 /* hz's max is the cfg's maxhz (0 here): rates above OPROF_MAX_HZ are an explicit choice. */
 static const struct ctl_setting settings[] = {
-	{ "hz", "rate", CFG32(hz), false, 1, 0 },
-	{ "depth", "depth", CFG32(depth), false, 0, OPF_MAX_DEPTH },
-	{ "blockbytes", "block size", CFG32(block_bytes), false, OPROF_MIN_BLOCK, OPROF_MAX_BLOCK },
-	{ "period", "period", CFG32(period_ms), false, 1, 10000 },
-	{ "cap", "cap", CFG64(cap), true, 64 << 10, 1ull << 40 },
-	{ "stale", "staleness", CFG32(stale), false, 1, 1000 },
-	{ "emptydepth", "empty-queue depth", CFG32(emptydepth), false, 1, OPROF_MAX_EMPTYDEPTH },
-	{ "window", "window", CFG32(window), false, 1, OPROF_MAX_WINDOW },
-	{ "budget", "budget", CFG32(budget), false, 1, 100 },
-	{ "maxhz", "rate limit", CFG32(maxhz), false, OPROF_MAX_HZ, OPROF_ABS_MAX_HZ },
+	{ "hz", "rate", "-f", CFG32(hz), false, 1, 0, NULL },
+	{ "depth", "depth", "-d", CFG32(depth), false, 0, OPF_MAX_DEPTH, NULL },
+	{ "blockbytes", "block size", "-b", CFG32(block_bytes), false, OPROF_MIN_BLOCK,
+	  OPROF_MAX_BLOCK, NULL },
+	{ "period", "period", NULL, CFG32(period_ms), false, 1, 10000, NULL },
+	{ "cap", "cap", NULL, CFG64(cap), true, 64 << 10, 1ull << 40, NULL },
+	{ "stale", "staleness", NULL, CFG32(stale), false, 1, 1000, NULL },
+	{ "emptydepth", "empty-queue depth", NULL, CFG32(emptydepth), false, 1,
+	  OPROF_MAX_EMPTYDEPTH, NULL },
+	{ "window", "window", "-w", CFG32(window), false, 1, OPROF_MAX_WINDOW, NULL },
+	{ "budget", "budget", NULL, CFG32(budget), false, 1, 100, NULL },
+	{ "maxhz", "rate limit", NULL, CFG32(maxhz), false, OPROF_MAX_HZ, OPROF_ABS_MAX_HZ, NULL },
+	{ "mode", "sampling source", "-m", CFG32(source), false, 0, 1, source_names },
 };
 
+static bool setting_is(const struct ctl_setting *st, size_t off)
+{
+	return st->off == off;
+}
 
 /* Parse s into st's field of cfg; 0 or -EINVAL with the range in err. */
 static int setting_parse(const struct ctl_setting *st, const char *s, struct oprof_cfg *cfg,
 			 char *err, size_t errlen)
 {
-	uint64_t v, max = st->max ? st->max : cfg->maxhz;
+	uint64_t v = 0, max = st->max ? st->max : cfg->maxhz;
 	char *field = (char *)cfg + st->off;
-	int bad = st->size ? parse_size(s, 1ull << 20, &v) : parse_u64(s, &v);
+	bool blocks = setting_is(st, offsetof(struct oprof_cfg, block_bytes));
+	int bad = -1;
 
-	if (bad < 0 || v < st->min || v > max ||
-	    (st->off == offsetof(struct oprof_cfg, block_bytes) && v % 8)) {
-		if (st->size)
+	if (st->names) {
+		for (v = 0; st->names[v] && bad < 0; v++)
+			if (!strcmp(st->names[v], s))
+				bad = 0;
+		v -= !bad;
+	} else {
+		bad = st->size ? parse_size(s, 1ull << 20, &v) : parse_u64(s, &v);
+	}
+	if (bad < 0 || v < st->min || v > max || (blocks && v % 8)) {
+		if (st->names)
+			snprintf(err, errlen, "oprofile: bad %s %s: must be %s or %s", st->what, s,
+				 st->names[0], st->names[1]);
+		else if (st->size)
 			snprintf(err, errlen, "oprofile: bad %s %s: must be %luK..%luG "
 				 "(plain numbers are MiB)", st->what, s,
 				 (unsigned long)(st->min >> 10), (unsigned long)(st->max >> 30));
 		else
 			snprintf(err, errlen, "oprofile: bad %s %s: must be %lu..%lu%s",
 				 st->what, s, (unsigned long)st->min, (unsigned long)max,
-				 st->off == offsetof(struct oprof_cfg, block_bytes) ?
-				 ", a multiple of 8" : !st->max && max < OPROF_ABS_MAX_HZ ?
+				 blocks ? ", a multiple of 8" : !st->max && max < OPROF_ABS_MAX_HZ ?
 				 " (raise the limit with 'maxhz N')" : "");
 		return -EINVAL;
 	}
@@ -89,6 +119,14 @@ static const struct ctl_setting *setting_find(const char *name)
 {
 	for (size_t i = 0; i < ARRAY_SIZE(settings); i++)
 		if (!strcmp(settings[i].name, name))
+			return &settings[i];
+	return NULL;
+}
+
+static const struct ctl_setting *setting_by_opt(const char *opt)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(settings); i++)
+		if (settings[i].opt && !strcmp(settings[i].opt, opt))
 			return &settings[i];
 	return NULL;
 }
@@ -119,7 +157,7 @@ static int cfg_check(const struct oprof_cfg *cfg, char *err, size_t errlen)
 			 "'maxhz N')", cfg->hz, cfg->maxhz);
 		return -EINVAL;
 	}
-	if (cfg->cap < 2ull * cfg->block_bytes) {
+	if (cfg->cap < 2ull * block_mem_of(cfg->block_bytes)) {
 		snprintf(err, errlen, "oprofile: cap %luK too small for block size %u "
 			 "(need room for two blocks)", (unsigned long)(cfg->cap >> 10),
 			 cfg->block_bytes);
@@ -128,7 +166,7 @@ static int cfg_check(const struct oprof_cfg *cfg, char *err, size_t errlen)
 	return 0;
 }
 
-#define START_USAGE	"start [-f HZ] [-d DEPTH] [-b BLOCKBYTES] [-s [-w BLOCKS]]"
+#define START_USAGE	"start [-f HZ] [-d DEPTH] [-b BLOCKBYTES] [-m timer|nmi] [-s [-w BLOCKS]]"
 
 static int ctl_start(int argc, char **argv, char *err, size_t errlen)
 {
@@ -147,24 +185,21 @@ static int ctl_start(int argc, char **argv, char *err, size_t errlen)
 	}
 	cfg.snapshot = 0;
 	for (int i = 1; i < argc; i++) {
-		const char *name = !strcmp(argv[i], "-f") ? "hz" : !strcmp(argv[i], "-d") ?
-			"depth" : !strcmp(argv[i], "-b") ? "blockbytes" : !strcmp(argv[i], "-w") ?
-			"window" : NULL;
+		const struct ctl_setting *st = setting_by_opt(argv[i]);
 
 		if (!strcmp(argv[i], "-s")) {
 			cfg.snapshot = 1;
 			continue;
 		}
-		if (!name || i + 1 >= argc) {
-			const char *what = name ? "missing value after" : "unknown option";
+		if (!st || i + 1 >= argc) {
+			const char *what = st ? "missing value after" : "unknown option";
 
 			snprintf(err, errlen, "oprofile: %s %s (usage: %s)", what, argv[i],
 				 START_USAGE);
 			return -EINVAL;
 		}
-		if (!strcmp(name, "window"))
-			window = true;
-		if ((rc = setting_parse(setting_find(name), argv[++i], &cfg, err, errlen)) < 0)
+		window |= setting_is(st, offsetof(struct oprof_cfg, window));
+		if ((rc = setting_parse(st, argv[++i], &cfg, err, errlen)) < 0)
 			return rc;
 	}
 	if (window && !cfg.snapshot) {
@@ -234,7 +269,7 @@ static int ctl_snapshot(int argc, char **argv, char *err, size_t errlen)
 			 "stream already has everything");
 		return -EINVAL;
 	}
-	return session_snapshot(err, errlen);
+	return flight_snapshot();
 }
 
 static int ctl_discard(int argc, char **argv, char *err, size_t errlen)
@@ -247,6 +282,24 @@ static int ctl_discard(int argc, char **argv, char *err, size_t errlen)
 	}
 	session_discard();
 	return 0;
+}
+
+/* "inject WHAT": arm a failure for a test (oprofile.h, OPROF_FAULT_*). */
+static int ctl_inject(int argc, char **argv, char *err, size_t errlen)
+{
+	static const struct { const char *name; unsigned fault; } faults[] = {
+		{ "drop", OPROF_FAULT_DROP_BLOCK }, { "arm", OPROF_FAULT_ARM },
+	};
+
+	for (size_t i = 0; argc == 2 && i < ARRAY_SIZE(faults); i++) {
+		if (!strcmp(argv[1], faults[i].name)) {
+			__atomic_or_fetch(&oprof.faults, faults[i].fault, __ATOMIC_RELAXED);
+			return 0;
+		}
+	}
+	snprintf(err, errlen, "oprofile: usage: inject drop|arm (test aids: drop frees one full "
+		 "block uncounted; arm fails the next start's arming)");
+	return -EINVAL;
 }
 
 static int ctl_set(int argc, char **argv, char *err, size_t errlen)
@@ -272,15 +325,20 @@ static int ctl_set(int argc, char **argv, char *err, size_t errlen)
 }
 
 static const struct ctl_cmd cmds[] = {
-	{ "start", START_USAGE, ctl_start, true },
-	{ "stop", "stop", ctl_stop, false },
-	{ "pause", "pause", ctl_pause, false },
-	{ "resume", "resume", ctl_resume, false },
-	{ "flush", "flush", ctl_flush, false },
-	{ "snapshot", "snapshot", ctl_snapshot, false },
-	{ "discard", "discard", ctl_discard, false },
+	{ "start", START_USAGE, "start a session (-s: flight recorder keeping BLOCKS per core)",
+	  ctl_start, true },
+	{ "stop", "stop", "stop sampling, flush every core, close the stream", ctl_stop, false },
+	{ "pause", "pause", "count samples as lost (paused) until resume", ctl_pause, false },
+	{ "resume", "resume", "sample again after pause", ctl_resume, false },
+	{ "flush", "flush", "every core pushes its partial block now", ctl_flush, false },
+	{ "snapshot", "snapshot", "flight recorder: dump every core's window to the stream",
+	  ctl_snapshot, false },
+	{ "discard", "discard", "throw a stopped session's unread stream away", ctl_discard,
+	  false },
+	{ "inject", "inject drop|arm", "tests: lose one block silently, or fail the next arming",
+	  ctl_inject, true },
 };
-static const struct ctl_cmd set_cmd = { "SETTING", "SETTING VALUE", ctl_set, true };
+static const struct ctl_cmd set_cmd = { "SETTING", "SETTING VALUE", NULL, ctl_set, true };
 
 /* Split line into words in buf; returns the count, or -1 if the line is too long. */
 static int ctl_split(const char *line, char *buf, char **argv)
@@ -314,6 +372,21 @@ static const struct ctl_cmd *ctl_find(const char *name)
 	return setting_find(name) ? &set_cmd : NULL;
 }
 
+/* Append "name name ..." of both tables to buf (size n, NUL terminated). */
+static void ctl_names(char *buf, size_t n)
+{
+	size_t o = strlen(buf);
+
+#define PUT(...) (o += (size_t)snprintf(o < n ? buf + o : NULL, o < n ? n - o : 0, __VA_ARGS__))
+	PUT("commands:");
+	for (size_t i = 0; i < ARRAY_SIZE(cmds); i++)
+		PUT(" %s", cmds[i].name);
+	PUT("; settings:");
+	for (size_t i = 0; i < ARRAY_SIZE(settings); i++)
+		PUT(" %s", settings[i].name);
+#undef PUT
+}
+
 int oprof_ctl(const char *line, char *err, size_t errlen)
 {
 	char buf[CTL_LINE], *argv[CTL_MAXARGS];
@@ -329,17 +402,49 @@ int oprof_ctl(const char *line, char *err, size_t errlen)
 	if (argc == 0)
 		return 0;
 	if (!(cmd = ctl_find(argv[0]))) {
-		snprintf(err, errlen, "oprofile: unknown command '%s' (commands: start stop pause "
-			 "resume flush snapshot discard; settings: hz depth blockbytes period cap "
-			 "stale emptydepth window budget maxhz)", argv[0]);
+		snprintf(err, errlen, "oprofile: unknown command '%s' (", argv[0]);
+		ctl_names(err, errlen);
+		if (strlen(err) + 1 < errlen)
+			memcpy(err + strlen(err), ")", 2);
 		return -EINVAL;
 	}
 	if (!cmd->args && argc > 1) {
 		snprintf(err, errlen, "oprofile: usage: %s", cmd->usage);
 		return -EINVAL;
 	}
-	ctl_lock();
+	session_lock();
 	rc = cmd->fn(argc, argv, err, errlen);
-	ctl_unlock();
+	session_unlock();
 	return rc;
+}
+
+size_t oprof_ctl_help(char *buf, size_t n)
+{
+	size_t o = 0;
+
+#define PUT(...) (o += (size_t)snprintf(o < n ? buf + o : NULL, o < n ? n - o : 0, __VA_ARGS__))
+	if (n)
+		buf[0] = '\0';
+	for (size_t i = 0; i < ARRAY_SIZE(cmds); i++)
+		PUT("  %-58s %s\n", cmds[i].usage, cmds[i].help);
+	PUT("  SETTING VALUE: the next session's default (the current one in brackets)\n");
+	for (size_t i = 0; i < ARRAY_SIZE(settings); i++) {
+		const struct ctl_setting *st = &settings[i];
+		uint64_t v = 0, max = st->max ? st->max : oprof.next.maxhz;
+
+		memcpy(&v, (const char *)&oprof.next + st->off, st->wide ? 8 : 4);
+		if (st->names)
+			PUT("    %-12s %s, %s or %s; start %s [%s]\n", st->name, st->what,
+			    st->names[0], st->names[1], st->opt, st->names[v]);
+		else if (st->size)
+			PUT("    %-12s %s, %luK..%luG [%luK]\n", st->name, st->what,
+			    (unsigned long)(st->min >> 10), (unsigned long)(st->max >> 30),
+			    (unsigned long)(v >> 10));
+		else
+			PUT("    %-12s %s, %lu..%lu%s%s [%lu]\n", st->name, st->what,
+			    (unsigned long)st->min, (unsigned long)max, st->opt ? "; start " : "",
+			    st->opt ? st->opt : "", (unsigned long)v);
+	}
+#undef PUT
+	return o;
 }

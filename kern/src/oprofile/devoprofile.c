@@ -2,8 +2,9 @@
  * The profiler's device files, in the manner of Plan 9's devkprof:
  *
  *	/dev/oprofile		the data stream (one reader at a time; see reader.c)
- *	/dev/oprofilectl	write a command line (oprof_ctl); read back the outcome of
- *				this open's last command ("ok" or the error message)
+ *	/dev/oprofilectl	write command lines, one command per line (oprof_ctl); read
+ *				back the outcome of this open's last write ("ok" or the
+ *				first error)
  *	/dev/oprofilestat	"name value" lines, a snapshot taken when opened
  *
  * All run in the calling thread's context and may sleep.
@@ -13,25 +14,25 @@
 #include "kmalloc.h"
 #include "oprofile.h"
 
-#define CTL_MSG	160
+#define CTL_MSG	256	/* longest message a ctl command leaves */
 
 /* ---- /dev/oprofile ---- */
 
-static int data_open(struct chan *c, int omode)
+static int datafile_open(struct chan *c, int omode)
 {
 	(void)c;
 	(void)omode;
 	return oprof_open();
 }
 
-static long data_read(struct chan *c, void *buf, size_t n, uint64_t off)
+static long datafile_read(struct chan *c, void *buf, size_t n, uint64_t off)
 {
 	(void)c;
 	(void)off;
 	return oprof_read(buf, n);
 }
 
-static void data_close(struct chan *c)
+static void datafile_close(struct chan *c)
 {
 	(void)c;
 	oprof_close();
@@ -39,7 +40,7 @@ static void data_close(struct chan *c)
 
 /* ---- /dev/oprofilectl ---- */
 
-static int ctl_open(struct chan *c, int omode)
+static int ctlfile_open(struct chan *c, int omode)
 {
 	(void)omode;
 	c->aux = kzmalloc(CTL_MSG);
@@ -49,20 +50,36 @@ static int ctl_open(struct chan *c, int omode)
 	return 0;
 }
 
-static long ctl_write(struct chan *c, const void *buf, size_t n, uint64_t off)
+/*
+ * A write holds one command per line (a last line without a newline counts). They run in
+ * order; the first that fails stops the rest, and its error is the write's and the file's.
+ */
+static long ctlfile_write(struct chan *c, const void *buf, size_t n, uint64_t off)
 {
+	const char *p = buf, *end = p + n;
 	char line[160];
-	int r;
 
 	(void)off;
-	if (n >= sizeof(line))
-		return -EINVAL;
-	memcpy(line, buf, n);
-	line[n] = 0;
-	r = oprof_ctl(line, c->aux, CTL_MSG);
-	if (r == 0)
-		strlcpy(c->aux, "ok", CTL_MSG);
-	return r < 0 ? r : (long)n;
+	while (p < end) {
+		const char *nl = p;
+		size_t len;
+		int r;
+
+		while (nl < end && *nl != '\n')
+			nl++;
+		len = (size_t)(nl - p);
+		if (len >= sizeof(line)) {
+			snprintf(c->aux, CTL_MSG, "oprofile: command too long");
+			return -EINVAL;
+		}
+		memcpy(line, p, len);
+		line[len] = 0;
+		if ((r = oprof_ctl(line, c->aux, CTL_MSG)) < 0)
+			return r;
+		p = nl + (nl < end);
+	}
+	strlcpy(c->aux, "ok", CTL_MSG);
+	return (long)n;
 }
 
 static long text_read(const char *text, void *buf, size_t n, uint64_t off)
@@ -76,7 +93,7 @@ static long text_read(const char *text, void *buf, size_t n, uint64_t off)
 	return (long)n;
 }
 
-static long ctl_read(struct chan *c, void *buf, size_t n, uint64_t off)
+static long ctlfile_read(struct chan *c, void *buf, size_t n, uint64_t off)
 {
 	char msg[CTL_MSG + 1];
 
@@ -92,7 +109,7 @@ static void aux_close(struct chan *c)
 
 /* ---- /dev/oprofilestat ---- */
 
-static int stat_open(struct chan *c, int omode)
+static int statfile_open(struct chan *c, int omode)
 {
 	size_t cap = 4096, len;
 
@@ -112,27 +129,27 @@ static int stat_open(struct chan *c, int omode)
 	}
 }
 
-static long stat_read(struct chan *c, void *buf, size_t n, uint64_t off)
+static long statfile_read(struct chan *c, void *buf, size_t n, uint64_t off)
 {
 	return text_read(c->aux, buf, n, off);
 }
 
-static const struct devfile data_file = {
-	.name = "oprofile", .perm = 0444, .read = data_read,
-	.open = data_open, .close = data_close,
+static const struct devfile datafile = {
+	.name = "oprofile", .perm = 0444, .read = datafile_read,
+	.open = datafile_open, .close = datafile_close,
 };
-static const struct devfile ctl_file = {
-	.name = "oprofilectl", .perm = 0666, .read = ctl_read, .write = ctl_write,
-	.open = ctl_open, .close = aux_close,
+static const struct devfile ctlfile = {
+	.name = "oprofilectl", .perm = 0666, .read = ctlfile_read, .write = ctlfile_write,
+	.open = ctlfile_open, .close = aux_close,
 };
-static const struct devfile stat_file = {
-	.name = "oprofilestat", .perm = 0444, .read = stat_read,
-	.open = stat_open, .close = aux_close,
+static const struct devfile statfile = {
+	.name = "oprofilestat", .perm = 0444, .read = statfile_read,
+	.open = statfile_open, .close = aux_close,
 };
 
 void devoprofile_init(void)
 {
-	devfs_add(&data_file);
-	devfs_add(&ctl_file);
-	devfs_add(&stat_file);
+	devfs_add(&datafile);
+	devfs_add(&ctlfile);
+	devfs_add(&statfile);
 }

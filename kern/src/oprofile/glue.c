@@ -112,6 +112,8 @@ static void arm_thread(void *arg)
 	unsigned long f = irq_save();
 
 	(void)arg;
+	if (s->alarm.fn && alarm_armed(&s->alarm))
+		alarm_cancel(&s->alarm);	/* never re-initialize an alarm still linked */
 	s->period = sample_period;
 	s->seg_start = tsc_read();
 	s->seg_periods = s->ticks = s->missed = s->alarm_missed = 0;
@@ -127,19 +129,25 @@ static void disarm_thread(void *arg)
 	unsigned long f = irq_save();
 
 	(void)arg;
-	alarm_cancel(&s->alarm);
-	oprof_missed(core_id(), sampler_missed(s, tsc_read()));
+	/* once per arming: a second disarm (a retry) must not count time since as missed */
+	if (s->alarm.fn && alarm_armed(&s->alarm)) {
+		alarm_cancel(&s->alarm);
+		oprof_missed(core_id(), sampler_missed(s, tsc_read()));
+	}
 	irq_restore(f);
 }
 
-/* Run fn once on every online core, in a thread there, and wait for all of them. */
-static int on_every_core(const char *name, thread_fn fn)
+/*
+ * Run fn once on every online core, in a thread there, and wait for all of them. fail_core:
+ * a core whose thread is not created, as if memory were out (OPROF_FAULT_ARM), or -1.
+ */
+static int on_every_core(const char *name, thread_fn fn, int fail_core)
 {
 	struct thread *ts[MAX_CPUS];
 	int n = ncpus(), r = 0;
 
 	for (int i = 0; i < n; i++) {
-		ts[i] = kthread_create(name, i, fn, NULL);
+		ts[i] = i == fail_core ? NULL : kthread_create(name, i, fn, NULL);
 		if (!ts[i])
 			r = -ENOMEM;
 	}
@@ -149,22 +157,68 @@ static int on_every_core(const char *name, thread_fn fn)
 	return r;
 }
 
-static int glue_start_sampling(uint32_t hz)
+/*
+ * Disarm every core, and retry until each core's disarm thread ran: a core left armed
+ * would tick into a stopped session, and its alarm could not be armed again.
+ */
+static void disarm_all(bool fault)
 {
+	int fail = fault ? 0 : -1;
+
+	while (on_every_core("oprof-disarm", disarm_thread, fail) < 0) {
+		fail = -1;
+		thread_sleep_us(10000);
+	}
+}
+
+static int glue_start_sampling(uint32_t hz, uint32_t source)
+{
+	bool fault = oprof_fault_take(OPROF_FAULT_ARM);
 	int r;
 
+	if (source != OPF_SRC_TIMER)
+		return -ENODEV;
 	sample_period = tsc_hz() / hz;
-	r = on_every_core("oprof-arm", arm_thread);
+	r = on_every_core("oprof-arm", arm_thread, fault ? ncpus() - 1 : -1);
 	if (r < 0)
-		on_every_core("oprof-disarm", disarm_thread);
+		disarm_all(fault);
 	return r;
 }
 
 static void glue_stop_sampling(void)
 {
-	/* a disarm thread that cannot be created is retried: stop must not fail */
-	while (on_every_core("oprof-disarm", disarm_thread) < 0)
+	disarm_all(false);
+}
+
+/* kick hook: the timer interrupt and threads may wake the worker themselves. */
+static void glue_kick(void)
+{
+	oprof_worker_wake();
+}
+
+struct on_core_call {
+	void (*fn)(void *);
+	void *arg;
+};
+
+static void on_core_thread(void *arg)
+{
+	struct on_core_call *call = arg;
+	unsigned long f = irq_save();
+
+	call->fn(call->arg);
+	irq_restore(f);
+}
+
+/* on_core hook: a thread on core, interrupts off around fn; retried until it can be made. */
+static void glue_on_core(int core, void (*fn)(void *), void *arg)
+{
+	struct on_core_call call = { fn, arg };
+	struct thread *t;
+
+	while (!(t = kthread_create("oprof-oncore", core, on_core_thread, &call)))
 		thread_sleep_us(10000);
+	kthread_join(t);
 }
 
 struct foreach_ctx {
@@ -195,6 +249,8 @@ static void thread_created(struct thread *t)
 static const struct oprof_hooks hooks = {
 	.start_sampling = glue_start_sampling,
 	.stop_sampling = glue_stop_sampling,
+	.kick = glue_kick,
+	.on_core = glue_on_core,
 	.foreach_thread = glue_foreach_thread,
 	.set_rate = glue_set_rate,
 };

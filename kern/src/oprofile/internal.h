@@ -1,18 +1,38 @@
 /*
  * What the profiler's files share; nothing outside kern/src/oprofile includes this.
  *
+ * One file per mechanism:
+ *	hotpath.c	the sampling interrupt on each core: reserve, record, push, switch
+ *	budget.c	the overhead budget: a core over it halves its own rate
+ *	flight.c	the flight recorder: windows, their handover, snapshot dumps
+ *	opcore.c	the ctl side of a core's state: set-up, quiesce, tear-down, totals
+ *	encode.c	the stream encoder: every record the profiler writes is built there
+ *	pool.c		the pool of recycled blocks
+ *	worker.c	the core-0 worker: cores' full blocks to the stream, empty ones back
+ *	session.c	the state machine, the session lock, start and stop
+ *	ctl.c		the command language of /dev/oprofilectl (one table)
+ *	reader.c	/dev/oprofile's reader
+ *	stat.c		/dev/oprofilestat
+ *	backtrace.c	the frame-pointer walk
+ *	glue.c, devoprofile.c	the kernel side: alarms, threads, device files
+ *
+ * Names say who may call: hot_* run on the core whose state they touch, interrupts off
+ * (its sampling interrupt, or a thread on that core between hot_enter and hot_exit);
+ * worker_*, session_*, opcore_*, flight_* (but flight_hot_*), ctl_* and the stat file
+ * run in a thread with the session lock held; reader_* in the reader's thread; pool_*
+ * in any thread; rec_* fill a record in memory the caller owns, in any context.
+ *
  * Ownership of the shared state (see each file's opening comment for the why):
- *	struct oprof_cpu, hot half	written only by its core (interrupt context, or a thread
- *					on that core with interrupts off) between cpu_enter
- *					and cpu_exit; read by the ctl thread after cpu_quiesce,
- *					counters by anyone with cnt_get.
- *	struct oprof_cpu, worker half	written only with the ctl mutex held (worker, ctl).
- *	struct oprof_global		written with the ctl mutex held; the hot path reads
+ *	struct opcore, hot half		written only by its core between hot_enter and
+ *					hot_exit; read by the ctl thread after
+ *					opcore_quiesce, counters by anyone with cnt_get.
+ *	struct opcore, worker half	written only with the session lock held.
+ *	struct oprof_global		written with the session lock held; the hot path reads
  *					cfg (constant while a session runs, published by
- *					cpu_enable), paused, flushgen, snap_req and pass_gen
+ *					opcore_enable), paused, flushgen, snap_req and pass_gen
  *					(atomics).
- *	struct oprof_cpu, snapq		the core (or ctl, after cpu_quiesce) writes the
- *					window it hands over; ctl takes it after snap_ack.
+ *	struct opcore, fr.snapq		the core (or ctl, after opcore_quiesce) writes the
+ *					window it hands over; ctl takes it after fr.ack.
  */
 #ifndef OPROF_INTERNAL_H
 #define OPROF_INTERNAL_H
@@ -24,7 +44,10 @@
 #include "lock.h"
 #include "oprofile.h"
 #include "qio.h"
+#include "qlock.h"
 #include "rendez.h"
+#include "ring.h"
+#include "encode.h"
 
 /* Single-writer counters: the owner adds, anyone reads; relaxed atomics, no RMW. */
 static inline uint64_t cnt_get(const uint64_t *p)
@@ -47,11 +70,31 @@ static inline void flag_set(uint32_t *p, uint32_t v)
 	__atomic_store_n(p, v, __ATOMIC_RELAXED);
 }
 
-/* block->flags above bit 16: truncated samples in the block (a block holds < 2^16 samples). */
-#define BLK_TRUNC_SHIFT	16
-#define BLK_TRUNC_ONE	(1u << BLK_TRUNC_SHIFT)
-#define BLK_TRUNC(b)	((b)->flags >> BLK_TRUNC_SHIFT)
+/* block->flags of the profiler's blocks (bits below 16 are qio's: none today) */
+#define BLK_EOS		0x10000	/* the stream ends after this block: the reader's EOF */
+#define BLK_SESSION	0x20000	/* holds the session header, which is unframed */
 
+/* Length of the OPF_BLOCK header that starts every framed block. */
+#define BLK_HDR		((uint32_t)sizeof(struct opf_block))
+
+/* A framed block with nothing after its header. */
+static inline bool blk_empty(const struct block *b)
+{
+	return BLEN(b) <= BLK_HDR;
+}
+
+/*
+ * Host tests only: a point in the hot path where an NMI may land (tests/host/shim calls
+ * the sampling entry re-entrantly from here). Nothing in the kernel.
+ */
+#if defined(HOST_SHIM) && !defined(OPROF_BENCH)
+void shim_nmi_point(void);
+#define NMI_POINT()	shim_nmi_point()
+#else
+#define NMI_POINT()	do { } while (0)
+#endif
+
+/* A session's settings; ctl.c's table names each field. */
 struct oprof_cfg {
 	uint32_t hz;		/* per-core sampling rate */
 	uint32_t depth;		/* most frames per sample, 0..OPF_MAX_DEPTH */
@@ -64,6 +107,7 @@ struct oprof_cfg {
 	uint32_t window;	/* flight recorder: blocks each core keeps (cur included) */
 	uint32_t budget;	/* percent of a core's time sampling may use; 100: no limit */
 	uint32_t maxhz;		/* highest rate "start -f" accepts */
+	uint32_t source;	/* enum opf_source: the timer interrupt or NMIs */
 };
 
 enum oprof_state {
@@ -74,56 +118,129 @@ enum oprof_state {
 	OPROF_DRAINING,		/* stream closed and hung up; the reader has not reached EOF */
 };
 
-struct oprof_cpu {
-	/* Hot half: the core's own (see the top). */
-	uint32_t on;			/* ctl: core may record; SEQ_CST with busy */
-	uint32_t busy;			/* core: inside cpu_enter/cpu_exit */
-	struct block *cur;		/* block being filled, or NULL */
-	struct queue *fullq;		/* blocks pushed by the core, oldest first */
-	struct queue *emptyq;		/* blocks the worker gave the core */
-	uint32_t seen_flush;		/* last oprof.flushgen this core honoured */
-	uint32_t starving;		/* emptyq ran dry; the worker was kicked */
-	uint32_t kicked_pass;		/* oprof.pass_gen when this core last kicked at low water */
-	uint32_t snap_seen;		/* last oprof.snap_req this core handed its window for */
-	uint32_t snap_ack;		/* = snap_seen once the window is on snapq; release */
-	uint32_t hz;			/* current rate (below cfg.hz once throttled) */
-	struct queue *snapq;		/* flight recorder: the window handed to a snapshot */
-	uint64_t win_start;		/* TSC at the start of the budget window */
-	uint64_t win_cost;		/* TSC spent in the hot path in this window */
-	uint64_t load_pm;		/* hot-path share of the last window, per mille */
-	uint32_t strikes;		/* budget windows over budget in a row */
-	uint32_t calm;			/* throttled, windows under a quarter of budget in a row */
-	uint32_t budget_n;		/* ticks, for timing one in OPROF_BUDGET_EVERY */
-	uint32_t lost_pending;		/* some unreported[] is not 0 */
-	uint64_t tick_max;		/* most TSC ticks one tick is charged: a period, capped */
-	uint64_t throttles;		/* times this core halved its rate */
-	uint64_t raises;		/* times it doubled it back (never above cfg.hz) */
-	uint64_t missed;		/* timer expiries the core was too late for (glue) */
-	uint64_t taken;			/* ticks while on */
-	uint64_t written;		/* sample records written into blocks */
-	uint64_t truncated;		/* of those, with OPF_F_TRUNCATED */
-	uint64_t blocks;		/* blocks pushed to fullq */
-	uint64_t threads;		/* OPF_THREAD records written */
-	uint64_t threads_lost;		/* OPF_THREAD records that found no block */
-	uint64_t overwritten;		/* flight recorder: samples in blocks reused for newer */
-	uint64_t ow_truncated;		/* truncated samples among them */
-	uint64_t threads_ow;		/* OPF_THREAD records in reused blocks */
-	uint64_t lost[OPF_LOST_NREASONS];	/* all but OUTPUT_FULL */
-	uint64_t unreported[OPF_LOST_NREASONS];	/* lost not yet told in an OPF_LOST record */
-	uint64_t frames[OPF_MAX_DEPTH];	/* oprof_tick_irq's walk scratch */
+/* A sample an NMI took while a writer was active on its core, for that writer to record. */
+struct pend_sample {
+	uint32_t tid;
+	uint16_t flags;		/* OPF_F_* */
+	uint16_t nframes;
+	uint16_t paused;	/* the session was paused when the NMI came */
+	uint64_t tsc, pc;
+	uint64_t missed;	/* the glue's running count at that tick (0: unknown) */
+	uint64_t frames[OPF_MAX_DEPTH];
+};
 
-	/* Worker half: ctl mutex held. */
-	uint64_t dropped_samples __aligned(CACHELINE);	/* lost OUTPUT_FULL */
-	uint64_t dropped_truncated;	/* truncated samples among them */
-	uint64_t dropped_blocks;
-	uint64_t threads_dropped;	/* OPF_THREAD records in dropped blocks */
-	/* lost the stream does not tell: OUTPUT_FULL, and OPF_LOST records of dropped blocks */
-	uint64_t w_unreported[OPF_LOST_NREASONS];
-	uint64_t w_blocks;		/* blocks at the last pass, for the rate of use */
-	uint64_t w_noblock;		/* lost NO_BLOCK at the last pass */
-	uint64_t w_tsc;			/* TSC of the last pass */
-	uint32_t target;		/* emptyq depth the worker keeps (adapts to the rate) */
-	uint32_t low;			/* hot path kicks the worker at or below this; relaxed */
+/* Drops of consecutive blocks of one core, not yet told in an OPF_DROP record. */
+struct drop_run {
+	uint64_t seq;		/* first block */
+	uint32_t blocks;
+	uint64_t samples;
+};
+#define DROP_RUNS	8	/* runs a core keeps before counting more as unlisted */
+
+/* The profiler's state of one core, grouped by the mechanism that owns each part. */
+struct opcore {
+	/*
+	 * The gate and the re-entry guard (hotpath.c). on: the ctl thread lets the core record
+	 * (release; the core reads it with acquire). nest: a writer (a tick, or a thread on
+	 * this core writing a record) is between hot_begin and hot_end; an NMI that finds it
+	 * set leaves its sample in pend for that writer instead of touching the buffers.
+	 */
+	uint32_t on;
+	uint32_t nest;
+	struct {
+		uint32_t full;		/* NMI sets (sample in s), writer clears once recorded */
+		uint32_t overflow;	/* NMIs that found the slot full; written by NMIs only */
+		uint32_t folded;	/* of overflow, already counted by a writer */
+		struct pend_sample s;
+	} pend;
+
+	/*
+	 * Buffers (hotpath.c). full: produced by the core, consumed by the worker (by the core
+	 * itself in the flight recorder, whose window it is). empty: produced by the worker,
+	 * consumed by the core.
+	 */
+	struct {
+		struct block *cur;	/* block being filled, or NULL */
+		struct ring full;
+		struct ring empty;
+		uint32_t seen_flush;	/* last oprof.flushgen this core honoured */
+		uint32_t seen_pause;	/* the pause state this core last noticed */
+		uint32_t nmarks;	/* marks noticed but not yet written (at most 2) */
+		uint64_t mark_tsc[2];	/* their times: a pause, then a resume */
+		uint32_t starving;	/* empty ran dry; the worker was kicked */
+		uint32_t kicked_pass;	/* oprof.pass_gen when the core last kicked at low water */
+	} buf;
+
+	/* What the core counts (hotpath.c): written by the core, read with cnt_get. */
+	struct {
+		uint64_t taken;		/* sampling interrupts while on */
+		uint64_t written;	/* sample records written into blocks */
+		uint64_t truncated;	/* of those, with OPF_F_TRUNCATED */
+		uint64_t depth_cut;	/* of those, with OPF_F_DEPTH */
+		uint64_t blocks;	/* blocks pushed: the next block's seq */
+		uint64_t threads;	/* OPF_THREAD records written */
+		uint64_t threads_lost;	/* OPF_THREAD records that found no block */
+		uint64_t marks_lost;	/* pause/resume marks that could never be written */
+		uint64_t missed;	/* sampling periods the core was too late for (glue) */
+		uint64_t lost[OPF_LOST_NREASONS];	/* all but OUTPUT_FULL */
+	} cnt;
+
+	/* Losses the stream has not told yet (hotpath.c). */
+	struct {
+		uint64_t unreported[OPF_LOST_NREASONS];	/* for the next OPF_LOST records */
+		uint32_t pending;	/* some unreported[] is not 0 */
+	} lrep;
+
+	/*
+	 * The flight recorder (flight.c). snap: the window handed to a snapshot, produced by
+	 * the core, consumed by the ctl thread once ack says the hand-over is complete.
+	 */
+	struct {
+		struct ring snap;
+		uint32_t seen;		/* last oprof.snap_gen this core handed its window for */
+		uint32_t ack;		/* = seen once the window is in snap; release */
+		uint64_t overwritten;	/* samples in blocks reused for newer */
+		uint64_t ow_truncated;	/* truncated samples among them */
+		uint64_t ow_depth;	/* depth-cut samples among them */
+		uint64_t ow_blocks;	/* blocks reused */
+		uint64_t threads_ow;	/* OPF_THREAD records in reused blocks */
+	} fr;
+
+	/* The overhead budget (budget.c). */
+	struct {
+		uint32_t hz;		/* current rate (below cfg.hz once throttled) */
+		uint32_t n;		/* ticks, for timing one in OPROF_BUDGET_EVERY */
+		uint32_t strikes;	/* budget windows over budget in a row */
+		uint32_t calm;		/* throttled, windows under a quarter of budget in a row */
+		uint64_t win_start;	/* TSC at the start of the budget window */
+		uint64_t win_cost;	/* TSC spent in the hot path in this window */
+		uint64_t load_pm;	/* hot-path share of the last window, per mille */
+		uint64_t tick_max;	/* most TSC ticks one tick is charged: a period, capped */
+		uint64_t throttles;	/* times this core halved its rate */
+		uint64_t raises;	/* times it doubled it back (never above cfg.hz) */
+	} bud;
+
+	uint64_t frames[OPF_MAX_DEPTH];	/* the walk's scratch (the writer's own) */
+	uint64_t nmi_frames[OPF_MAX_DEPTH];	/* an NMI's, while it defers to a writer */
+
+	/* The worker's half (worker.c): session lock held. */
+	struct {
+		uint64_t dropped_samples;	/* lost OUTPUT_FULL */
+		uint64_t dropped_truncated;	/* truncated samples among them */
+		uint64_t dropped_depth;		/* depth-cut samples among them */
+		uint64_t dropped_blocks;
+		uint64_t unlisted;		/* dropped blocks no OPF_DROP will name */
+		uint64_t unlisted_samples;	/* their samples */
+		uint64_t threads_dropped;	/* OPF_THREAD records in dropped blocks */
+		uint64_t unreported[OPF_LOST_NREASONS];	/* OPF_LOST of dropped blocks */
+		struct drop_run runs[DROP_RUNS];	/* drops not yet told */
+		uint32_t nruns;
+		uint64_t blocks;		/* blocks at the last pass, for the rate of use */
+		uint64_t noblock;		/* lost NO_BLOCK at the last pass */
+		uint64_t tsc;			/* TSC of the last pass */
+		uint32_t target;		/* empty-ring depth the worker keeps */
+		uint32_t low;			/* hot path kicks the worker at or below this */
+	} w __aligned(CACHELINE);
 } __aligned(CACHELINE);
 
 struct oprof_global {
@@ -134,80 +251,96 @@ struct oprof_global {
 	uint32_t paused;		/* hot path: count ticks as lost PAUSED */
 	uint32_t flushgen;		/* bumped by "flush"; cores push on change */
 	uint32_t wait_ms;		/* worker period in effect; flag_get anywhere */
-	uint32_t snap_req;		/* flight recorder: snapshot asked for; cores hand over */
+	uint32_t snap_gen;		/* snapshot requests since boot; cores hand over on change */
 	uint32_t pass_gen;		/* worker passes this session; low-water kicks key on it */
-	uint64_t snapshots;		/* dumps this session (snap seq of the last) */
+	uint32_t kick;			/* a core wants an early worker pass (NMI-safe flag) */
+	uint32_t faults;		/* OPROF_FAULT_* bits armed by "inject" (tests) */
+	uint64_t snapshots;		/* dumps this session (the seq of the last) */
 	uint64_t budget_ticks;		/* length of a budget window in TSC ticks */
 	uint64_t tick_max_ticks;	/* most TSC ticks one tick is charged to the budget */
-	uint32_t max_target;		/* most blocks the worker puts on one empty queue */
+	uint32_t max_target;		/* most blocks the worker puts on one empty ring */
+	uint32_t ring_slots;		/* capacity of the session's rings */
 	int ncores;			/* cores of the session */
 	uint64_t stale_ticks;		/* cfg.stale periods in TSC ticks */
 	uint64_t session_id;		/* sessions since boot */
-	struct queue *outq;		/* the stream, read by /dev/oprofile */
-	struct rendez readers;		/* the reader waits here for outq */
+	uint64_t cap;			/* the output cap in effect: cfg.cap, or less (memory) */
+	uint64_t bmem;			/* the memory a block of the session really holds */
+	struct opf_session header;	/* this session's header, again for a resumed reader */
+	struct queue *outq;		/* the stream, read by /dev/oprofile; limit: the cap */
 	uint64_t stream_bytes;		/* bytes queued on outq this session */
+	uint64_t stream_seq;		/* the kernel's own blocks queued this session */
 	uint64_t blocks_dropped;	/* this session */
-	struct rendez snap_r;		/* ctl waits here for the cores' snap_ack */
+	uint64_t marks_lost;		/* kernel records that found no room under the cap */
+	struct block *reserve;		/* blocks set aside at start for the closing records */
+	struct rendez snap_r;		/* ctl waits here for the cores' fr.ack */
 };
 
-extern struct oprof_global oprof;
-extern struct oprof_cpu oprof_cpus[MAX_CPUS];
 
-/* session.c: the ctl mutex (sleeping; thread context) serializes ctl, worker and stat. */
-void ctl_lock(void);
-void ctl_unlock(void);
-bool ctl_held(void);
+extern struct oprof_global oprof;
+extern struct opcore opcores[MAX_CPUS];
+
+/* session.c: the session lock (sleeping) serializes ctl, worker passes and stat. */
+void session_lock(void);
+void session_unlock(void);
 bool session_active(void);	/* RUNNING or PAUSED */
 
-/* percpu.c: ctl side of the per-core state (ctl mutex held). */
-int cpu_setup(struct oprof_cpu *c);
-void cpu_enable(struct oprof_cpu *c);
-void cpu_quiesce(struct oprof_cpu *c);
-void cpu_wait_idle(struct oprof_cpu *c);
-void cpu_flush_partial(struct oprof_cpu *c);
-void cpu_teardown(struct oprof_cpu *c);
-void cpu_snap_takeover(struct oprof_cpu *c, uint32_t seq);
-uint64_t cpu_delivered(struct oprof_cpu *c);
-uint64_t cpu_truncated(struct oprof_cpu *c);
+/* hotpath.c: for the other hot_* and flight_hot_* code on the same core. */
+void *hot_reserve_slow(struct opcore *c, uint32_t len, uint64_t tsc);
+bool hot_push(struct opcore *c);
+bool hot_write_marks(struct opcore *c, uint64_t tsc);
+void hot_unreported(struct opcore *c, unsigned reason, uint64_t n);
+/* A thread on the core, interrupts off: bracket writing into the core's buffers. */
+bool hot_begin(struct opcore *c);
+void hot_end(struct opcore *c);
 
-/* pool.c: recycled blocks (thread context) and the output queue's writers (ctl mutex). */
+/* budget.c */
+void budget_reset(struct opcore *c);
+void hot_budget(struct opcore *c, uint64_t start);
+
+/* flight.c */
+struct block *flight_hot_reuse(struct opcore *c);
+void flight_hot_housekeep(struct opcore *c);
+void flight_handover_here(void *core);	/* hooks->on_core callback */
+int flight_snapshot(void);
+void flight_stop(void);
+
+/* opcore.c: ctl side of the per-core state (session lock held). */
+int opcore_setup(struct opcore *c);
+void opcore_enable(struct opcore *c);
+void opcore_disable(struct opcore *c);
+void opcore_flush_partial(struct opcore *c);
+void opcore_teardown(struct opcore *c);
+uint64_t opcore_delivered(struct opcore *c);
+uint64_t opcore_truncated(struct opcore *c);
+uint64_t opcore_depth_cut(struct opcore *c);
+
+/* pool.c: recycled blocks (any thread). */
 void pool_setup(size_t bsize, uint64_t max);
 struct block *pool_get(bool force);
 void pool_put(struct block *b);
 void pool_trim(void);
 void pool_stats(uint64_t *allocated, uint64_t *pooled, uint64_t *max);
-void outq_put(struct block *b);
-struct recw {
-	struct block *b;	/* block being filled, not yet on outq */
-	bool force;		/* may allocate past the pool's cap */
-};
-void *recw_reserve(struct recw *w, uint32_t len);
-void recw_finish(struct recw *w);
-void rec_lost(void *p, uint16_t core, uint16_t reason, uint64_t count, uint64_t tsc);
-/* OPF_THREAD naming a thread: its length, and filling one at p (that many bytes). */
-uint32_t rec_thread_len(const char *name);
-void rec_thread(void *p, uint32_t tid, int core, const char *name, uint64_t tsc);
-uint64_t rec_salvage(const struct block *b, uint64_t *lost);
 
-/* worker.c (ctl mutex held) */
+/* worker.c (session lock held) */
 void worker_init(void);
-void worker_kick(void);
+void worker_kick(void);		/* any context, NMI included */
+void outq_put(struct block *b);
 void worker_drain(void);
+void worker_drain_ring(struct opcore *c, struct ring *r);
+void worker_report_drops(bool closing);
 void worker_refill(void);
 void worker_close_stream(void);
-void worker_dump_snapshot(uint64_t seq);
 
-/* session.c: transitions, ctl mutex held (ctl.c checks the state first) */
+/* session.c: transitions, session lock held (ctl.c checks the state first) */
 int session_start(const struct oprof_cfg *cfg, char *err, size_t errlen);
 void session_stop(void);
 void session_pause(bool pause);
 void session_flush(void);
 void session_discard(void);
-int session_snapshot(char *err, size_t errlen);
 const char *session_state_name(uint32_t state);
 
 /* reader.c */
-void reader_wake(void);
 bool reader_is_open(void);
+bool reader_in_session(uint64_t id);	/* a reader is open in the middle of session id */
 
 #endif

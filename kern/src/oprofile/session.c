@@ -1,66 +1,41 @@
 /*
- * Sessions: the state machine, the ctl mutex and the session's start and stop.
+ * Sessions: the state machine, the session lock and the session's start and stop.
  *
  *	IDLE --start--> RUNNING <--pause/resume--> PAUSED
- *	RUNNING, PAUSED --stop--> STOPPING --(closing records queued, outq hung up)--> DRAINING
- *	DRAINING --(reader reads to EOF, or "discard")--> IDLE
+ *	RUNNING, PAUSED --stop--> STOPPING --(closing records queued)--> DRAINING
+ *	DRAINING --(reader reads to the end of the stream, or "discard")--> IDLE
  *
  * Every transition but DRAINING -> IDLE is made by oprof_ctl (a thread). All of them run
- * with the ctl mutex held, and so do worker passes and the stat text: the mutex is what
- * makes a pass, a start, a stop and a stat snapshot see each other whole. It is a sleeping
- * mutex (built here from a spinlock and a rendez, as the host shim has no qlock) because
- * its holders allocate and wait for cores. The hot path never takes it: it reads the
- * session's cfg (constant while a session runs), oprof.paused and oprof.flushgen only.
+ * with the session lock held, and so do worker passes and the stat text: the lock is what
+ * makes a pass, a start, a stop and a stat snapshot see each other whole. It is a qlock
+ * (sleeping) because its holders allocate and wait for cores. The hot path never takes
+ * it: it reads the session's cfg (constant while a session runs), oprof.paused and
+ * oprof.flushgen only.
  *
- * A start writes the stream's header itself (OPF_SESSION, then OPF_THREAD for every live
- * thread) before the cores are told to sample; a stop stops every core, pushes the partial
- * blocks, drains them (flight recorder: dumps the windows as a last snapshot), appends the
- * closing statistics and hangs the output queue up. A snapshot (flight recorder) asks
- * every core to hand its window over at its next tick and dumps what they handed over.
- * Text parsing of commands lives in ctl.c, the stat file in stat.c.
+ * A start sizes the session to the machine, sets aside the blocks its closing records
+ * will need, and writes the stream's header itself (OPF_SESSION, then OPF_THREAD for every
+ * live thread) before the cores are told to sample; a stop stops every core, pushes the
+ * partial blocks, drains them (flight recorder: dumps the windows as a last snapshot) and
+ * appends the closing statistics in a block marked as the end of the stream, which the
+ * reader turns into end of file. Snapshots are flight.c's; text parsing of commands lives
+ * in ctl.c, the stat file in stat.c.
  */
 #include "internal.h"
 #include "error.h"
+#include "page.h"
 
 struct oprof_global oprof;
 
-static struct {
-	struct spinlock lk;
-	uint32_t held;		/* LOADed by the rendez condition */
-	struct rendez r;	/* waiters for held == 0 */
-} ctl_mu = { .lk = SPINLOCK_INIT("oprof ctl") };
+static struct qlock session_qlock;
 
-static bool ctl_free(void *arg)
+void session_lock(void)
 {
-	(void)arg;
-	return flag_get(&ctl_mu.held) == 0;
+	qlock(&session_qlock);
 }
 
-void ctl_lock(void)
+void session_unlock(void)
 {
-	for (;;) {
-		spin_lock(&ctl_mu.lk);
-		if (!ctl_mu.held) {
-			flag_set(&ctl_mu.held, 1);
-			spin_unlock(&ctl_mu.lk);
-			return;
-		}
-		spin_unlock(&ctl_mu.lk);
-		rendez_sleep(&ctl_mu.r, ctl_free, NULL);
-	}
-}
-
-void ctl_unlock(void)
-{
-	spin_lock(&ctl_mu.lk);
-	flag_set(&ctl_mu.held, 0);
-	spin_unlock(&ctl_mu.lk);
-	rendez_wakeup(&ctl_mu.r);
-}
-
-bool ctl_held(void)
-{
-	return flag_get(&ctl_mu.held) != 0;
+	qunlock(&session_qlock);
 }
 
 const char *session_state_name(uint32_t state)
@@ -76,6 +51,18 @@ const char *session_state_name(uint32_t state)
 	return state < ARRAY_SIZE(names) ? names[state] : "?";
 }
 
+bool oprof_fault_take(unsigned fault)
+{
+	uint32_t old = __atomic_load_n(&oprof.faults, __ATOMIC_RELAXED);
+
+	/* armed and taken under the session lock (ctl, worker), but the glue asks too */
+	while (old & fault)
+		if (__atomic_compare_exchange_n(&oprof.faults, &old, old & ~fault, false,
+						__ATOMIC_RELAXED, __ATOMIC_RELAXED))
+			return true;
+	return false;
+}
+
 bool session_active(void)
 {
 	uint32_t s = flag_get(&oprof.state);
@@ -85,8 +72,7 @@ bool session_active(void)
 
 void oprof_init(const struct oprof_hooks *hooks)
 {
-	rendez_init(&ctl_mu.r);
-	rendez_init(&oprof.readers);
+	qlock_init(&session_qlock);
 	rendez_init(&oprof.snap_r);
 	worker_init();
 	oprof.hooks = hooks;
@@ -104,7 +90,7 @@ void oprof_init(const struct oprof_hooks *hooks)
 	};
 	oprof.state = OPROF_IDLE;
 	oprof.wait_ms = OPROF_DEF_PERIOD_MS;
-	oprof.outq = qopen(SIZE_MAX, 0);
+	oprof.outq = qopen(OPROF_DEF_CAP);
 	if (!oprof.outq)
 		panic("oprofile: no memory for the output queue");
 }
@@ -113,68 +99,58 @@ void oprof_fini(void)
 {
 	struct block *b;
 
-	ctl_lock();
+	session_lock();
 	while ((b = qget(oprof.outq)))
 		pool_put(b);
 	pool_trim();
 	qfree(oprof.outq);
 	oprof.outq = NULL;
-	ctl_unlock();
+	session_unlock();
 }
 
 /*
- * Most blocks the worker keeps on one core's empty queue as the core's rate asks for more:
- * OPROF_MAX_EMPTYDEPTH, or fewer when that would be over OPROF_CORE_MEM bytes.
+ * Memory, counted as blocks really hold it (BMEM: buffer, header and the allocator's
+ * rounding). A session may use at most half the memory free at its start: the output queue
+ * (the cap, lowered to a quarter of free memory if set higher) and every core's working
+ * set (its empty ring's most, OPROF_MAX_EMPTYDEPTH or OPROF_CORE_MEM bytes, lowered so
+ * that all cores together take at most another quarter; flight recorder: its window
+ * twice and cur), plus the blocks set aside for the closing records.
  */
 #define OPROF_CORE_MEM	(8u << 20)
 
-static uint32_t session_max_target(const struct oprof_cfg *cfg)
+static uint64_t session_free_bytes(void)
 {
-	uint32_t t = MIN((uint32_t)OPROF_MAX_EMPTYDEPTH, OPROF_CORE_MEM / cfg->block_bytes);
+	return (uint64_t)pages_free_count() * PGSIZE;
+}
+
+static uint32_t session_max_target(const struct oprof_cfg *cfg, int ncores, uint64_t avail)
+{
+	uint64_t per_core = MIN((uint64_t)OPROF_CORE_MEM, avail / 4 / (uint64_t)ncores);
+	uint32_t t = (uint32_t)MIN((uint64_t)OPROF_MAX_EMPTYDEPTH, per_core / oprof.bmem);
 
 	return MAX(t, cfg->emptydepth);
 }
 
-/*
- * Blocks the pool may hold: what fits under the cap plus every core's working set (its
- * largest empty queue, cur and one in flight; flight recorder: its window, a window's
- * worth of empty blocks and cur).
- */
-static uint64_t session_max_blocks(const struct oprof_cfg *cfg, int ncores)
+/* Closing records of ncores cores: drops, losses and totals of each, the session's end. */
+static uint32_t session_reserve_blocks(const struct oprof_cfg *cfg, int ncores)
 {
-	uint64_t per_core = cfg->snapshot ? 2ull * cfg->window + 1 : session_max_target(cfg) + 2;
+	uint64_t per_core = DROP_RUNS * sizeof(struct opf_drop) + sizeof(struct opf_drop) +
+			    OPF_LOST_NREASONS * sizeof(struct opf_lost) +
+			    sizeof(struct opf_core_end);
+	uint64_t room = cfg->block_bytes - BLK_HDR;
+	/* records never straddle blocks: a block may leave up to one record's room unused */
+	uint64_t usable = room - sizeof(struct opf_core_end);
 
-	return cfg->cap / cfg->block_bytes + (uint64_t)ncores * per_core + 4;
+	return (uint32_t)((per_core * (uint64_t)ncores + sizeof(struct opf_session_end) +
+			   usable - 1) / usable) + 1;
 }
 
-static void *session_header(struct recw *w, uint64_t tsc)
+/* Blocks the pool may hold: the cap's worth, every core's working set, the reserve. */
+static uint64_t session_max_blocks(const struct oprof_cfg *cfg, int ncores, uint32_t reserve)
 {
-	struct opf_session *s = recw_reserve(w, OPF_SESSION_V1_LEN);
-	const uint8_t *id;
-	size_t idlen = 0;
+	uint64_t per_core = cfg->snapshot ? 2ull * cfg->window + 1 : oprof.max_target + 2;
 
-	if (!s)
-		return NULL;
-	s->h.type = OPF_SESSION;
-	s->h.len = OPF_SESSION_V1_LEN;
-	s->magic = OPF_MAGIC;
-	s->version = 1;	/* v2 framing is not written yet */
-	s->ncores = (uint32_t)oprof.ncores;
-	s->hz = oprof.cfg.hz;
-	s->depth = oprof.cfg.depth;
-	s->tsc_hz = tsc_hz();
-	s->start_tsc = tsc;
-	s->start_ns = nsec();
-	s->block_bytes = oprof.cfg.block_bytes;
-	s->period_ms = oprof.cfg.period_ms;
-	s->flags = oprof.cfg.snapshot ? OPF_S_SNAPSHOT : 0;
-	id = kernel_build_id(&idlen);
-	idlen = id ? MIN(idlen, (size_t)OPF_MAX_BUILD_ID) : 0;
-	s->build_id_len = (uint32_t)idlen;
-	if (idlen)
-		memcpy(s->build_id, id, idlen);
-	s->session_id = oprof.session_id;
-	return s;
+	return oprof.cap / oprof.bmem + (uint64_t)ncores * per_core + reserve + 4;
 }
 
 struct thread_walk {
@@ -196,13 +172,25 @@ static void session_thread(void *arg, uint32_t tid, int core, const char *name)
 	rec_thread(t, tid, core, name, tw->tsc);
 }
 
-/* Take back everything a failed start handed out. Cores are not enabled. */
+/* Blocks set aside for the closing records go back. */
+static void session_free_reserve(void)
+{
+	struct block *b;
+
+	while ((b = oprof.reserve)) {
+		oprof.reserve = b->next;
+		pool_put(b);
+	}
+}
+
+/* Take back everything a failed start handed out. No core is recording. */
 static void session_undo(void)
 {
 	struct block *b;
 
 	for (int i = 0; i < oprof.ncores; i++)
-		cpu_teardown(&oprof_cpus[i]);
+		opcore_teardown(&opcores[i]);
+	session_free_reserve();
 	while ((b = qget(oprof.outq)))
 		pool_put(b);
 	pool_trim();
@@ -210,13 +198,45 @@ static void session_undo(void)
 	flag_set(&oprof.state, OPROF_IDLE);
 }
 
+/* The session's sizes from cfg and the machine; -ENOMEM with a message if it cannot fit. */
+static int session_size(const struct oprof_cfg *cfg, char *err, size_t errlen)
+{
+	uint64_t avail = session_free_bytes() / 2;
+	uint32_t reserve = session_reserve_blocks(cfg, oprof.ncores);
+
+	oprof.bmem = block_mem_of(cfg->block_bytes);
+	oprof.cap = MIN(cfg->cap, avail / 2);
+	oprof.max_target = session_max_target(cfg, oprof.ncores, avail);
+	if (oprof.cap < 2ull * oprof.bmem ||
+	    (uint64_t)oprof.ncores * (oprof.max_target + 2) * oprof.bmem > avail) {
+		snprintf(err, errlen, "oprofile: not enough memory for %d cores with %u-byte "
+			 "blocks (%lu KiB free)", oprof.ncores, cfg->block_bytes,
+			 (unsigned long)(session_free_bytes() >> 10));
+		return -ENOMEM;
+	}
+	pool_setup(cfg->block_bytes, session_max_blocks(cfg, oprof.ncores, reserve));
+	for (uint32_t i = 0; i < reserve; i++) {
+		struct block *b = pool_get(true);
+
+		if (!b) {
+			snprintf(err, errlen, "oprofile: no memory for the closing records");
+			return -ENOMEM;
+		}
+		b->next = oprof.reserve;
+		oprof.reserve = b;
+	}
+	/* the kernel's own blocks may use the last block of the cap (worker.c) */
+	qsetlimit(oprof.outq, oprof.cap - oprof.bmem);
+	return 0;
+}
+
 /*
- * Ctl mutex held, state IDLE, cfg checked. The cores are enabled before the live threads
+ * Session lock held, state IDLE, cfg checked. The cores are enabled before the live threads
  * are listed, so a thread created meanwhile is named at least once (maybe twice).
  */
 int session_start(const struct oprof_cfg *cfg, char *err, size_t errlen)
 {
-	struct recw w = { .force = true };
+	struct recw w = { .mode = RECW_FORCED };
 	struct thread_walk tw = { .w = &w };
 	int rc;
 
@@ -225,36 +245,41 @@ int session_start(const struct oprof_cfg *cfg, char *err, size_t errlen)
 	oprof.stale_ticks = (uint64_t)cfg->stale * cfg->period_ms * (tsc_hz() / 1000);
 	oprof.session_id++;
 	oprof.stream_bytes = 0;
+	oprof.stream_seq = 0;
 	oprof.blocks_dropped = 0;
+	oprof.marks_lost = 0;
 	oprof.snapshots = 0;
-	oprof.max_target = session_max_target(cfg);
 	oprof.budget_ticks = tsc_hz() / 1000 * OPROF_BUDGET_MS;
 	oprof.tick_max_ticks = tsc_hz() / 1000000 * OPROF_TICK_MAX_US;
 	flag_set(&oprof.paused, 0);
 	flag_set(&oprof.wait_ms, cfg->period_ms);
-	pool_setup(cfg->block_bytes, session_max_blocks(cfg, oprof.ncores));
 	qreopen(oprof.outq);
+	if ((rc = session_size(cfg, err, errlen)) < 0) {
+		session_undo();
+		return rc;
+	}
 	for (int i = 0; i < oprof.ncores; i++) {
-		if ((rc = cpu_setup(&oprof_cpus[i])) < 0)
+		if ((rc = opcore_setup(&opcores[i])) < 0)
 			goto fail;
 	}
 	tw.tsc = tsc_read();
 	rc = -ENOMEM;
-	if (!session_header(&w, tw.tsc))
+	if (!rec_session(tw.tsc))
 		goto fail;
 	for (int i = 0; i < oprof.ncores; i++)
-		cpu_enable(&oprof_cpus[i]);
+		opcore_enable(&opcores[i]);
 	if (oprof.hooks && oprof.hooks->foreach_thread)
 		oprof.hooks->foreach_thread(session_thread, &tw);
 	recw_finish(&w);
 	flag_set(&oprof.state, OPROF_RUNNING);
 	rc = oprof.hooks && oprof.hooks->start_sampling ?
-		oprof.hooks->start_sampling(cfg->hz) : 0;
+		oprof.hooks->start_sampling(cfg->hz, cfg->source) : 0;
 	if (rc < 0) {
-		snprintf(err, errlen, "oprofile: cannot start the sampling timers: %s",
-			 strerror(rc));
+		snprintf(err, errlen, "oprofile: cannot start sampling: %s", strerror(rc));
 		for (int i = 0; i < oprof.ncores; i++)
-			cpu_quiesce(&oprof_cpus[i]);
+			opcore_disable(&opcores[i]);
+		if (oprof.hooks && oprof.hooks->stop_sampling)
+			oprof.hooks->stop_sampling();	/* also waits out every writer */
 		session_undo();
 		return rc;
 	}
@@ -262,124 +287,84 @@ int session_start(const struct oprof_cfg *cfg, char *err, size_t errlen)
 		printk("oprofile: out of memory naming threads; some are unnamed\n");
 	return 0;
 fail:
+	for (int i = 0; i < oprof.ncores; i++)
+		opcore_disable(&opcores[i]);
 	recw_finish(&w);
 	session_undo();
 	snprintf(err, errlen, "oprofile: cannot start: %s", strerror(rc));
 	return rc;
 }
 
-/* Ctl mutex held, RUNNING or PAUSED: close the stream; the reader gets it and EOF. */
+/*
+ * Session lock held, RUNNING or PAUSED: stop every core, then, acting for them, push their
+ * partial blocks, drain (flight recorder: dump the last windows) and close the stream.
+ */
 void session_stop(void)
 {
 	flag_set(&oprof.state, OPROF_STOPPING);
-	if (oprof.hooks && oprof.hooks->stop_sampling)
-		oprof.hooks->stop_sampling();
-	for (int i = 0; i < oprof.ncores; i++) {
-		cpu_quiesce(&oprof_cpus[i]);
-		cpu_flush_partial(&oprof_cpus[i]);
-	}
-	if (oprof.cfg.snapshot) {
-		/* the last windows, as a final snapshot: nothing recorded is thrown away */
-		uint32_t seq = (uint32_t)oprof.snapshots + 1;
-
-		for (int i = 0; i < oprof.ncores; i++)
-			cpu_snap_takeover(&oprof_cpus[i], seq);
-		worker_dump_snapshot(seq);
-	} else {
-		worker_drain();
-	}
 	for (int i = 0; i < oprof.ncores; i++)
-		cpu_teardown(&oprof_cpus[i]);
+		opcore_disable(&opcores[i]);
+	if (oprof.hooks && oprof.hooks->stop_sampling)
+		oprof.hooks->stop_sampling();	/* no writer is inside any core after this */
+	for (int i = 0; i < oprof.ncores; i++)
+		opcore_flush_partial(&opcores[i]);
+	if (oprof.cfg.snapshot)
+		flight_stop();	/* nothing recorded is thrown away */
+	else
+		worker_drain();
 	worker_close_stream();
+	for (int i = 0; i < oprof.ncores; i++)
+		opcore_teardown(&opcores[i]);
+	session_free_reserve();
 	pool_trim();
 	flag_set(&oprof.wait_ms, oprof.next.period_ms);
 	flag_set(&oprof.state, OPROF_DRAINING);
-	qhangup(oprof.outq);
-	reader_wake();
 }
 
-/* Ctl mutex held: pause or resume every core; returns once no core is mid-tick. */
+/*
+ * Session lock held: pause or resume. Each core notices at its next tick and marks it in
+ * its own stream (hotpath.c), so the marks sit among the core's samples in time order.
+ */
 void session_pause(bool pause)
 {
-	struct recw w = { .force = true };
-	struct opf_mark *m = recw_reserve(&w, OPF_MARK_V1_LEN);
-
 	flag_set(&oprof.state, pause ? OPROF_PAUSED : OPROF_RUNNING);
-	__atomic_store_n(&oprof.paused, pause ? 1 : 0, __ATOMIC_SEQ_CST);
-	for (int i = 0; i < oprof.ncores; i++)
-		cpu_wait_idle(&oprof_cpus[i]);
-	if (m) {
-		m->h.type = pause ? OPF_PAUSE : OPF_RESUME;
-		m->h.len = OPF_MARK_V1_LEN;
-		m->tsc = tsc_read();
-	}
-	recw_finish(&w);
+	__atomic_store_n(&oprof.paused, pause ? 1 : 0, __ATOMIC_RELEASE);
 }
 
-/* Ctl mutex held, RUNNING or PAUSED: every core pushes its partial block at its next tick. */
+/* Session lock held, RUNNING or PAUSED: every core pushes its partial block at its next tick. */
 void session_flush(void)
 {
 	__atomic_add_fetch(&oprof.flushgen, 1, __ATOMIC_RELAXED);
 	worker_kick();
 }
 
-static bool snap_all_acked(void *arg)
-{
-	uint32_t seq = (uint32_t)(uintptr_t)arg;
-
-	for (int i = 0; i < oprof.ncores; i++)
-		if (__atomic_load_n(&oprof_cpus[i].snap_ack, __ATOMIC_ACQUIRE) != seq)
-			return false;
-	return true;
-}
-
-/* How long the cores get to hand over: four ticks of the slowest core, and 100 ms. */
-static uint64_t snap_wait_us(void)
-{
-	uint32_t hz = UINT32_MAX;
-
-	for (int i = 0; i < oprof.ncores; i++)
-		hz = MIN(hz, MAX(flag_get(&oprof_cpus[i].hz), 1u));
-	return 100000 + 4000000ull / hz;
-}
-
 /*
- * Ctl mutex held, flight recorder RUNNING or PAUSED: one snapshot (see percpu.c for the
- * cut). The empty queues are topped up first, so a core that has just handed its window
- * over fills a new one without waiting for the worker. A core that did not tick in time
- * is quiesced and handed over here; ticks that come while it is quiesced are skipped (not
- * counted), which only happens to a core whose timer was not running anyway.
+ * Session lock held, DRAINING: throw the unread stream away. A reader in the middle of it
+ * gets, instead of the rest, an OPF_SESSION_END saying so and then end of file (the block
+ * that ended the stream carries it); the next session's records are the next reader's.
  */
-int session_snapshot(char *err, size_t errlen)
-{
-	uint32_t seq = (uint32_t)oprof.snapshots + 1;
-
-	(void)err, (void)errlen;
-	worker_refill();
-	__atomic_store_n(&oprof.snap_req, seq, __ATOMIC_RELEASE);
-	rendez_sleep_timeout(&oprof.snap_r, snap_all_acked, (void *)(uintptr_t)seq,
-			     snap_wait_us());
-	for (int i = 0; i < oprof.ncores; i++) {
-		struct oprof_cpu *c = &oprof_cpus[i];
-
-		if (__atomic_load_n(&c->snap_ack, __ATOMIC_ACQUIRE) == seq)
-			continue;
-		cpu_quiesce(c);
-		if (c->snap_ack != seq)
-			cpu_snap_takeover(c, seq);
-		cpu_enable(c);
-	}
-	worker_dump_snapshot(seq);
-	return 0;
-}
-
-/* Ctl mutex held, DRAINING: throw the unread stream away. */
 void session_discard(void)
 {
-	struct block *b;
+	struct block *b, *eos = NULL;
 
-	while ((b = qget(oprof.outq)))
-		pool_put(b);
+	while ((b = qget(oprof.outq))) {
+		if ((b->flags & BLK_EOS) && !eos)
+			eos = b;
+		else
+			pool_put(b);
+	}
+	if (eos && reader_in_session(oprof.session_id)) {
+		struct recw w = { .eos = true };
+
+		block_reset(eos);
+		eos->wp += BLK_HDR;
+		eos->flags = 0;
+		w.b = eos;
+		rec_session_end(&w, tsc_read(), OPF_SE_DISCARDED);
+		recw_finish(&w);
+	} else {
+		pool_put(eos);
+	}
 	pool_trim();
 	qreopen(oprof.outq);
 	flag_set(&oprof.state, OPROF_IDLE);

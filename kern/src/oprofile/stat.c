@@ -1,7 +1,7 @@
 /*
  * /dev/oprofilestat: a text snapshot, one "name value" per line.
  *
- * Runs in the reading thread with the ctl mutex held, so the per-core queues it looks at
+ * Runs in the reading thread with the session lock held, so the per-core queues it looks at
  * exist for the whole snapshot and no pass is half done. The cores keep counting
  * meanwhile; their counters are read with relaxed loads, so lines of a running session
  * are each exact but not taken at one instant. While a session runs, "delivered" counts
@@ -49,30 +49,35 @@ static void put_cpu(struct sbuf *sb, int core, const char *what, uint64_t v)
 
 static void stat_cpu(struct sbuf *sb, int i)
 {
-	struct oprof_cpu *c = &oprof_cpus[i];
+	struct opcore *c = &opcores[i];
 
-	put_cpu(sb, i, "taken", cnt_get(&c->taken));
-	put_cpu(sb, i, "delivered", cpu_delivered(c));
-	put_cpu(sb, i, "lost_noblock", cnt_get(&c->lost[OPF_LOST_NO_BLOCK]));
-	put_cpu(sb, i, "lost_outfull", c->dropped_samples);
-	put_cpu(sb, i, "lost_paused", cnt_get(&c->lost[OPF_LOST_PAUSED]));
-	put_cpu(sb, i, "lost_other", cnt_get(&c->lost[OPF_LOST_OTHER]));
-	put_cpu(sb, i, "overwritten", cnt_get(&c->overwritten));
-	put_cpu(sb, i, "truncated", cpu_truncated(c));
-	put_cpu(sb, i, "blocks", cnt_get(&c->blocks));
-	put_cpu(sb, i, "blocks_dropped", c->dropped_blocks);
-	put_cpu(sb, i, "emptyq", c->emptyq ? qblocks(c->emptyq) : 0);
-	put_cpu(sb, i, "emptyq_target", c->target);
-	put_cpu(sb, i, "window_blocks", c->fullq && oprof.cfg.snapshot ? qblocks(c->fullq) : 0);
-	put_cpu(sb, i, "threads", cnt_get(&c->threads));
-	put_cpu(sb, i, "threads_lost", cnt_get(&c->threads_lost));
-	put_cpu(sb, i, "threads_dropped", c->threads_dropped);
-	put_cpu(sb, i, "threads_overwritten", cnt_get(&c->threads_ow));
-	put_cpu(sb, i, "hz", flag_get(&c->hz));
-	put_cpu(sb, i, "throttles", cnt_get(&c->throttles));
-	put_cpu(sb, i, "raises", cnt_get(&c->raises));
-	put_cpu(sb, i, "load_permille", cnt_get(&c->load_pm));
-	put_cpu(sb, i, "missed", cnt_get(&c->missed));
+	put_cpu(sb, i, "taken", cnt_get(&c->cnt.taken));
+	put_cpu(sb, i, "delivered", opcore_delivered(c));
+	put_cpu(sb, i, "lost_noblock", cnt_get(&c->cnt.lost[OPF_LOST_NO_BLOCK]));
+	put_cpu(sb, i, "lost_outfull", c->w.dropped_samples);
+	put_cpu(sb, i, "lost_paused", cnt_get(&c->cnt.lost[OPF_LOST_PAUSED]));
+	put_cpu(sb, i, "lost_other", cnt_get(&c->cnt.lost[OPF_LOST_OTHER]));
+	put_cpu(sb, i, "overwritten", cnt_get(&c->fr.overwritten));
+	put_cpu(sb, i, "truncated", opcore_truncated(c));
+	put_cpu(sb, i, "blocks", cnt_get(&c->cnt.blocks));
+	put_cpu(sb, i, "blocks_dropped", c->w.dropped_blocks);
+	put_cpu(sb, i, "emptyq", c->buf.empty.slot ? ring_count(&c->buf.empty) : 0);
+	put_cpu(sb, i, "emptyq_target", c->w.target);
+	put_cpu(sb, i, "window_blocks",
+		c->buf.full.slot && oprof.cfg.snapshot ? ring_count(&c->buf.full) : 0);
+	put_cpu(sb, i, "blocks_overwritten", cnt_get(&c->fr.ow_blocks));
+	put_cpu(sb, i, "blocks_unlisted", c->w.unlisted);
+	put_cpu(sb, i, "depth_cut", opcore_depth_cut(c));
+	put_cpu(sb, i, "marks_lost", cnt_get(&c->cnt.marks_lost));
+	put_cpu(sb, i, "threads", cnt_get(&c->cnt.threads));
+	put_cpu(sb, i, "threads_lost", cnt_get(&c->cnt.threads_lost));
+	put_cpu(sb, i, "threads_dropped", c->w.threads_dropped);
+	put_cpu(sb, i, "threads_overwritten", cnt_get(&c->fr.threads_ow));
+	put_cpu(sb, i, "hz", flag_get(&c->bud.hz));
+	put_cpu(sb, i, "throttles", cnt_get(&c->bud.throttles));
+	put_cpu(sb, i, "raises", cnt_get(&c->bud.raises));
+	put_cpu(sb, i, "load_permille", cnt_get(&c->bud.load_pm));
+	put_cpu(sb, i, "missed", cnt_get(&c->cnt.missed));
 }
 
 static void stat_global(struct sbuf *sb)
@@ -92,15 +97,18 @@ static void stat_global(struct sbuf *sb)
 	put(sb, "stale", cfg->stale);
 	put(sb, "emptydepth", cfg->emptydepth);
 	putf(sb, "mode %s\n", cfg->snapshot ? "snapshot" : "stream");
+	putf(sb, "source %s\n", cfg->source == OPF_SRC_NMI ? "nmi" : "timer");
 	put(sb, "window", cfg->window);
 	put(sb, "snapshots", oprof.snapshots);
 	put(sb, "budget", cfg->budget);
 	put(sb, "maxhz", cfg->maxhz);
 	put(sb, "outq_bytes", qlen(oprof.outq));
 	put(sb, "outq_blocks", qblocks(oprof.outq));
-	/* the cap bounds outq_mem, the queued blocks' full size */
-	put(sb, "outq_mem", qblocks(oprof.outq) * (uint64_t)cfg->block_bytes);
-	put(sb, "outq_cap", cfg->cap);
+	/* the cap bounds outq_mem: the memory the queued blocks really hold (BMEM) */
+	put(sb, "outq_mem", qmem(oprof.outq));
+	put(sb, "outq_cap", state == OPROF_IDLE ? cfg->cap : oprof.cap);	/* in effect */
+	put(sb, "cap_setting", cfg->cap);
+	put(sb, "marks_lost", oprof.marks_lost);
 	put(sb, "stream_bytes", oprof.stream_bytes);
 	put(sb, "blocks_alloc", alloc);
 	put(sb, "blocks_max", max);
@@ -116,10 +124,10 @@ size_t oprof_stat_text(char *buf, size_t n)
 
 	if (n)
 		buf[0] = '\0';
-	ctl_lock();
+	session_lock();
 	stat_global(&sb);
 	for (int i = 0; i < oprof.ncores; i++)
 		stat_cpu(&sb, i);
-	ctl_unlock();
+	session_unlock();
 	return sb.len;
 }

@@ -2,6 +2,10 @@
  * Sleeping locks (qlock.h). Waiters sleep on the lock's rendez until it is free and then
  * race for it; qunlock wakes them all. Simple, and the critical sections it guards are
  * few and long, so the thundering herd is small.
+ *
+ * owner is written under q->lk but read without it (the rendez condition, qholding), so
+ * it is accessed with relaxed atomics. Portable: the host tests build this file against
+ * tests/host/shim, whose current() is the calling pthread.
  */
 #include "qlock.h"
 #include "thread.h"
@@ -13,9 +17,19 @@ void qlock_init(struct qlock *q)
 	rendez_init(&q->r);
 }
 
+static struct thread *owner(struct qlock *q)
+{
+	return __atomic_load_n(&q->owner, __ATOMIC_RELAXED);
+}
+
+static void set_owner(struct qlock *q, struct thread *t)
+{
+	__atomic_store_n(&q->owner, t, __ATOMIC_RELAXED);
+}
+
 static bool qlock_free(void *arg)
 {
-	return READ_ONCE(((struct qlock *)arg)->owner) == NULL;
+	return owner(arg) == NULL;
 }
 
 void qlock(struct qlock *q)
@@ -25,7 +39,7 @@ void qlock(struct qlock *q)
 	for (;;) {
 		spin_lock(&q->lk);
 		if (!q->owner) {
-			q->owner = me;
+			set_owner(q, me);
 			spin_unlock(&q->lk);
 			return;
 		}
@@ -41,9 +55,9 @@ void qunlock(struct qlock *q)
 	spin_lock(&q->lk);
 	if (q->owner != current())
 		panic("qunlock: thread %d does not hold it", thread_tid(current()));
-	q->owner = NULL;
+	set_owner(q, NULL);
 	spin_unlock(&q->lk);
 	rendez_wakeup(&q->r);
 }
 
-bool qholding(struct qlock *q) { return READ_ONCE(q->owner) == current(); }
+bool qholding(struct qlock *q) { return owner(q) == current(); }

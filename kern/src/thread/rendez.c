@@ -81,12 +81,20 @@ int rendez_sleep_intr(struct rendez *r, bool (*cond)(void *), void *arg)
 	return rendez_sleep_until(r, cond, arg, 0, true);
 }
 
-void rendez_wakeup(struct rendez *r)
+/*
+ * Wake every sleeper, setting *flag first (if flag) as one step under the rendez lock. For
+ * a rendez that lives in an object a woken sleeper may free (a thread's exit rendez): a
+ * sleeper can only see *flag under the lock, and the release of the lock is the last
+ * access to r.
+ */
+static void wake_all(struct rendez *r, bool *flag)
 {
 	unsigned long f = irq_save();
 	struct thread *t;
 
 	spin_lock(&r->lock);
+	if (flag)
+		WRITE_ONCE(*flag, true);
 	while ((t = r->waiters)) {
 		r->waiters = *thread_rnext(t);
 		thread_wake(t);
@@ -95,22 +103,12 @@ void rendez_wakeup(struct rendez *r)
 	irq_restore(f);
 }
 
-/*
- * Set *flag and wake every sleeper, as one step under the rendez lock. For a rendez that
- * lives in an object a woken sleeper may free (a thread's exit rendez): a sleeper can only
- * see *flag under the lock, and the release of the lock is this function's last access.
- */
+void rendez_wakeup(struct rendez *r)
+{
+	wake_all(r, NULL);
+}
+
 void rendez_wakeup_set(struct rendez *r, bool *flag)
 {
-	unsigned long f = irq_save();
-	struct thread *t;
-
-	spin_lock(&r->lock);
-	WRITE_ONCE(*flag, true);
-	while ((t = r->waiters)) {
-		r->waiters = *thread_rnext(t);
-		thread_wake(t);
-	}
-	spin_unlock(&r->lock);
-	irq_restore(f);
+	wake_all(r, flag);
 }

@@ -154,19 +154,29 @@ static void switch_locked(struct runq *rq)
 	swtch(&prev->rsp, next->rsp);
 }
 
-/* Give the core to the next runnable thread, if any. Thread context. */
-void yield(void)
+/*
+ * rq locked, interrupts off: switch, and once this thread runs again, release the lock and
+ * deal with the thread the core left to come back here.
+ */
+static void switch_and_finish(struct runq *rq)
 {
-	unsigned long f = irq_save();
-	struct runq *rq = rq_of(core_id());
 	struct thread *prev;
 
-	rq_lock(rq);
 	switch_locked(rq);
 	prev = rq->prev;
 	rq->prev = NULL;
 	rq_unlock(rq);
 	finish_switch(prev);
+}
+
+/* Give the core to the next runnable thread, if any. Thread context. */
+void yield(void)
+{
+	unsigned long f = irq_save();
+	struct runq *rq = rq_of(core_id());
+
+	rq_lock(rq);
+	switch_and_finish(rq);
 	irq_restore(f);
 }
 
@@ -181,16 +191,11 @@ void sched_preempt_irq(bool irq_was_on)
 void sched_sleep_release(struct spinlock *lk)
 {
 	struct runq *rq = rq_of(core_id());
-	struct thread *prev;
 
 	rq_lock(rq);
 	current()->state = T_SLEEPING;
 	spin_unlock(lk);
-	switch_locked(rq);
-	prev = rq->prev;
-	rq->prev = NULL;
-	rq_unlock(rq);
-	finish_switch(prev);
+	switch_and_finish(rq);
 }
 
 static void ipi_wake(int core);
@@ -364,6 +369,10 @@ int thread_sleep_us(uint64_t usec)
 {
 	struct rendez r;
 
+	if (usec == 0) {	/* a sleep of nothing: let others run, no timeout at all */
+		yield();
+		return thread_interrupt_pending() ? -EINTR : 0;
+	}
 	rendez_init(&r);
 	return rendez_sleep_until(&r, never, NULL, usec, true) == -EINTR ? -EINTR : 0;
 }

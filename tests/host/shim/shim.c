@@ -1,8 +1,14 @@
 /*
- * Host implementations of the kernel primitives that block.c, qio.c and the profiler's
- * portable files use. Spinlocks are real spinlocks on C11-style atomics (so ThreadSanitizer
- * sees the ordering); rendez is a pthread mutex and condition variable; kmalloc is malloc
- * with a live count; core_id() is a per-pthread value the test sets.
+ * Host implementations of the kernel primitives that block.c, qio.c, qlock.c and the
+ * profiler's portable files use. Spinlocks are real spinlocks on C11-style atomics (so
+ * ThreadSanitizer sees the ordering); rendez is a pthread mutex and condition variable;
+ * kmalloc is malloc with a live count; core_id() is a per-pthread value the test sets;
+ * current() is each pthread's own struct thread, which thread_interrupt can interrupt.
+ *
+ * The heap (kmalloc, kzmalloc, kfree, kmalloc_footprint) and the page allocator (pages_alloc,
+ * pages_alloc_aligned, pages_free) are weak malloc-backed stand-ins: a test that links
+ * kern/src/mem/page.c and kmalloc.c gets the real ones instead, with arch_mem_foreach
+ * handing them host memory below 4 GiB (the kernel's allocator ignores RAM above it).
  */
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -10,6 +16,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/mman.h>
 #define strerror libc_strerror	/* error.h declares the kernel's own */
 #include <string.h>
 #undef strerror
@@ -20,14 +27,77 @@
 #include "error.h"
 #include "kmalloc.h"
 #include "lock.h"
+#include "page.h"
 #include "rendez.h"
 #include "shim.h"
+#include "thread.h"
 
 static __thread int shim_core;
 static int shim_ncpus = 1;
 static long live_allocs;
 
+/* Each pthread is a thread to the kernel's code: current() is its own struct thread. */
+struct thread {
+	int tid;
+	bool intr;	/* thread_interrupt was called; rendez_sleep_intr gives up */
+};
+static __thread struct thread shim_thread;
+static int shim_next_tid;
+
+struct thread *current(void)
+{
+	if (!shim_thread.tid)
+		shim_thread.tid = __atomic_add_fetch(&shim_next_tid, 1, __ATOMIC_RELAXED);
+	return &shim_thread;
+}
+
+int thread_tid(struct thread *t) { return t->tid; }
+
+/* Ctrl-C stand-in: the sleeper polls the flag (see rendez_sleep_intr). */
+void thread_interrupt(struct thread *t)
+{
+	__atomic_store_n(&t->intr, true, __ATOMIC_RELEASE);
+}
+
+bool thread_interrupted(void)
+{
+	return __atomic_exchange_n(&current()->intr, false, __ATOMIC_ACQ_REL);
+}
+
+bool thread_interrupt_pending(void)
+{
+	return __atomic_load_n(&current()->intr, __ATOMIC_ACQUIRE);
+}
+
 void shim_set_core(int core) { shim_core = core; }
+
+/*
+ * What the page allocator would say is free (the profiler sizes its sessions by it). Weak,
+ * as the heap below: a test that links page.c gets the real count.
+ */
+static size_t shim_pages_free = (1ul << 30) / PGSIZE;
+
+__attribute__((weak)) size_t pages_free_count(void)
+{
+	return __atomic_load_n(&shim_pages_free, __ATOMIC_RELAXED);
+}
+void shim_set_free_memory(size_t bytes)
+{
+	__atomic_store_n(&shim_pages_free, bytes / PGSIZE, __ATOMIC_RELAXED);
+}
+
+/* The profiler's NMI points (internal.h): a test may land an "NMI" at each. */
+static void (*shim_nmi_hook)(void);
+
+void shim_set_nmi_hook(void (*fn)(void)) { __atomic_store_n(&shim_nmi_hook, fn, __ATOMIC_RELEASE); }
+
+void shim_nmi_point(void)
+{
+	void (*fn)(void) = __atomic_load_n(&shim_nmi_hook, __ATOMIC_ACQUIRE);
+
+	if (fn)
+		fn();
+}
 void shim_set_ncpus(int n) { shim_ncpus = n; }
 long shim_live_allocs(void) { return __atomic_load_n(&live_allocs, __ATOMIC_SEQ_CST); }
 
@@ -120,7 +190,7 @@ const char *strerror(int err)
 	}
 }
 
-void *kmalloc(size_t n)
+__attribute__((weak)) void *kmalloc(size_t n)
 {
 	void *p = malloc(n ? n : 1);
 
@@ -129,7 +199,7 @@ void *kmalloc(size_t n)
 	return p;
 }
 
-void *kzmalloc(size_t n)
+__attribute__((weak)) void *kzmalloc(size_t n)
 {
 	void *p = kmalloc(n);
 
@@ -138,12 +208,73 @@ void *kzmalloc(size_t n)
 	return p;
 }
 
-void kfree(void *p)
+__attribute__((weak)) void kfree(void *p)
 {
 	if (!p)
 		return;
 	__atomic_sub_fetch(&live_allocs, 1, __ATOMIC_SEQ_CST);
 	free(p);
+}
+
+/* What glibc's malloc takes for n bytes: a chunk of n + 8 rounded up to 16, at least 32. */
+__attribute__((weak)) size_t kmalloc_footprint(size_t n)
+{
+	return MAX((size_t)32, ROUNDUP(n + 8, 16));
+}
+
+__attribute__((weak)) void *pages_alloc_aligned(size_t n, size_t align)
+{
+	void *p;
+
+	if (n == 0 || align < PGSIZE || (align & (align - 1)))
+		return NULL;
+	if (!(p = aligned_alloc(align, n * PGSIZE)))
+		return NULL;
+	__atomic_add_fetch(&live_allocs, 1, __ATOMIC_SEQ_CST);
+	return p;
+}
+
+__attribute__((weak)) void *pages_alloc(size_t n)
+{
+	return pages_alloc_aligned(n, PGSIZE);
+}
+
+__attribute__((weak)) void pages_free(void *p, size_t n)
+{
+	if (!p || n == 0)
+		return;
+	__atomic_sub_fetch(&live_allocs, 1, __ATOMIC_SEQ_CST);
+	free(p);
+}
+
+static size_t shim_mem_bytes = 8 << 20;
+static int shim_mem_regions = 2;
+
+void shim_set_mem(size_t bytes, int nregions)
+{
+	shim_mem_bytes = bytes;
+	shim_mem_regions = nregions;
+}
+
+/*
+ * The machine's free RAM: shim_mem_bytes of fresh anonymous memory below 2 GiB (MAP_32BIT,
+ * inside what the sanitizers leave to the application), reported as shim_mem_regions
+ * ranges with a one-page hole between neighbours so they cannot merge. Never unmapped.
+ */
+void arch_mem_foreach(void (*fn)(uintptr_t start, uintptr_t end))
+{
+	size_t each = ROUNDDOWN(shim_mem_bytes / (size_t)shim_mem_regions, PGSIZE);
+	size_t len = (each + PGSIZE) * (size_t)shim_mem_regions;
+	uint8_t *m = mmap(NULL, len, PROT_READ | PROT_WRITE,
+			  MAP_PRIVATE | MAP_ANONYMOUS | MAP_32BIT, -1, 0);
+
+	if (m == MAP_FAILED)
+		panic("arch_mem_foreach: cannot map %zu bytes below 2 GiB", len);
+	for (int i = 0; i < shim_mem_regions; i++) {
+		uintptr_t start = (uintptr_t)m + (size_t)i * (each + PGSIZE);
+
+		fn(start, start + each);
+	}
 }
 
 void spinlock_init(struct spinlock *l, const char *name)
@@ -193,10 +324,29 @@ void rendez_sleep(struct rendez *r, bool (*cond)(void *), void *arg)
 	pthread_mutex_unlock(&r->mu);
 }
 
+/* As the kernel's: -EINTR (the interrupt left pending) if interrupted before cond held. */
 int rendez_sleep_intr(struct rendez *r, bool (*cond)(void *), void *arg)
 {
-	rendez_sleep(r, cond, arg);
-	return 0;
+	int ret = 0;
+
+	pthread_mutex_lock(&r->mu);
+	while (!cond(arg)) {
+		struct timespec ts;
+
+		if (thread_interrupt_pending()) {
+			ret = -EINTR;
+			break;
+		}
+		clock_gettime(CLOCK_REALTIME, &ts);
+		ts.tv_nsec += 1000000;	/* interrupts are noticed within a millisecond */
+		if (ts.tv_nsec >= 1000000000) {
+			ts.tv_sec++;
+			ts.tv_nsec -= 1000000000;
+		}
+		pthread_cond_timedwait(&r->cv, &r->mu, &ts);
+	}
+	pthread_mutex_unlock(&r->mu);
+	return ret;
 }
 
 bool rendez_sleep_timeout(struct rendez *r, bool (*cond)(void *), void *arg, uint64_t usec)

@@ -11,7 +11,19 @@
 void shim_set_core(int core);
 /* What ncpus() returns. Default 1. */
 void shim_set_ncpus(int n);
-/* Live kmalloc allocations, for leak checks. */
+/* Live kmalloc allocations (and pages_alloc runs), for leak checks. */
 long shim_live_allocs(void);
+/*
+ * What arch_mem_foreach reports (default 8 MiB in 2 regions): bytes of host memory below
+ * 2 GiB, split into nregions ranges. Call before pages_init.
+ */
+void shim_set_mem(size_t bytes, int nregions);
+/* What the stand-in pages_free_count() reports, in bytes. Default 1 GiB. */
+void shim_set_free_memory(size_t bytes);
+/*
+ * Called at every NMI point of the profiler's hot path (kern/src/oprofile/internal.h), on
+ * the thread that is there: a test lands its "NMI" there. NULL: nothing.
+ */
+void shim_set_nmi_hook(void (*fn)(void));
 
 #endif

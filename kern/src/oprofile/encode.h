@@ -1,0 +1,106 @@
+/*
+ * The stream encoder's interface (encode.c): every record the profiler writes is built by
+ * a rec_* function here, the kernel's counterpart of user/stream.c, which decodes them.
+ *
+ * rec_* fill a record of the given type at p, which the caller reserved (exactly the
+ * record's length) in a block it owns; they run in any context. The record writer (recw)
+ * packs the kernel's own records -- the session header, thread names at start, losses the
+ * worker tells, snapshot marks, the closing statistics -- into pool blocks and queues each
+ * on the stream when it is full or finished: session lock held.
+ */
+#ifndef OPROF_ENCODE_H
+#define OPROF_ENCODE_H
+
+#include "kernel.h"
+#include "abi/oprofile.h"
+#include "block.h"
+
+/* One sample of len = opf_sample_len(nframes) bytes. Inline: the hot path's only record. */
+static __force_inline void rec_sample(void *p, uint32_t len, uint16_t core, uint32_t tid,
+				      uint64_t tsc, uint64_t pc, const uint64_t *frames,
+				      unsigned nframes, unsigned flags)
+{
+	struct opf_sample *s = p;
+
+	s->h.type = OPF_SAMPLE;
+	s->h.flags = (uint16_t)flags;
+	s->h.len = len;
+	s->core = core;
+	s->nframes = (uint16_t)nframes;
+	s->tid = tid;
+	s->tsc = tsc;
+	s->pc = pc;
+	if (nframes)
+		memcpy(s->frames, frames, 8 * (size_t)nframes);
+}
+
+/* The OPF_BLOCK header at the start of every framed block, filled when it is queued. */
+static inline void rec_block(struct opf_block *h, uint16_t core, uint32_t samples, uint64_t seq,
+			     uint32_t bytes)
+{
+	h->h.type = OPF_BLOCK;
+	h->h.flags = 0;
+	h->h.len = sizeof(*h);
+	h->core = core;
+	h->pad = 0;
+	h->samples = samples;
+	h->seq = seq;
+	h->bytes = bytes;
+	h->pad2 = 0;
+}
+
+void rec_lost(void *p, uint16_t core, uint16_t reason, uint64_t count, uint64_t tsc);
+/* Space for one record of len bytes from whoever is writing, or NULL: none left. */
+typedef void *(*rec_reserve_fn)(void *arg, uint32_t len);
+/*
+ * An OPF_LOST record for every reason whose count[] is not 0, each count zeroed once its
+ * record is written. False when reserve found no room: the rest stay in count[].
+ */
+bool rec_lost_all(uint64_t count[OPF_LOST_NREASONS], uint16_t core, uint64_t tsc,
+		  rec_reserve_fn reserve, void *arg);
+uint32_t rec_thread_len(const char *name);	/* OPF_THREAD naming a thread: its length */
+void rec_thread(void *p, uint32_t tid, int core, const char *name, uint64_t tsc);
+void rec_throttle(void *p, int core, uint32_t old_hz, uint32_t new_hz, uint64_t tsc,
+		  uint32_t budget);
+void rec_mark(void *p, uint16_t type, uint16_t core, uint64_t tsc);	/* OPF_PAUSE/RESUME */
+void rec_snapshot(void *p, uint16_t flags, uint64_t seq, uint64_t tsc);
+/* blocks dropped blocks of core from seq on (OPF_D_UNLISTED: which ones is not known) */
+void rec_drop(void *p, uint16_t flags, uint16_t core, uint64_t seq, uint32_t blocks,
+	      uint64_t samples);
+
+/* What a framed block holds, counted from its records (rec_salvage). */
+struct salvage {
+	uint64_t samples, truncated, depth_cut;	/* OPF_SAMPLE records, and flagged ones */
+	uint64_t threads;			/* OPF_THREAD records */
+	uint64_t lost[OPF_LOST_NREASONS];	/* what its OPF_LOST records told */
+};
+/* Any context: count what a block about to leave the stream unread held (see encode.c). */
+void rec_salvage(const struct block *b, struct salvage *sv);
+
+/*
+ * The writer of the kernel's own blocks (core OPF_CORE_STREAM): session lock held. A
+ * block is framed like a core's, its header filled when it is queued (outq_put).
+ */
+enum recw_mode {
+	RECW_CAPPED,	/* a new block only under the output cap (else the record is lost) */
+	RECW_FORCED,	/* past the cap and the pool's max: the stream's header at start */
+	RECW_RESERVED,	/* from the blocks set aside at start: the closing records */
+};
+struct recw {
+	struct block *b;	/* block being filled, not yet on outq */
+	enum recw_mode mode;
+	bool eos;		/* the last block ends the stream (BLK_EOS) */
+};
+/* len bytes (zeroed) for one record, or NULL when no block is to be had. */
+void *recw_reserve(struct recw *w, uint32_t len);
+/* Queue the last block on the stream. */
+void recw_finish(struct recw *w);
+void *recw_reserve_for(void *w, uint32_t len);	/* rec_reserve_fn over a recw */
+
+/* Records that read the session's state: session lock held. */
+bool rec_session(uint64_t tsc);		/* fill oprof.header, queue it; false: no memory */
+bool rec_drops(struct recw *w, int core);	/* OPF_DROP for the core's untold drops */
+bool rec_core_end(struct recw *w, int core, uint64_t tsc);	/* its OPF_LOST, OPF_CORE_END */
+bool rec_session_end(struct recw *w, uint64_t tsc, uint16_t flags);
+
+#endif

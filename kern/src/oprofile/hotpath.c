@@ -1,0 +1,500 @@
+/*
+ * The hot path: each core's sampling interrupt records into buffers only that core writes.
+ *
+ * Each core owns a struct opcore: a current block (buf.cur) it appends records to, and two
+ * single-producer single-consumer rings it shares with the worker only (ring.h):
+ *	full	the core puts blocks it is done with, oldest first; the worker takes them
+ *		and forwards them, in order, to the output queue.
+ *	empty	the worker puts recycled blocks; the core takes one when cur is full.
+ * No lock, no atomic read-modify-write, no fence, no allocation, no sleeping, no waiting:
+ * the hot path may run in an NMI.
+ *
+ * Blocks: a block is the core's from ring_get(empty) until ring_put(full). Its first
+ * record is an OPF_BLOCK header, reserved when the core takes the block and filled when it
+ * pushes it: the core, the block's sequence number (cnt.blocks, so a reader can tell a
+ * missing block), its samples (block->aux) and its length. A record never straddles
+ * blocks; block->stamp is the TSC of the tick that took it, for the staleness bound.
+ *
+ * Contexts, and the re-entry guard. Whoever writes into a core's buffers -- its sampling
+ * interrupt (timer or NMI), or a thread on that core with interrupts off (thread names,
+ * a flight-recorder hand-over) -- does so between hot_begin and hot_end, which set and
+ * clear nest. Interrupts are off in all of them, so only an NMI can land inside another:
+ * an NMI that finds nest set walks the stack with its own scratch and leaves the sample in
+ * pend (or, if pend is taken, counts it in pend.overflow), touching nothing else; the
+ * writer it interrupted records it on its way out (hot_end). nest and pend are the core's
+ * own, so plain loads and stores ordered against the compiler (signal fences) suffice.
+ *
+ * The gate: on says the core may record. The ctl thread sets it with release once the
+ * session's state is ready; the core reads it with acquire (a plain load on x86). To stop
+ * a core the ctl thread clears it and then has the glue stop the sampling source and run
+ * a thread on every core (hooks->stop_sampling): afterwards no writer is inside, nor will
+ * one enter. No handshake on the common path.
+ *
+ * Lost samples: a sample that finds no room and no empty block, a sample while paused,
+ * or one that cannot fit a block is counted in cnt.lost[reason] and lrep.unreported[reason];
+ * the next sample first writes OPF_LOST records for the unreported counts, so the stream
+ * tells where the gaps are. What is still unreported at stop goes into the closing records.
+ * Pause and resume: the first tick that sees the session paused (resumed) writes an
+ * OPF_PAUSE (OPF_RESUME) mark into the core's own buffer, so marks and samples are in the
+ * order of time per core.
+ *
+ * Keeping the worker ahead: the worker sizes each core's empty ring for the core's rate
+ * (worker.c) and publishes a low-water mark; a core that takes a block and finds its empty
+ * ring at or below the mark kicks the worker once per worker pass (buf.kicked_pass), so a
+ * burst is met early without a storm of wake-ups. The first miss of a dry spell kicks too.
+ * worker_kick only sets a flag and asks the glue to wake the worker (NMI-safe).
+ *
+ * The flight recorder (flight.c) changes two things here, each behind one test of
+ * cfg.snapshot: where a fresh block comes from (the window's oldest when it is full), and
+ * what a tick's housekeeping does (hand the window over when a snapshot asks).
+ */
+#include "internal.h"
+#include "error.h"
+#include "oprofile_bench.h"
+
+#define COMPILER_FENCE()	__atomic_signal_fence(__ATOMIC_SEQ_CST)
+
+static inline bool hot_on(struct opcore *c)
+{
+	return __atomic_load_n(&c->on, __ATOMIC_ACQUIRE) != 0;
+}
+
+/* n more lost samples (or records) of reason for the next OPF_LOST records to tell. */
+void hot_unreported(struct opcore *c, unsigned reason, uint64_t n)
+{
+	c->lrep.unreported[reason] += n;
+	c->lrep.pending = 1;
+}
+
+static void hot_lose(struct opcore *c, unsigned reason, uint64_t n)
+{
+	cnt_add(&c->cnt.lost[reason], n);
+	hot_unreported(c, reason, n);
+}
+
+static inline uint16_t hot_core(const struct opcore *c)
+{
+	return (uint16_t)(c - opcores);
+}
+
+/* b becomes cur: empty but for its header, taken at tsc. */
+static void hot_block_begin(struct opcore *c, struct block *b, uint64_t tsc)
+{
+	block_reset(b);
+	b->wp += BLK_HDR;	/* filled by hot_push */
+	b->aux = 0;
+	b->flags = 0;
+	b->stamp = tsc;
+	c->buf.cur = b;
+}
+
+/*
+ * Hand cur to the worker (flight recorder: to the window). The full ring has room for
+ * every block a core can hold (session.c sizes it), so ring_put cannot fail; should it
+ * anyway, the block's samples are counted lost and the block is reused. True: pushed.
+ */
+bool hot_push(struct opcore *c)
+{
+	struct block *b = c->buf.cur;
+	struct opf_block *h = (struct opf_block *)b->base;
+	struct salvage sv;
+
+	rec_block(h, hot_core(c), b->aux, cnt_get(&c->cnt.blocks), (uint32_t)BLEN(b));
+	NMI_POINT();
+	if (ring_put(&c->buf.full, b)) {
+		c->buf.cur = NULL;
+		cnt_add(&c->cnt.blocks, 1);
+		return true;
+	}
+	rec_salvage(b, &sv);
+	cnt_add(&c->cnt.written, -sv.samples);
+	cnt_add(&c->cnt.truncated, -sv.truncated);
+	cnt_add(&c->cnt.depth_cut, -sv.depth_cut);
+	cnt_add(&c->cnt.threads, -sv.threads);
+	cnt_add(&c->cnt.threads_lost, sv.threads);
+	hot_lose(c, OPF_LOST_OTHER, sv.samples);
+	for (unsigned r = 0; r < OPF_LOST_NREASONS; r++)
+		if (sv.lost[r])
+			hot_unreported(c, r, sv.lost[r]);
+	hot_block_begin(c, b, b->stamp);
+	return false;
+}
+
+/* Streaming: at most one kick per worker pass when the empty ring is at its low water. */
+static void hot_low_water(struct opcore *c)
+{
+	uint32_t gen = flag_get(&oprof.pass_gen);
+
+	if (c->buf.kicked_pass != gen && ring_count(&c->buf.empty) <= flag_get(&c->w.low)) {
+		c->buf.kicked_pass = gen;
+		worker_kick();
+	}
+}
+
+/*
+ * A fresh block as cur, or false. Streaming: from the empty ring; the first miss of a dry
+ * spell kicks the worker. Flight recorder: from the empty ring while the window has room,
+ * else the window's oldest block (flight_hot_reuse).
+ */
+static bool hot_next_block(struct opcore *c, uint64_t tsc)
+{
+	bool flight = oprof.cfg.snapshot;
+	struct block *b = NULL;
+
+	if (flight && ring_count(&c->buf.full) >= oprof.cfg.window)
+		b = flight_hot_reuse(c);
+	if (!b)
+		b = ring_get(&c->buf.empty);
+	if (!b && flight)
+		b = flight_hot_reuse(c);
+	NMI_POINT();
+	if (!b) {
+		if (!c->buf.starving) {
+			c->buf.starving = 1;
+			worker_kick();
+		}
+		return false;
+	}
+	c->buf.starving = 0;
+	if (!flight)
+		hot_low_water(c);
+	hot_block_begin(c, b, tsc);
+	return true;
+}
+
+/* hot_reserve when cur is missing or full; also for the rare records. */
+__noinline void *hot_reserve_slow(struct opcore *c, uint32_t len, uint64_t tsc)
+{
+	struct block *b = c->buf.cur;
+	void *p;
+
+	if (b && BFREE(b) < len) {
+		if (blk_empty(b))
+			return NULL;	/* cannot happen: ctl_start checks len against blocks */
+		hot_push(c);
+	}
+	if (!c->buf.cur && !hot_next_block(c, tsc))
+		return NULL;
+	b = c->buf.cur;
+	if (BFREE(b) < len)
+		return NULL;
+	p = b->wp;
+	b->wp += len;
+	return p;
+}
+
+/*
+ * len bytes for one record in cur, switching blocks when it is full; NULL: no block. The
+ * caller fills every byte of the record.
+ */
+static inline void *hot_reserve(struct opcore *c, uint32_t len, uint64_t tsc)
+{
+	struct block *b = c->buf.cur;
+	void *p;
+
+	if (unlikely(!b || BFREE(b) < len))
+		return hot_reserve_slow(c, len, tsc);
+	p = b->wp;
+	b->wp += len;
+	return p;
+}
+
+struct hot_res {
+	struct opcore *c;
+	uint64_t tsc;
+};
+
+static void *hot_reserve_for(void *arg, uint32_t len)
+{
+	struct hot_res *r = arg;
+
+	return hot_reserve_slow(r->c, len, r->tsc);
+}
+
+/* Write OPF_LOST records for whatever is unreported; false if a record found no block. */
+static bool hot_report_lost(struct opcore *c, uint64_t tsc)
+{
+	struct hot_res r = { c, tsc };
+
+	if (!rec_lost_all(c->lrep.unreported, hot_core(c), tsc, hot_reserve_for, &r))
+		return false;
+	c->lrep.pending = 0;
+	return true;
+}
+
+static __force_inline void hot_record(struct opcore *c, uint32_t tid, uint64_t tsc,
+				      uint64_t pc, const uint64_t *frames, unsigned nframes,
+				      unsigned flags)
+{
+	uint32_t len;
+	void *s;
+
+	nframes = MIN(nframes, oprof.cfg.depth);
+	len = opf_sample_len(nframes);
+	if (len > oprof.cfg.block_bytes - BLK_HDR) {
+		hot_lose(c, OPF_LOST_OTHER, 1);
+		return;
+	}
+	if ((c->lrep.pending && !hot_report_lost(c, tsc)) || !(s = hot_reserve(c, len, tsc))) {
+		hot_lose(c, OPF_LOST_NO_BLOCK, 1);
+		return;
+	}
+	NMI_POINT();
+	rec_sample(s, len, hot_core(c), tid, tsc, pc, frames, nframes, flags);
+	c->buf.cur->aux++;
+	cnt_add(&c->cnt.written, 1);
+	if (unlikely(flags & (OPF_F_TRUNCATED | OPF_F_DEPTH))) {
+		if (flags & OPF_F_TRUNCATED)
+			cnt_add(&c->cnt.truncated, 1);
+		if (flags & OPF_F_DEPTH)
+			cnt_add(&c->cnt.depth_cut, 1);
+	}
+}
+
+/*
+ * Write the pause and resume marks this core noticed, in order, each with the time of the
+ * tick that noticed it; false if one found no block (it stays pending, and so does the
+ * record that wanted to follow it). The first mark of a pending pair is always a pause.
+ */
+bool hot_write_marks(struct opcore *c, uint64_t tsc)
+{
+	while (c->buf.nmarks) {
+		/* the oldest is mark_tsc[0]: a pause, unless it is a lone resume */
+		bool pause = c->buf.nmarks == 2 || c->buf.seen_pause;
+		void *m = hot_reserve_slow(c, sizeof(struct opf_mark), tsc);
+
+		if (!m)
+			return false;
+		rec_mark(m, pause ? OPF_PAUSE : OPF_RESUME, hot_core(c), c->buf.mark_tsc[0]);
+		if (--c->buf.nmarks)
+			c->buf.mark_tsc[0] = c->buf.mark_tsc[1];	/* the resume is next */
+	}
+	return true;
+}
+
+/* The session was paused or resumed since this core last looked: a mark to write. */
+static __noinline void hot_notice_pause(struct opcore *c, uint32_t paused, uint64_t tsc)
+{
+	c->buf.seen_pause = paused;
+	if (c->buf.nmarks == 2) {
+		/* a pause and a resume still unwritten, and now another pause: give up that pair */
+		cnt_add(&c->cnt.marks_lost, 2);
+		c->buf.nmarks = 0;
+	}
+	c->buf.mark_tsc[c->buf.nmarks++] = tsc;
+	hot_write_marks(c, tsc);
+}
+
+/*
+ * Streaming: push cur early when "flush" was asked or its first record is older than the
+ * bound. Flight recorder: hand the window over when a snapshot asks (partial blocks stay
+ * in the window otherwise: pushing them would only shrink it).
+ */
+static __force_inline void hot_housekeep(struct opcore *c, uint64_t tsc)
+{
+	uint32_t gen = flag_get(&oprof.flushgen);
+	bool flush = gen != c->buf.seen_flush;
+	struct block *b = c->buf.cur;
+
+	c->buf.seen_flush = gen;
+	if (oprof.cfg.snapshot) {
+		flight_hot_housekeep(c);
+		return;
+	}
+	if (!b || blk_empty(b))
+		return;
+	if (flush || tsc - b->stamp >= oprof.stale_ticks)
+		hot_push(c);
+}
+
+/*
+ * One sampling period of this core: a sample, or a loss while paused. paused: oprof.paused
+ * as the caller read it, once (its walk depended on it).
+ */
+static __force_inline void hot_tick(struct opcore *c, uint32_t paused, uint32_t tid,
+				    uint64_t tsc, uint64_t pc, const uint64_t *frames,
+				    unsigned nframes, unsigned flags)
+{
+	cnt_add(&c->cnt.taken, 1);
+	if (unlikely(paused != c->buf.seen_pause))
+		hot_notice_pause(c, paused, tsc);
+	if (paused)
+		hot_lose(c, OPF_LOST_PAUSED, 1);
+	else if (unlikely(c->buf.nmarks) && !hot_write_marks(c, tsc))
+		hot_lose(c, OPF_LOST_NO_BLOCK, 1);	/* no room for the marks before it */
+	else
+		hot_record(c, tid, tsc, pc, frames, nframes, flags);
+	NMI_POINT();
+	hot_housekeep(c, tsc);
+}
+
+/* What NMIs left while this writer was active: record it, then leave the guard. */
+static void hot_take_pending(struct opcore *c)
+{
+	uint32_t over;
+
+	while (__atomic_load_n(&c->pend.full, __ATOMIC_RELAXED)) {
+		struct pend_sample *p = &c->pend.s;
+
+		COMPILER_FENCE();
+		hot_tick(c, p->paused, p->tid, p->tsc, p->pc, p->frames, p->nframes, p->flags);
+		if (p->missed)
+			__atomic_store_n(&c->cnt.missed, p->missed, __ATOMIC_RELAXED);
+		COMPILER_FENCE();
+		__atomic_store_n(&c->pend.full, 0, __ATOMIC_RELAXED);
+	}
+	over = __atomic_load_n(&c->pend.overflow, __ATOMIC_RELAXED);
+	if (over != c->pend.folded) {
+		/* periods sampled while the slot was taken: taken, and lost (no room) */
+		cnt_add(&c->cnt.taken, over - c->pend.folded);
+		hot_lose(c, OPF_LOST_OTHER, over - c->pend.folded);
+		c->pend.folded = over;
+	}
+}
+
+/* Enter the guard: interrupts are off here; only an NMI can land inside. */
+static inline void hot_enter(struct opcore *c)
+{
+	c->nest = 1;
+	COMPILER_FENCE();
+}
+
+/* Leave the guard, recording what NMIs left meanwhile (one may land as we leave). */
+static inline void hot_leave(struct opcore *c)
+{
+	for (;;) {
+		if (unlikely(__atomic_load_n(&c->pend.full, __ATOMIC_RELAXED) ||
+			     __atomic_load_n(&c->pend.overflow, __ATOMIC_RELAXED) != c->pend.folded))
+			hot_take_pending(c);
+		COMPILER_FENCE();
+		c->nest = 0;
+		COMPILER_FENCE();
+		if (likely(!__atomic_load_n(&c->pend.full, __ATOMIC_RELAXED)))
+			return;
+		c->nest = 1;	/* an NMI deferred between the check and the clear */
+		COMPILER_FENCE();
+	}
+}
+
+bool hot_begin(struct opcore *c)
+{
+	if (!hot_on(c))
+		return false;
+	hot_enter(c);
+	return true;
+}
+
+void hot_end(struct opcore *c)
+{
+	hot_leave(c);
+}
+
+/*
+ * An NMI found a writer active on this core: walk with the NMI's own scratch and leave
+ * the sample in pend. Touches nothing the writer touches.
+ */
+static __noinline void hot_defer(struct opcore *c, const struct oprof_tick *t, uint32_t paused,
+			       unsigned depth)
+{
+	struct pend_sample *p = &c->pend.s;
+	unsigned n = 0, flags = t->flags;
+
+	if (__atomic_load_n(&c->pend.full, __ATOMIC_RELAXED)) {
+		__atomic_store_n(&c->pend.overflow, c->pend.overflow + 1, __ATOMIC_RELAXED);
+		return;
+	}
+	if (depth > 0) {
+		bool trunc = false, more = false;
+
+		if (t->leaf_ret)
+			c->nmi_frames[n++] = t->leaf_ret;
+		n += oprof_backtrace(t->fp, t->stack_lo, t->stack_hi, c->nmi_frames + n,
+				     depth - n, &trunc, &more);
+		flags |= (trunc ? OPF_F_TRUNCATED : 0) | (more ? OPF_F_DEPTH : 0);
+	}
+	p->tid = t->tid;
+	p->paused = (uint16_t)paused;
+	p->flags = (uint16_t)flags;
+	p->nframes = (uint16_t)n;
+	p->tsc = t->tsc;
+	p->pc = t->pc;
+	p->missed = t->missed;
+	memcpy(p->frames, c->nmi_frames, 8 * (size_t)n);
+	COMPILER_FENCE();
+	__atomic_store_n(&c->pend.full, 1, __ATOMIC_RELAXED);
+}
+
+void oprof_sample_irq(int core, uint32_t tid, uint64_t tsc, uint64_t pc,
+		      const uint64_t *frames, unsigned nframes, unsigned flags)
+{
+	struct opcore *c = &opcores[core];
+
+	if ((unsigned)core >= MAX_CPUS || !hot_on(c) || c->nest)
+		return;
+	hot_enter(c);
+	hot_tick(c, flag_get(&oprof.paused), tid, tsc, pc, frames, nframes, flags);
+	hot_budget(c, tsc);
+	hot_leave(c);
+}
+
+void oprof_tick_irq(const struct oprof_tick *t)
+{
+	struct opcore *c;
+	unsigned n = 0, flags = t->flags, depth;
+	uint32_t paused;
+
+	if (t->core >= MAX_CPUS)
+		return;
+	c = &opcores[t->core];
+	if (!hot_on(c))
+		return;
+	paused = flag_get(&oprof.paused);
+	depth = paused ? 0 : oprof.cfg.depth;
+	if (unlikely(c->nest)) {
+		hot_defer(c, t, paused, depth);
+		return;
+	}
+	hot_enter(c);
+	if (depth > 0) {
+		bool trunc = false, more = false;
+
+		/* a frameless or half-built frame: its caller comes from the stack, then the chain */
+		if (t->leaf_ret)
+			c->frames[n++] = t->leaf_ret;
+		n += oprof_backtrace(t->fp, t->stack_lo, t->stack_hi, c->frames + n, depth - n,
+				     &trunc, &more);
+		if (unlikely(trunc | more))
+			flags |= (trunc ? OPF_F_TRUNCATED : 0) | (more ? OPF_F_DEPTH : 0);
+	}
+	hot_tick(c, paused, t->tid, t->tsc, t->pc, c->frames, n, flags);
+	if (t->missed)
+		__atomic_store_n(&c->cnt.missed, t->missed, __ATOMIC_RELAXED);
+	hot_budget(c, t->tsc);
+	hot_leave(c);
+}
+
+void oprof_missed(int core, uint64_t missed)
+{
+	__atomic_store_n(&opcores[core].cnt.missed, missed, __ATOMIC_RELAXED);
+}
+
+void oprof_thread_created(uint32_t tid, int core, const char *name)
+{
+	unsigned long irq = irq_save();
+	struct opcore *c = &opcores[core_id()];
+	uint64_t tsc = tsc_read();
+	void *t;
+
+	if (hot_begin(c)) {
+		t = hot_reserve(c, rec_thread_len(name), tsc);
+		NMI_POINT();
+		if (t) {
+			rec_thread(t, tid, core, name, tsc);
+			cnt_add(&c->cnt.threads, 1);
+		} else {
+			cnt_add(&c->cnt.threads_lost, 1);
+		}
+		hot_end(c);
+	}
+	irq_restore(irq);
+}

@@ -1,0 +1,156 @@
+/*
+ * The ctl side of each core's profiler state (struct opcore): set-up before a session,
+ * the gate, tear-down after, and the totals the closing records and the stat file report.
+ *
+ * Contexts: everything here runs in a thread with the session lock held while the core
+ * is not recording: before opcore_enable, or after opcore_disable and the glue's stop
+ * (hooks->stop_sampling), which guarantees that no writer is inside the core's hot path
+ * or will enter it. From then on the ctl thread may act as the core (push its cur, hand
+ * its window over).
+ */
+#include "internal.h"
+#include "error.h"
+
+struct opcore opcores[MAX_CPUS];
+
+/* Zero what a session counts. The core is not enabled: nothing else touches it. */
+static void opcore_reset(struct opcore *c)
+{
+	c->nest = 0;
+	memset(&c->pend, 0, sizeof(c->pend));
+	c->buf.cur = NULL;
+	c->buf.seen_flush = flag_get(&oprof.flushgen);
+	c->buf.seen_pause = 0;
+	c->buf.nmarks = 0;
+	c->buf.starving = 0;
+	c->buf.kicked_pass = flag_get(&oprof.pass_gen) - 1;
+	memset(&c->cnt, 0, sizeof(c->cnt));
+	memset(&c->lrep, 0, sizeof(c->lrep));
+	c->fr.seen = c->fr.ack = flag_get(&oprof.snap_gen);
+	c->fr.overwritten = c->fr.ow_truncated = c->fr.ow_depth = 0;
+	c->fr.ow_blocks = c->fr.threads_ow = 0;
+	budget_reset(c);
+	memset(&c->w, 0, sizeof(c->w));
+	c->w.tsc = tsc_read();
+	c->w.target = oprof.cfg.snapshot ? oprof.cfg.window : oprof.cfg.emptydepth;
+	c->w.low = oprof.cfg.snapshot ? 0 : c->w.target / 2;
+}
+
+/* Ring capacity: the smallest power of two holding n blocks. */
+static uint32_t ring_slots_for(uint32_t n)
+{
+	uint32_t cap = 4;
+
+	while (cap < n)
+		cap *= 2;
+	return cap;
+}
+
+/*
+ * Fresh counters, rings and a full empty ring (flight recorder: a window's worth, so that
+ * a window emptied by a snapshot fills again without the worker). The full ring must hold
+ * every block the core can push between two drains: what its empty ring held when the
+ * worker drained, what the refill right after gave it, and cur -- twice the empty ring's
+ * most, and one (flight recorder: its window, and cur). 0 or -ENOMEM.
+ */
+int opcore_setup(struct opcore *c)
+{
+	uint32_t most = oprof.cfg.snapshot ? oprof.cfg.window : 2 * oprof.max_target;
+	uint32_t slots = ring_slots_for(MAX(most, oprof.max_target) + 2);
+
+	opcore_reset(c);
+	if (ring_init(&c->buf.full, slots) < 0 || ring_init(&c->buf.empty, slots) < 0)
+		return -ENOMEM;
+	if (oprof.cfg.snapshot && ring_init(&c->fr.snap, slots) < 0)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < c->w.target; i++) {
+		struct block *b = pool_get(false);
+
+		if (!b)
+			return -ENOMEM;
+		ring_put(&c->buf.empty, b);	/* the worker's side: nobody else runs yet */
+	}
+	return 0;
+}
+
+/* Let the core record: everything set up before is visible to it (release). */
+void opcore_enable(struct opcore *c)
+{
+	__atomic_store_n(&c->on, 1, __ATOMIC_RELEASE);
+}
+
+/*
+ * The core records no more once the glue has stopped sampling and run a thread on it
+ * (hooks->stop_sampling): a writer that read on before this store finishes first.
+ */
+void opcore_disable(struct opcore *c)
+{
+	__atomic_store_n(&c->on, 0, __ATOMIC_RELEASE);
+}
+
+/* Stopped: write the marks the core could not, push a non-empty cur (an empty one goes back). */
+void opcore_flush_partial(struct opcore *c)
+{
+	struct block *b;
+
+	/* a core starved of blocks to the end still gets its marks out: the worker is not
+	   running (session lock), so the ctl thread may feed the core's empty ring */
+	if (c->buf.nmarks && !c->buf.cur && ring_empty(&c->buf.empty) && (b = pool_get(true)))
+		ring_put(&c->buf.empty, b);
+	if (c->buf.nmarks && !hot_write_marks(c, tsc_read())) {
+		cnt_add(&c->cnt.marks_lost, c->buf.nmarks);
+		c->buf.nmarks = 0;
+	}
+	if (!c->buf.cur)
+		return;
+	if (!blk_empty(c->buf.cur) && hot_push(c))
+		return;
+	pool_put(c->buf.cur);
+	c->buf.cur = NULL;
+}
+
+/* Every block of r to the pool, then its slots freed. */
+static void opcore_free_ring(struct ring *r)
+{
+	struct block *b;
+
+	if (!r->slot)
+		return;
+	while ((b = ring_get(r)))
+		pool_put(b);
+	ring_fini(r);
+}
+
+/* After the worker drained the full ring (or a failed setup): blocks to the pool. */
+void opcore_teardown(struct opcore *c)
+{
+	if (c->buf.cur) {
+		pool_put(c->buf.cur);
+		c->buf.cur = NULL;
+	}
+	opcore_free_ring(&c->buf.full);
+	opcore_free_ring(&c->buf.empty);
+	opcore_free_ring(&c->fr.snap);
+}
+
+/* Samples of c in the stream, or on their way there. */
+uint64_t opcore_delivered(struct opcore *c)
+{
+	uint64_t ow = cnt_get(&c->fr.overwritten);	/* first: never more than written */
+
+	return cnt_get(&c->cnt.written) - ow - c->w.dropped_samples;
+}
+
+uint64_t opcore_truncated(struct opcore *c)
+{
+	uint64_t ow = cnt_get(&c->fr.ow_truncated);
+
+	return cnt_get(&c->cnt.truncated) - ow - c->w.dropped_truncated;
+}
+
+uint64_t opcore_depth_cut(struct opcore *c)
+{
+	uint64_t ow = cnt_get(&c->fr.ow_depth);
+
+	return cnt_get(&c->cnt.depth_cut) - ow - c->w.dropped_depth;
+}
