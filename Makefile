@@ -111,7 +111,7 @@ qemu-gdb: all
 test: deps
 	$(MAKE) all
 	$(MAKE) -s -C tests/host
-	tests/run $(T)
+	tests/run '$(T)'
 
 bench: deps
 	$(MAKE) all

@@ -128,11 +128,24 @@ static int parse_cores(const char *s, uint64_t *mask)
 	return *mask ? 0 : -EINVAL;
 }
 
+/*
+ * Every core's thread sets its workload up, says it is ready and waits (yielding, so the
+ * shell on core 0 can run) until the shell gives them all one start and one deadline:
+ * the cores run the same interval. Started one after another, the first would run a while
+ * with the others still setting up, which under emulation (where cores share the host's
+ * time) ran it faster and made the total depend on who started when.
+ */
+struct run_start {
+	int ready;			/* threads set up and waiting; atomic */
+	uint32_t go;			/* set once start and deadline are; release */
+	uint64_t start, deadline;	/* TSC */
+};
+
 struct run_slot {
 	const struct workload *w;
-	uint64_t deadline;		/* TSC */
+	struct run_start *rs;
 	volatile bool *stop;
-	uint64_t units, start, end;	/* result */
+	uint64_t units, end;		/* result */
 	int core;
 	struct thread *t;
 };
@@ -140,22 +153,25 @@ struct run_slot {
 static void run_thread(void *arg)
 {
 	struct run_slot *s = arg;
+	struct run_start *rs = s->rs;
 	void *st = s->w->setup ? s->w->setup() : NULL;
 
-	s->start = tsc_read();
+	__atomic_add_fetch(&rs->ready, 1, __ATOMIC_RELEASE);
+	while (!__atomic_load_n(&rs->go, __ATOMIC_ACQUIRE) && !*s->stop)
+		yield();
 	if (!s->w->setup || st)
-		while (tsc_read() < s->deadline && !*s->stop)
+		while (tsc_read() < rs->deadline && !*s->stop)
 			s->units += s->w->step(st);
 	s->end = tsc_read();
 	kfree(st);
 }
 
-static void run_report(const struct workload *w, struct run_slot *slots, int n)
+static void run_report(const struct workload *w, struct run_slot *slots, int n, uint64_t start)
 {
 	uint64_t total = 0;
 
 	for (int i = 0; i < n; i++) {
-		uint64_t ticks = slots[i].end - slots[i].start;
+		uint64_t ticks = slots[i].end > start ? slots[i].end - start : 0;
 		uint64_t rate = ticks ? slots[i].units * tsc_hz() / ticks : 0;
 
 		total += rate;
@@ -166,11 +182,24 @@ static void run_report(const struct workload *w, struct run_slot *slots, int n)
 		     w->unit, n);
 }
 
-/* Wait for the deadline or Ctrl-C, then for every thread. */
-static int run_wait(struct run_slot *slots, int n, uint64_t secs_ms, volatile bool *stop)
+/*
+ * When every thread is set up, start them all at once; wait for the deadline or Ctrl-C,
+ * then for every thread.
+ */
+static int run_wait(struct run_slot *slots, int n, struct run_start *rs, uint64_t secs_ms,
+		    volatile bool *stop)
 {
-	int r = thread_sleep_us(secs_ms * 1000);
+	int r = 0;
 
+	while (__atomic_load_n(&rs->ready, __ATOMIC_ACQUIRE) < n && !thread_interrupt_pending())
+		thread_sleep_us(100);
+	rs->start = tsc_read();
+	rs->deadline = rs->start + secs_ms * (tsc_hz() / 1000);
+	__atomic_store_n(&rs->go, 1, __ATOMIC_RELEASE);
+	if (!thread_interrupt_pending())
+		r = thread_sleep_us(secs_ms * 1000);
+	else
+		r = -EINTR;
 	*stop = true;
 	for (int i = 0; i < n; i++)
 		kthread_join(slots[i].t);
@@ -215,6 +244,7 @@ static int cmd_run(int argc, char **argv)
 {
 	const struct workload *w;
 	struct run_slot *slots;
+	struct run_start rs = { 0 };
 	volatile bool stop = false;
 	uint64_t mask, ms;
 	int n = 0, r;
@@ -230,12 +260,10 @@ static int cmd_run(int argc, char **argv)
 	slots = kzmalloc(64 * sizeof(*slots));
 	if (!slots)
 		return -ENOMEM;
-	uint64_t deadline = tsc_read() + ms * (tsc_hz() / 1000);
 	for (int c = 0; c < ncpus(); c++) {
 		if (!(mask & (1ull << c)))
 			continue;
-		slots[n] = (struct run_slot){ .w = w, .deadline = deadline, .stop = &stop,
-					      .core = c };
+		slots[n] = (struct run_slot){ .w = w, .rs = &rs, .stop = &stop, .core = c };
 		slots[n].t = kthread_create(w->name, c, run_thread, &slots[n]);
 		if (!slots[n].t) {
 			stop = true;
@@ -243,10 +271,10 @@ static int cmd_run(int argc, char **argv)
 		}
 		n++;
 	}
-	r = run_wait(slots, n, ms, &stop);
+	r = run_wait(slots, n, &rs, ms, &stop);
 	if (r == -EINTR)
 		shell_eprintf("run: interrupted\n");
-	run_report(w, slots, n);
+	run_report(w, slots, n, rs.start);
 	kfree(slots);
 	return r == -EINTR ? 1 : 0;
 }
