@@ -1,7 +1,13 @@
 /*
  * flame.c: stacks by function name, root first: the folded text format (one
  * "root;...;leaf count" line per distinct name sequence, sorted, as flamegraph.pl, inferno and
- * speedscope read it) and a self-contained SVG flame graph built from the same merged list.
+ * speedscope read it) and a self-contained SVG flame graph built from the same merged list,
+ * whose script (flame_script.c) zooms and searches. Called by opreport.c for --folded and
+ * --flame, and for --diff --flame: a differential graph, the new profile's shape coloured by
+ * how each frame's share changed from the base profile (red grew, blue shrank).
+ *
+ * Geometry: the graph is SVG_W wide with SVG_PAD on each side; a frame's width is its count
+ * over the total times SVG_W - 2 * SVG_PAD, so the root ("all") spans the whole width.
  */
 #include <inttypes.h>
 #include <stdlib.h>
@@ -45,7 +51,8 @@ static struct fstack *merged(const struct ctx *c, size_t *nout)
 	if (!v)
 		return NULL;
 	for (size_t i = 0; i < t->n; i++)
-		v[i] = (struct fstack){ t->list[i]->fids, t->list[i]->naddr, t->list[i]->total };
+		v[i] = (struct fstack){ t->list[i]->fids, t->list[i]->nfids,
+					stack_value(c, t->list[i]) };
 	fl_funcs = c->sym->funcs;
 	qsort(v, t->n, sizeof(*v), by_names);
 	for (size_t i = 0; i < t->n; i++) {
@@ -86,6 +93,8 @@ struct node {
 #define FRAME_H		16
 #define TOP		40
 #define CHAR_W		7.0
+
+extern const char flame_script[];
 
 static void xml(FILE *out, const char *s)
 {
@@ -133,46 +142,122 @@ static unsigned color_hash(const char *s)
 	return h;
 }
 
-static int max_depth;
+/* One graph being drawn: the profile, and for a differential graph the base profile. */
+struct svg {
+	const struct ctx *c;
+	const struct ctx *base;		/* NULL: an ordinary graph */
+	FILE *out;
+	double height;
+	double maxd;			/* largest change of a frame's share, for the colour scale */
+};
 
-static void emit(const struct ctx *c, FILE *out, const struct node *nd, uint64_t before, int depth,
-		 double height)
+static const char *frame_name(const struct ctx *c, const struct node *nd, int depth)
 {
+	return depth ? c->sym->funcs[nd->func].name : "all";
+}
+
+/* The child of nd named name, or NULL (nd may be NULL). */
+static const struct node *child_named(const struct ctx *c, const struct node *nd,
+				      const char *name)
+{
+	for (const struct node *ch = nd ? nd->child : NULL; ch; ch = ch->next)
+		if (!strcmp(c->sym->funcs[ch->func].name, name))
+			return ch;
+	return NULL;
+}
+
+/* Change of a frame's share of the total from base to new, in points. */
+static double change(const struct svg *g, const struct node *nd, const struct node *bnd)
+{
+	return pct(nd->count, g->c->total) - (bnd ? pct(bnd->count, g->base->total) : 0.0);
+}
+
+static void fill(const struct svg *g, const struct node *nd, const struct node *bnd,
+		 const char *name, char *buf, size_t n)
+{
+	unsigned h = color_hash(name);
+
+	if (!g->base) {
+		snprintf(buf, n, "rgb(%u,%u,%u)", 205 + h % 50, (h >> 8) % 230, (h >> 16) % 55);
+		return;
+	}
+	double d = change(g, nd, bnd), t = g->maxd > 0 ? (d < 0 ? -d : d) / g->maxd : 0;
+	unsigned v = (unsigned)(250 - 200 * t);
+
+	if (d > 0)
+		snprintf(buf, n, "rgb(250,%u,%u)", v, v);	/* grew: red */
+	else
+		snprintf(buf, n, "rgb(%u,%u,250)", v, v);	/* shrank: blue */
+}
+
+static void title(const struct svg *g, const struct node *nd, const struct node *bnd,
+		  const char *name)
+{
+	const struct ctx *c = g->c;
+
+	xml(g->out, name);
+	fprintf(g->out, " (%" PRIu64 " %s, %.2f%%", nd->count, ctx_unit(c), pct(nd->count, c->total));
+	if (g->base)
+		fprintf(g->out, "; base %.2f%%, change %+.2f points",
+			bnd ? pct(bnd->count, g->base->total) : 0.0, change(g, nd, bnd));
+	fputc(')', g->out);
+}
+
+/* Draw nd (at before of the total, depth deep) and its children; bnd: nd's path in base. */
+static void emit(const struct svg *g, const struct node *nd, const struct node *bnd,
+		 uint64_t before, int depth)
+{
+	const struct ctx *c = g->c;
 	double scale = (SVG_W - 2 * SVG_PAD) / (double)c->total;
 	double w = (double)nd->count * scale;
+	const char *name = frame_name(c, nd, depth);
+	double x = SVG_PAD + (double)before * scale, y = g->height - (depth + 1) * FRAME_H - 10;
+	char rgb[32];
 
 	if (w < 0.1)
 		return;	/* too thin to see; its children are thinner */
-	const char *name = depth ? c->sym->funcs[nd->func].name : "all";
-	double fx = (double)before / (double)c->total, fw = (double)nd->count / (double)c->total;
-	double x = SVG_PAD + (double)before * scale, y = height - (depth + 1) * FRAME_H - 10;
-	unsigned h = color_hash(name);
-
-	fprintf(out, "<g class=\"f\" data-x=\"%.9f\" data-w=\"%.9f\" data-d=\"%d\" data-n=\"", fx,
-		fw, depth);
-	xml(out, name);
-	fprintf(out, "\"><title>");
-	xml(out, name);
-	fprintf(out, " (%" PRIu64 " samples, %.2f%%)</title>", nd->count, pct(nd->count, c->total));
-	fprintf(out, "<rect x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"%d\" rx=\"2\" "
-		"fill=\"rgb(%u,%u,%u)\"/>", x, y, w, FRAME_H - 1, 205 + h % 50, (h >> 8) % 230,
-		(h >> 16) % 55);
-	fprintf(out, "<text x=\"%.2f\" y=\"%.1f\">", x + 3, y + FRAME_H - 4.5);
-	label(out, name, w);
-	fprintf(out, "</text></g>\n");
-	uint64_t off = before;
+	fill(g, nd, bnd, name, rgb, sizeof(rgb));
+	fprintf(g->out, "<g class=\"f\" data-x=\"%.9f\" data-w=\"%.9f\" data-d=\"%d\" data-n=\"",
+		(double)before / (double)c->total, (double)nd->count / (double)c->total, depth);
+	xml(g->out, name);
+	fprintf(g->out, "\"><title>");
+	title(g, nd, bnd, name);
+	fprintf(g->out, "</title><rect x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"%d\" rx=\"2\" "
+		"fill=\"%s\" data-fill=\"%s\"/>", x, y, w, FRAME_H - 1, rgb, rgb);
+	fprintf(g->out, "<text x=\"%.2f\" y=\"%.1f\">", x + 3, y + FRAME_H - 4.5);
+	label(g->out, name, w);
+	fprintf(g->out, "</text></g>\n");
 	for (const struct node *ch = nd->child; ch; ch = ch->next) {
-		emit(c, out, ch, off, depth + 1, height);
-		off += ch->count;
+		emit(g, ch, child_named(c, bnd, c->sym->funcs[ch->func].name), before, depth + 1);
+		before += ch->count;
 	}
 }
 
-static void depth_of(const struct node *nd, int d)
+static int depth_of(const struct node *nd, int d)
 {
-	if (d > max_depth)
-		max_depth = d;
-	for (const struct node *ch = nd->child; ch; ch = ch->next)
-		depth_of(ch, d + 1);
+	int max = d;
+
+	for (const struct node *ch = nd->child; ch; ch = ch->next) {
+		int k = depth_of(ch, d + 1);
+
+		max = k > max ? k : max;
+	}
+	return max;
+}
+
+/* The largest change of share of any frame of the new graph. */
+static double max_change(const struct svg *g, const struct node *nd, const struct node *bnd,
+			 int depth)
+{
+	double d = change(g, nd, bnd), m = d < 0 ? -d : d;
+
+	for (const struct node *ch = nd->child; ch; ch = ch->next) {
+		const char *name = g->c->sym->funcs[ch->func].name;
+		double k = max_change(g, ch, child_named(g->c, bnd, name), depth + 1);
+
+		m = k > m ? k : m;
+	}
+	return m;
 }
 
 static void free_tree(struct node *nd)
@@ -186,65 +271,9 @@ static void free_tree(struct node *nd)
 	}
 }
 
-static const char script[] =
-	"<script type=\"text/ecmascript\"><![CDATA[\n"
-	"'use strict';\n"
-	"var W = 1200, PAD = 10, CW = 7;\n"
-	"function frames() { return document.querySelectorAll('g.f'); }\n"
-	"function fit(name, w) {\n"
-	"  var n = Math.floor((w - 6) / CW);\n"
-	"  if (n < 3) return '';\n"
-	"  return name.length <= n ? name : name.substring(0, n - 2) + '..';\n"
-	"}\n"
-	"function place(g, fx, fw) {\n"
-	"  var r = g.querySelector('rect'), t = g.querySelector('text');\n"
-	"  var x = PAD + fx * (W - 2 * PAD), w = fw * (W - 2 * PAD);\n"
-	"  r.setAttribute('x', x.toFixed(2)); r.setAttribute('width', w.toFixed(2));\n"
-	"  t.setAttribute('x', (x + 3).toFixed(2));\n"
-	"  t.textContent = fit(g.getAttribute('data-n'), w);\n"
-	"}\n"
-	"function attrs(g) {\n"
-	"  return [+g.getAttribute('data-x'), +g.getAttribute('data-w'), +g.getAttribute('data-d')];\n"
-	"}\n"
-	"function zoom(z) {\n"
-	"  var a = attrs(z), eps = 1e-9;\n"
-	"  frames().forEach(function (g) {\n"
-	"    var b = attrs(g);\n"
-	"    if (b[2] >= a[2] && b[0] >= a[0] - eps && b[0] + b[1] <= a[0] + a[1] + eps) {\n"
-	"      g.style.display = ''; g.style.opacity = '';\n"
-	"      place(g, (b[0] - a[0]) / a[1], b[1] / a[1]);\n"
-	"    } else if (b[2] < a[2] && b[0] <= a[0] + eps && b[0] + b[1] >= a[0] + a[1] - eps) {\n"
-	"      g.style.display = ''; g.style.opacity = '0.5';\n"
-	"      place(g, 0, 1);\n"
-	"    } else {\n"
-	"      g.style.display = 'none';\n"
-	"    }\n"
-	"  });\n"
-	"}\n"
-	"function reset() {\n"
-	"  frames().forEach(function (g) {\n"
-	"    var b = attrs(g);\n"
-	"    g.style.display = ''; g.style.opacity = '';\n"
-	"    place(g, b[0], b[1]);\n"
-	"  });\n"
-	"}\n"
-	"document.addEventListener('click', function (e) {\n"
-	"  var g = e.target.closest ? e.target.closest('g.f') : null;\n"
-	"  if (g) zoom(g); else reset();\n"
-	"});\n"
-	"]]></script>\n";
-
-int report_flame(const struct ctx *c, const char *path)
+/* The merged stacks as a tree under root (root->count set by the caller). */
+static int build_tree(const struct ctx *c, const struct fstack *v, size_t n, struct node *root)
 {
-	size_t n;
-	struct fstack *v = merged(c, &n);
-	struct node *root = calloc(1, sizeof(*root));
-	FILE *out = NULL;
-	int rc = -1;
-
-	if (!v || !root)
-		goto out;
-	root->count = c->total;
 	for (size_t i = 0; i < n; i++) {
 		struct node *nd = root;
 
@@ -254,9 +283,8 @@ int report_flame(const struct ctx *c, const char *path)
 
 			/* Sorted input: a matching child, if any, is the last one added. */
 			if (!ch || strcmp(c->sym->funcs[ch->func].name, c->sym->funcs[f].name)) {
-				ch = calloc(1, sizeof(*ch));
-				if (!ch)
-					goto out;
+				if (!(ch = calloc(1, sizeof(*ch))))
+					return -1;
 				ch->func = f;
 				if (nd->last)
 					nd->last->next = ch;
@@ -268,34 +296,102 @@ int report_flame(const struct ctx *c, const char *path)
 			nd = ch;
 		}
 	}
-	out = fopen(path, "w");
-	if (!out)
-		goto out;
-	max_depth = 0;
-	depth_of(root, 0);
-	double height = (max_depth + 1) * FRAME_H + TOP + 20;
+	return 0;
+}
+
+/* The profile of c as a tree; NULL when out of memory. */
+static struct node *tree_of(const struct ctx *c)
+{
+	size_t n;
+	struct fstack *v = merged(c, &n);
+	struct node *root = calloc(1, sizeof(*root));
+
+	if (v && root) {
+		root->count = c->total;
+		if (!build_tree(c, v, n, root)) {
+			free(v);
+			return root;
+		}
+	}
+	free(v);
+	free_tree(root);
+	return NULL;
+}
+
+static void svg_head(const struct svg *g)
+{
+	const struct ctx *c = g->c;
+	FILE *out = g->out;
+
 	fprintf(out, "<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"no\"?>\n"
 		"<svg version=\"1.1\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" "
-		"height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\">\n", SVG_W, height, SVG_W, height);
+		"height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\">\n", SVG_W, g->height, SVG_W, g->height);
 	fprintf(out, "<style>text { font: 12px monospace; fill: #000; pointer-events: none; } "
-		"g.f:hover rect { stroke: #000; stroke-width: 0.5; } g.f { cursor: pointer; }"
-		"</style>\n");
-	fputs(script, out);
+		"g.f:hover rect { stroke: #000; stroke-width: 0.5; } g.f { cursor: pointer; } "
+		"#unsearch { pointer-events: auto; cursor: pointer; fill: #06c; }</style>\n");
 	fprintf(out, "<rect x=\"0\" y=\"0\" width=\"%.0f\" height=\"%.0f\" fill=\"#f8f8f0\"/>\n",
-		SVG_W, height);
+		SVG_W, g->height);
 	fprintf(out, "<text x=\"%.0f\" y=\"20\" text-anchor=\"middle\" "
-		"style=\"font-size: 16px\">Flame graph: ", SVG_W / 2);
+		"style=\"font-size: 16px\">%s", SVG_W / 2, g->base ? "Differential flame graph: " :
+		"Flame graph: ");
+	if (g->base) {
+		xml(out, g->base->o->file);
+		fprintf(out, " to ");
+	}
 	xml(out, c->o->file);
-	fprintf(out, " (%" PRIu64 " samples; click a frame to zoom, the background to reset)"
-		"</text>\n", c->total);
+	if (g->base)
+		fprintf(out, " (%" PRIu64 " %s; red grew, blue shrank)</text>\n", c->total,
+			ctx_unit(c));
+	else
+		fprintf(out, " (%" PRIu64 " %s; click a frame to zoom, the background to reset)"
+			"</text>\n", c->total, ctx_unit(c));
+	fprintf(out, "<foreignObject x=\"%.0f\" y=\"26\" width=\"260\" height=\"22\">"
+		"<input xmlns=\"http://www.w3.org/1999/xhtml\" id=\"search\" type=\"text\" "
+		"placeholder=\"Search (regexp; Ctrl-F)\" style=\"width: 240px\"/></foreignObject>\n",
+		SVG_W - SVG_PAD - 300);
+	fprintf(out, "<text id=\"unsearch\" x=\"%.0f\" y=\"40\">reset</text>\n", SVG_W - SVG_PAD - 35);
+	fprintf(out, "<text id=\"matched\" x=\"%.0f\" y=\"%.0f\" text-anchor=\"end\"></text>\n",
+		SVG_W - SVG_PAD, g->height - 8);
+}
+
+static void svg_tail(const struct svg *g)
+{
+	fprintf(g->out, "<script type=\"text/ecmascript\"><![CDATA[\nvar TOTAL = %" PRIu64
+		", UNIT = '%s';\n%s]]></script>\n</svg>\n", g->c->total, ctx_unit(g->c),
+		flame_script);
+}
+
+/* Write the graph of c (coloured by change from base when base is not NULL) to path. */
+static int write_svg(const struct ctx *c, const struct ctx *base, const char *path)
+{
+	struct node *root = tree_of(c), *broot = base ? tree_of(base) : NULL;
+	struct svg g = { c, base, NULL, 0, 0 };
+	int rc = -1;
+
+	if (!root || (base && !broot) || !(g.out = fopen(path, "w")))
+		goto out;
+	g.height = (depth_of(root, 0) + 1) * FRAME_H + TOP + 40;
+	if (base)
+		g.maxd = max_change(&g, root, broot, 0);
+	svg_head(&g);
 	if (c->total)
-		emit(c, out, root, 0, 0, height);
-	fprintf(out, "</svg>\n");
-	rc = ferror(out) ? -1 : 0;
-	if (fclose(out))
+		emit(&g, root, broot, 0, 0);
+	svg_tail(&g);
+	rc = ferror(g.out) ? -1 : 0;
+	if (fclose(g.out))
 		rc = -1;
 out:
 	free_tree(root);
-	free(v);
+	free_tree(broot);
 	return rc;
+}
+
+int report_flame(const struct ctx *c, const char *path)
+{
+	return write_svg(c, NULL, path);
+}
+
+int report_diff_flame(const struct ctx *base, const struct ctx *c, const char *path)
+{
+	return write_svg(c, base, path);
 }

@@ -1,5 +1,6 @@
 /*
- * opreport.c: command line, kernel ELF location and build-id check, and the order of output.
+ * opreport.c: the program's entry: command line, kernel ELF location and build-id check, and
+ * the order of output (the sections[] and files[] tables). Run by users and the tests.
  *
  * Exit status: 0 report written; 2 usage error or invalid/unreadable stream (one line on
  * stderr naming the file, the offset and the problem); 3 --stats found that the per-core
@@ -9,6 +10,7 @@
 #include <getopt.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +24,7 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: opreport [options] FILE\n"
+		"       opreport --diff [-k ELF] [-n N] [--weight W] [--flame F.svg] BASE NEW\n"
 		"Report a kernel profiler stream (from /dev/oprofile); FILE may be - for stdin\n"
 		"and may be gzip-compressed.\n"
 		"\n"
@@ -36,7 +39,14 @@ static void usage(FILE *f)
 		"      --folded        folded stacks (root;...;leaf count) for flame graph tools\n"
 		"      --flame FILE    write an SVG flame graph\n"
 		"      --pprof FILE    write a gzipped pprof profile (profile.proto)\n"
-		"      --stats         session and per-core accounting; exit 3 if it does not add up\n"
+		"      --perf-data FILE  write a perf.data file for perf report, perf script, hotspot\n"
+		"      --stats         session and per-core accounting; exit 3 if it does not add up,\n"
+		"                      4 if the stream is incomplete\n"
+		"      --snapshot N    report flight-recorder dump N alone\n"
+		"      --diff          BASE NEW: per function, the change of its self and inclusive\n"
+		"                      share; with --flame, a differential flame graph\n"
+		"      --weight W      periods (default: each sample weighs the time since its\n"
+		"                      core's previous one) or samples (raw counts)\n"
 		"  -h, --help          this text\n"
 		"\n"
 		"Without a report option the flat profile (self samples per symbol) is printed.\n"
@@ -44,67 +54,156 @@ static void usage(FILE *f)
 		"threads, lines, call graph, folded.\n");
 }
 
+/* What a command-line option does: set a flag, take a path, or something of its own. */
+enum opt_kind { OK_FLAG, OK_PATH, OK_LIMIT, OK_HELP, OK_KERNEL, OK_SNAPSHOT, OK_WEIGHT };
+
+struct opt_row {
+	const char *name;
+	int shortopt;		/* 0: long only */
+	enum opt_kind kind;
+	size_t off;		/* OK_FLAG: the int in struct options; OK_PATH: the const char * */
+};
+
+#define FLAG(f)	OK_FLAG, offsetof(struct options, f)
+#define PATH(f)	OK_PATH, offsetof(struct options, f)
+static const struct opt_row opt_rows[] = {
+	{ "kernel", 'k', OK_KERNEL, 0 },
+	{ "limit", 'n', OK_LIMIT, 0 },
+	{ "callgraph", 'c', FLAG(callgraph) },
+	{ "help", 'h', OK_HELP, 0 },
+	{ "inclusive", 0, FLAG(inclusive) },
+	{ "cpu", 0, FLAG(cpu) },
+	{ "thread", 0, FLAG(thread) },
+	{ "lines", 0, FLAG(lines) },
+	{ "folded", 0, FLAG(folded) },
+	{ "flame", 0, PATH(flame) },
+	{ "pprof", 0, PATH(pprof) },
+	{ "perf-data", 0, PATH(perf_data) },
+	{ "stats", 0, FLAG(stats) },
+	{ "diff", 0, FLAG(diff) },
+	{ "snapshot", 0, OK_SNAPSHOT, 0 },
+	{ "weight", 0, OK_WEIGHT, 0 },
+	{ "bench-stats", 0, FLAG(bench_stats) },	/* hidden: timing for the bench */
+};
+#define NOPTS (sizeof(opt_rows) / sizeof(opt_rows[0]))
+
+static int takes_arg(enum opt_kind k)
+{
+	return k != OK_FLAG && k != OK_HELP;
+}
+
+/* getopt_long's table and short option string from opt_rows; row i answers 256 + i. */
+static void getopt_tables(struct option *lopts, char *shorts)
+{
+	char *sp = shorts;
+
+	*sp++ = ':';
+	for (size_t i = 0; i < NOPTS; i++) {
+		const struct opt_row *r = &opt_rows[i];
+
+		lopts[i] = (struct option){ r->name, takes_arg(r->kind) ? required_argument :
+					    no_argument, NULL, r->shortopt ? r->shortopt : 256 + (int)i };
+		if (r->shortopt) {
+			*sp++ = (char)r->shortopt;
+			if (takes_arg(r->kind))
+				*sp++ = ':';
+		}
+	}
+	*sp = 0;
+	lopts[NOPTS] = (struct option){ NULL, 0, NULL, 0 };
+}
+
+static const struct opt_row *row_for(int ch)
+{
+	for (size_t i = 0; i < NOPTS; i++)
+		if (opt_rows[i].shortopt ? opt_rows[i].shortopt == ch : ch == 256 + (int)i)
+			return &opt_rows[i];
+	return NULL;
+}
+
+/* A decimal number >= min into *v; else say what opt wants and return 2. */
+static int parse_count(const char *arg, long min, long *v, const char *opt, const char *what)
+{
+	char *end;
+
+	errno = 0;
+	*v = strtol(arg, &end, 10);
+	if (errno || *end || end == arg || *v < min) {
+		fprintf(stderr, "opreport: %s wants %s, not '%s'\n", opt, what, arg);
+		return 2;
+	}
+	return 0;
+}
+
+/* Apply one option row. Returns 0, or an exit status. */
+static int apply(const struct opt_row *r, const char *arg, struct options *o)
+{
+	switch (r->kind) {
+	case OK_FLAG: *(int *)((char *)o + r->off) = 1; return 0;
+	case OK_PATH: *(const char **)((char *)o + r->off) = arg; return 0;
+	case OK_KERNEL: o->kernel = arg; return 0;
+	case OK_LIMIT: return parse_count(arg, 0, &o->limit, "-n", "a count");
+	case OK_SNAPSHOT: return parse_count(arg, 1, &o->snapshot, "--snapshot",
+					     "a dump number (1, 2, ...)");
+	case OK_HELP: usage(stdout); exit(0);
+	case OK_WEIGHT:
+		if (strcmp(arg, "periods") && strcmp(arg, "samples")) {
+			fprintf(stderr, "opreport: --weight is periods or samples, not '%s'\n", arg);
+			return 2;
+		}
+		o->by_samples = !strcmp(arg, "samples");
+		return 0;
+	}
+	return 2;
+}
+
+static int bad_option(int ch, char **argv)
+{
+	if (ch == ':')
+		fprintf(stderr, "opreport: option %s needs an argument\n", argv[optind - 1]);
+	else if (optopt)
+		fprintf(stderr, "opreport: unknown option -%c\n", optopt);
+	else
+		fprintf(stderr, "opreport: unknown option %s\n", argv[optind - 1]);
+	return 2;
+}
+
+/* --diff BASE NEW: two files, and no report but the difference (and its flame graph). */
+static int diff_args(int argc, char **argv, struct options *o)
+{
+	if (argc - optind != 2) {
+		fprintf(stderr, "opreport: --diff wants two files, BASE and NEW\n");
+		return 2;
+	}
+	if (o->stats || o->thread || o->lines || o->callgraph || o->folded || o->pprof ||
+	    o->perf_data || o->inclusive || o->cpu || o->snapshot) {
+		fprintf(stderr, "opreport: --diff combines only with -k, -n, --weight and --flame\n");
+		return 2;
+	}
+	o->base = argv[optind];
+	o->file = argv[optind + 1];
+	return 0;
+}
+
 static int parse_args(int argc, char **argv, struct options *o)
 {
-	enum { O_INCL = 256, O_CPU, O_THREAD, O_LINES, O_FOLDED, O_FLAME, O_PPROF, O_STATS,
-	       O_BENCH };
-	static const struct option lopts[] = {
-		{ "kernel", required_argument, NULL, 'k' },
-		{ "limit", required_argument, NULL, 'n' },
-		{ "callgraph", no_argument, NULL, 'c' },
-		{ "help", no_argument, NULL, 'h' },
-		{ "inclusive", no_argument, NULL, O_INCL },
-		{ "cpu", no_argument, NULL, O_CPU },
-		{ "thread", no_argument, NULL, O_THREAD },
-		{ "lines", no_argument, NULL, O_LINES },
-		{ "folded", no_argument, NULL, O_FOLDED },
-		{ "flame", required_argument, NULL, O_FLAME },
-		{ "pprof", required_argument, NULL, O_PPROF },
-		{ "stats", no_argument, NULL, O_STATS },
-		{ "bench-stats", no_argument, NULL, O_BENCH },	/* hidden: timing for the bench */
-		{ NULL, 0, NULL, 0 },
-	};
-	int ch;
+	struct option lopts[NOPTS + 1];
+	char shorts[2 * NOPTS + 2];
+	const struct opt_row *r;
+	int ch, rc;
 
 	memset(o, 0, sizeof(*o));
 	o->limit = -1;
 	opterr = 0;
-	while ((ch = getopt_long(argc, argv, ":k:n:ch", lopts, NULL)) != -1) {
-		switch (ch) {
-		case 'k': o->kernel = optarg; break;
-		case 'n': {
-			char *end;
-			errno = 0;
-			long v = strtol(optarg, &end, 10);
-			if (errno || *end || end == optarg || v < 0) {
-				fprintf(stderr, "opreport: -n wants a count, not '%s'\n", optarg);
-				return 2;
-			}
-			o->limit = v;
-			break;
-		}
-		case 'c': o->callgraph = 1; break;
-		case 'h': usage(stdout); exit(0);
-		case O_INCL: o->inclusive = 1; break;
-		case O_CPU: o->cpu = 1; break;
-		case O_THREAD: o->thread = 1; break;
-		case O_LINES: o->lines = 1; break;
-		case O_FOLDED: o->folded = 1; break;
-		case O_FLAME: o->flame = optarg; break;
-		case O_PPROF: o->pprof = optarg; break;
-		case O_STATS: o->stats = 1; break;
-		case O_BENCH: o->bench_stats = 1; break;
-		case ':':
-			fprintf(stderr, "opreport: option %s needs an argument\n", argv[optind - 1]);
-			return 2;
-		default:
-			if (optopt)
-				fprintf(stderr, "opreport: unknown option -%c\n", optopt);
-			else
-				fprintf(stderr, "opreport: unknown option %s\n", argv[optind - 1]);
-			return 2;
-		}
+	getopt_tables(lopts, shorts);
+	while ((ch = getopt_long(argc, argv, shorts, lopts, NULL)) != -1) {
+		if (ch == ':' || ch == '?' || !(r = row_for(ch)))
+			return bad_option(ch, argv);
+		if ((rc = apply(r, optarg, o)))
+			return rc;
 	}
+	if (o->diff)
+		return diff_args(argc, argv, o);
 	if (argc - optind != 1) {
 		fprintf(stderr, "opreport: %s\n", argc - optind ? "only one FILE, please" :
 			"no FILE given");
@@ -175,120 +274,242 @@ static double now(void)
 	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
+/* Which sections a command line asks for (the flat profile when nothing else is). */
+static void plan(struct options *o)
+{
+	int text = o->stats || o->thread || o->lines || o->callgraph || o->folded;
+
+	o->symbols = (!text && !o->flame && !o->pprof && !o->perf_data) || o->inclusive ||
+		     (o->cpu && !o->thread);
+	o->header = o->symbols || o->thread || o->lines || o->callgraph;
+	/* --stats alone needs no symbols: do not go looking for an ELF. */
+	o->need_elf = o->header || o->folded || o->flame || o->pprof || o->perf_data || o->diff;
+	if (o->diff)
+		o->symbols = o->header = 0;
+}
+
+/*
+ * The text sections in the order they print. A section marked sep is set off by a blank line
+ * from a body section before it (the header ends with its own blank line).
+ */
+struct section {
+	size_t wanted;		/* the int in struct options that asks for it */
+	int (*run)(const struct ctx *c, FILE *out);
+	int sep;
+	int body;		/* a blank line goes between it and the next sep section */
+};
+
+#define WANT(f)	offsetof(struct options, f)
+static const struct section sections[] = {
+	{ WANT(header), report_header, 1, 0 },
+	{ WANT(symbols), report_symbols, 1, 1 },
+	{ WANT(thread), report_threads, 1, 1 },
+	{ WANT(lines), report_lines, 1, 1 },
+	{ WANT(callgraph), report_callgraph, 1, 1 },
+	{ WANT(folded), report_folded, 0, 0 },
+};
+
+/* Files written after the text: the option naming the path and the writer. */
+struct file_out {
+	size_t path;		/* the const char * in struct options */
+	int (*write)(const struct ctx *c, const char *path);
+};
+
+static const struct file_out files[] = {
+	{ offsetof(struct options, flame), report_flame },
+	{ offsetof(struct options, pprof), report_pprof },
+	{ offsetof(struct options, perf_data), report_perf },
+};
+
+static int wanted(const struct options *o, size_t off)
+{
+	return *(const int *)((const char *)o + off);
+}
+
+/* Print --stats (its verdict is the status), the sections, and write the files. */
+static int run_reports(const struct ctx *c)
+{
+	const struct options *o = c->o;
+	int rc = o->stats ? report_stats(c, stdout) : 0, body = o->stats;
+
+	for (size_t i = 0; i < sizeof(sections) / sizeof(sections[0]); i++) {
+		const struct section *s = &sections[i];
+
+		if (!wanted(o, s->wanted))
+			continue;
+		if (s->sep && body)
+			fputc('\n', stdout);
+		if (s->run(c, stdout))
+			return -1;
+		body = s->body;
+	}
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		const char *path = *(const char *const *)((const char *)o + files[i].path);
+
+		errno = 0;
+		if (path && files[i].write(c, path)) {
+			fprintf(stderr, "opreport: cannot write %s%s%s\n", path, errno ? ": " : "",
+				errno ? strerror(errno) : "");
+			rc = 1;
+		}
+	}
+	return rc;
+}
+
+/* One line on stderr saying why the stream is incomplete (the report goes on). */
+static void warn_incomplete(const char *file, const struct profile *p)
+{
+	int resumed = 0, discarded = 0;
+
+	for (uint32_t i = 0; i < p->nsess; i++) {
+		resumed |= session_resumed(&p->sess[i]);
+		discarded |= session_discarded(&p->sess[i]);
+	}
+	if (resumed)
+		fprintf(stderr, "opreport: warning: %s: incomplete stream: resumed mid-session, its "
+			"beginning went to another reader\n", file);
+	else if (discarded)
+		fprintf(stderr, "opreport: warning: %s: incomplete stream: the session was "
+			"discarded before its end\n", file);
+	else
+		fprintf(stderr, "opreport: warning: %s: incomplete stream (session still running "
+			"when copied?): missing OPF_CORE_END/OPF_SESSION_END records\n", file);
+}
+
+/* Parse the stream into prof; on failure say why (one line) and return 2. */
+static int load(const struct options *o, struct profile *prof)
+{
+	struct opf_parser ps;
+
+	opf_parser_init(&ps, &profile_sink, prof);
+	prof->snapshot = (uint64_t)o->snapshot;
+	if (opf_parse_file(&ps, o->file)) {
+		fprintf(stderr, "opreport: %s: %s\n", o->file, ps.err);
+		return 2;
+	}
+	if (o->snapshot && !profile_dump(prof, prof->snapshot)) {
+		fprintf(stderr, "opreport: %s: no snapshot dump %ld: the stream has %" PRIu64 "%s\n",
+			o->file, o->snapshot, profile_dumps(prof),
+			profile_dumps(prof) ? " (numbered from 1)" : " (not a flight-recorder stream)");
+		return 2;
+	}
+	if (!profile_complete(prof))
+		warn_incomplete(o->file, prof);
+	if (conservation_failed(prof) && !o->stats)
+		fprintf(stderr, "opreport: warning: %s: sample accounting does not add up; "
+			"see --stats\n", o->file);
+	return 0;
+}
+
+/* Open the kernel ELF the report needs, or fall back to raw addresses with a warning.
+ * Sets c->kernel_path (NULL for raw). Returns 0 or -1 (out of memory). */
+static int open_symbols(struct ctx *c, struct symbols *sym, char **defk)
+{
+	const struct options *o = c->o;
+	const char *kpath = NULL;
+	char err[512];
+
+	c->sym = sym;
+	c->kernel_path = NULL;
+	if (!o->need_elf)
+		return sym_init_raw(sym);
+	if (!(kpath = o->kernel ? o->kernel : (*defk = default_kernel())) ||
+	    sym_open(sym, kpath, err, sizeof(err))) {
+		fprintf(stderr, "opreport: warning: %s; reporting raw addresses%s\n",
+			kpath ? err : "out of memory", o->kernel ? "" : " (use -k ELF)");
+		return sym_init_raw(sym);
+	}
+	check_build_id(c->p, sym, kpath);
+	c->kernel_path = kpath;
+	return 0;
+}
+
+static void bench_stats(const struct profile *prof, const struct symbols *sym, double t0,
+			double t1)
+{
+	struct rusage ru;
+
+	getrusage(RUSAGE_SELF, &ru);
+	fprintf(stderr, "bench-stats: samples %" PRIu64 " unique-stacks %zu functions %u "
+		"parse-s %.3f total-s %.3f user-s %.3f sys-s %.3f maxrss-kib %ld\n",
+		prof->samples, prof->stacks.n, sym->nfuncs, t1 - t0, now() - t0,
+		ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6,
+		ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6, ru.ru_maxrss);
+}
+
+/*
+ * --diff: read BASE too, resolve it with NEW's symbols (so function ids agree), print the
+ * change per function and, with --flame, the differential graph. Returns the exit status.
+ */
+static int run_diff(struct ctx *c)
+{
+	struct options ob = *c->o;
+	struct profile bprof = { 0 };
+	struct ctx b = { .o = &ob, .p = &bprof, .sym = c->sym, .kernel_path = c->kernel_path };
+	int rc;
+
+	ob.file = c->o->base;
+	if ((rc = load(&ob, &bprof))) {
+		profile_free(&bprof);
+		return rc;
+	}
+	b.ncores = bprof.ncores;
+	rc = -1;
+	if (!sym_resolve(c->sym, &bprof.stacks) && !ctx_aggregate(c) && !ctx_aggregate(&b) &&
+	    !report_diff(&b, c, stdout))
+		rc = 0;
+	errno = 0;
+	if (!rc && c->o->flame && report_diff_flame(&b, c, c->o->flame)) {
+		fprintf(stderr, "opreport: cannot write %s%s%s\n", c->o->flame, errno ? ": " : "",
+			errno ? strerror(errno) : "");
+		rc = 1;
+	}
+	ctx_free(&b);
+	profile_free(&bprof);
+	return rc;
+}
+
 int main(int argc, char **argv)
 {
 	struct options o;
 	struct profile prof = { 0 };
-	struct opf_parser ps;
 	struct symbols sym;
-	struct ctx c = { 0 };
-	char err[512];
+	struct ctx c = { .o = &o, .p = &prof };
 	char *defk = NULL;
 	int rc = parse_args(argc, argv, &o);
-	double t0 = now();
+	double t0 = now(), t1;
 
 	if (rc) {
 		usage(stderr);
 		return rc;
 	}
-	opf_parser_init(&ps, &profile_sink, &prof);
-	if (opf_parse_file(&ps, o.file)) {
-		fprintf(stderr, "opreport: %s: %s\n", o.file, ps.err);
+	plan(&o);
+	if (o.perf_data && !(c.perf = perf_collect(&prof))) {
+		fprintf(stderr, "opreport: cannot write %s: no temporary file\n", o.perf_data);
+		return 1;
+	}
+	if ((rc = load(&o, &prof))) {
+		perf_free(c.perf);
 		profile_free(&prof);
-		return 2;
+		return rc;
 	}
-	double t1 = now();
-	if (!profile_complete(&prof)) {
-		fprintf(stderr, "opreport: warning: %s: incomplete stream (session still running "
-			"when copied?): missing OPF_CORE_END/OPF_SESSION_END records\n", o.file);
-	}
-	if (conservation_failed(&prof) && !o.stats)
-		fprintf(stderr, "opreport: warning: %s: sample accounting does not add up; "
-			"see --stats\n", o.file);
-
-	int text = o.stats || o.thread || o.lines || o.callgraph || o.folded;
-	int symbols = (!text && !o.flame && !o.pprof) || o.inclusive || (o.cpu && !o.thread);
-	/* --stats alone needs no symbols: do not go looking for an ELF. */
-	int need_elf = symbols || o.thread || o.lines || o.callgraph || o.folded || o.flame || o.pprof;
-	const char *kpath = NULL;
-
-	if (!need_elf) {
-		if (sym_init_raw(&sym))
-			goto oom;
-	} else if (!(kpath = o.kernel ? o.kernel : (defk = default_kernel())) ||
-		   sym_open(&sym, kpath, err, sizeof(err))) {
-		fprintf(stderr, "opreport: warning: %s; reporting raw addresses%s\n",
-			kpath ? err : "out of memory", o.kernel ? "" : " (use -k ELF)");
-		kpath = NULL;
-		if (sym_init_raw(&sym))
-			goto oom;
-	} else {
-		check_build_id(&prof, &sym, kpath);
-	}
-	c.o = &o;
-	c.p = &prof;
-	c.sym = &sym;
-	c.kernel_path = kpath;
+	t1 = now();
 	c.ncores = prof.ncores;
-	if (sym_resolve(&sym, &prof.stacks) || ctx_aggregate(&c))
-		goto oom;
-
-	rc = 0;
-	if (o.stats)
-		rc = report_stats(&c, stdout);
-	if (symbols || o.thread || o.lines || o.callgraph) {
-		if (o.stats)
-			fputc('\n', stdout);
-		report_header(&c, stdout);
-	}
-	if (symbols)
-		report_symbols(&c, stdout);
-	if (o.thread) {
-		if (symbols)
-			fputc('\n', stdout);
-		report_threads(&c, stdout);
-	}
-	if (o.lines) {
-		if (symbols || o.thread)
-			fputc('\n', stdout);
-		report_lines(&c, stdout);
-	}
-	if (o.callgraph) {
-		if (symbols || o.thread || o.lines)
-			fputc('\n', stdout);
-		if (report_callgraph(&c, stdout))
-			goto oom;
-	}
-	if (o.folded && report_folded(&c, stdout))
-		goto oom;
-	if (o.flame && report_flame(&c, o.flame)) {
-		fprintf(stderr, "opreport: cannot write %s: %s\n", o.flame, strerror(errno));
-		rc = 1;
-	}
-	if (o.pprof && report_pprof(&c, o.pprof)) {
-		fprintf(stderr, "opreport: cannot write %s\n", o.pprof);
-		rc = 1;
+	if (open_symbols(&c, &sym, &defk) || sym_resolve(&sym, &prof.stacks) ||
+	    (o.diff ? (rc = run_diff(&c)) < 0 : ctx_aggregate(&c) || (rc = run_reports(&c)) < 0)) {
+		fprintf(stderr, "opreport: out of memory\n");
+		return 1;
 	}
 	if (fflush(stdout) || ferror(stdout)) {
 		fprintf(stderr, "opreport: error writing output: %s\n", strerror(errno));
 		rc = 1;
 	}
-	if (o.bench_stats) {
-		struct rusage ru;
-
-		getrusage(RUSAGE_SELF, &ru);
-		fprintf(stderr, "bench-stats: samples %" PRIu64 " unique-stacks %zu functions %u "
-			"parse-s %.3f total-s %.3f user-s %.3f sys-s %.3f maxrss-kib %ld\n",
-			prof.samples, prof.stacks.n, sym.nfuncs, t1 - t0, now() - t0,
-			ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6,
-			ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6, ru.ru_maxrss);
-	}
+	if (o.bench_stats)
+		bench_stats(&prof, &sym, t0, t1);
 	ctx_free(&c);
+	perf_free(c.perf);
 	sym_close(&sym);
 	profile_free(&prof);
 	free(defk);
 	return rc;
-oom:
-	fprintf(stderr, "opreport: out of memory\n");
-	return 1;
 }

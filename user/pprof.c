@@ -1,8 +1,13 @@
 /*
  * pprof.c: writes the profile as a gzipped profile.proto (perftools.profiles.Profile) with a
  * hand-rolled protobuf encoder. One Sample per (unique stack, core) with values
- * [samples/count, cpu/nanoseconds] and labels thread, tid and core; one Location per distinct
- * lookup address with its function and DWARF line; one Mapping for the kernel.
+ * [samples/count, cpu/nanoseconds], the second the periods the samples stand for (each
+ * sample weighs the time since its core's previous one) times the session's period, and
+ * labels thread, tid and core; one Location per distinct
+ * lookup address with one Line per frame there (inlined functions first, as pprof wants),
+ * plus a "[truncated]" Location at the root of cut stacks; one Mapping for the kernel, with
+ * the stream's build-id when the ELF is missing. Called by
+ * opreport.c for --pprof.
  */
 #include <inttypes.h>
 #include <stdlib.h>
@@ -18,7 +23,7 @@ enum {
 	P_PERIOD = 12, P_COMMENT = 13,
 	VT_TYPE = 1, VT_UNIT = 2,
 	S_LOCATION_ID = 1, S_VALUE = 2, S_LABEL = 3,
-	L_KEY = 1, L_STR = 2, L_NUM = 3,
+	L_KEY = 1, L_STR = 2, L_NUM = 3, L_NUM_UNIT = 4,
 	M_ID = 1, M_START = 2, M_LIMIT = 3, M_OFFSET = 4, M_FILENAME = 5, M_BUILD_ID = 6,
 	M_HAS_FUNCTIONS = 7, M_HAS_FILENAMES = 8, M_HAS_LINES = 9,
 	LOC_ID = 1, LOC_MAPPING = 2, LOC_ADDRESS = 3, LOC_LINE = 4,
@@ -145,91 +150,158 @@ static void value_type(struct pb *p, int field, struct strtab *t, const char *ty
 	free(m.b);
 }
 
-int report_pprof(const struct ctx *c, const char *path)
+/* The profile being encoded: the body, the string table, and scratch messages. */
+struct pp {
+	const struct ctx *c;
+	struct strtab t;
+	struct pb body, m, sub, packed;
+	struct u64map locs;		/* lookup address -> location id */
+	uint8_t *funcs_used;		/* functions some location names */
+	uint64_t period;		/* ns per sample at the session's rate */
+	uint64_t lo, hi;		/* addresses seen */
+	uint64_t k_thread, k_tid, k_core;	/* label keys */
+	uint64_t k_unit;		/* the unit of the numeric labels */
+	uint64_t trunc_loc;		/* location id of [truncated], 0 until needed */
+	uint64_t extra_locs;
+};
+
+/*
+ * A numeric label. num 0 is meaningful (core 0, tid 0) but proto3 cannot tell it from absent,
+ * and pprof drops a label whose num and num_unit are both 0: so every numeric label names a
+ * unit, and core 0 and tid 0 stay visible in -tags and match -tagfocus=core=0.
+ */
+static void num_label(struct pp *w, uint64_t key, uint64_t num)
 {
-	struct stacks *st = &c->p->stacks;
-	struct symbols *sym = c->sym;
-	const struct session *s0 = &c->p->sess[0];
-	struct strtab t = { 0 };
-	struct pb body = { 0 }, m = { 0 }, sub = { 0 }, packed = { 0 };
-	struct u64map locs = { 0 };
-	uint8_t *funcs_used = calloc(sym->nfuncs + 1, 1);
-	uint64_t period = s0->hdr.hz ? 1000000000ULL / s0->hdr.hz : 0;
-	uint64_t lo = UINT64_MAX, hi = 0;
-	int rc = -1;
+	f_int(&w->sub, L_KEY, key);
+	varint(&w->sub, (uint64_t)L_NUM << 3);
+	varint(&w->sub, num);
+	f_int(&w->sub, L_NUM_UNIT, w->k_unit);
+	f_msg(&w->m, S_LABEL, &w->sub);
+}
 
-	if (!funcs_used || u64map_init(&t.idx, 1024) || u64map_init(&locs, 1024))
-		goto out;
-	intern(&t, "");		/* string_table[0] must be "" */
-	value_type(&body, P_SAMPLE_TYPE, &t, "samples", "count");
-	value_type(&body, P_SAMPLE_TYPE, &t, "cpu", "nanoseconds");
+/* One Line per frame at the address, innermost first, as pprof wants inlined calls. */
+static int location_lines(struct pp *w, uint64_t la, uint64_t raw)
+{
+	const struct frame *f;
+	uint32_t n = sym_frames(w->c->sym, la, raw, &f);
 
-	uint64_t k_thread = intern(&t, "thread"), k_tid = intern(&t, "tid");
-	uint64_t k_core = intern(&t, "core");
+	for (uint32_t i = 0; i < n; i++) {
+		w->funcs_used[f[i].fid] = 1;
+		f_int(&w->sub, LN_FUNCTION, f[i].fid + 1);
+		f_int(&w->sub, LN_LINE, (uint64_t)(f[i].line > 0 ? f[i].line : 0));
+		f_msg(&w->m, LOC_LINE, &w->sub);
+	}
+	return n ? 0 : -1;
+}
+
+/* The location id of stack address j, writing the Location when it is new; 0: no memory. */
+static uint64_t location(struct pp *w, const struct stack *s, uint16_t j)
+{
+	uint64_t a = s->addr[j], la = j && a ? a - 1 : a;
+	uint64_t *id = u64map_get(&w->locs, la);
+
+	if (!id || *id)
+		return id ? *id : 0;
+	*id = w->locs.n;
+	w->lo = a < w->lo ? a : w->lo;
+	w->hi = a > w->hi ? a : w->hi;
+	f_int(&w->m, LOC_ID, *id);
+	f_int(&w->m, LOC_MAPPING, 1);
+	f_int(&w->m, LOC_ADDRESS, a);
+	if (location_lines(w, la, a))
+		return 0;
+	f_msg(&w->body, P_LOCATION, &w->m);
+	return *id;
+}
+
+/* The synthetic root of cut stacks: a Location with no address, whose Line is [truncated]. */
+static uint64_t truncated_location(struct pp *w)
+{
+	uint32_t fid = sym_truncated(w->c->sym);
+
+	if (fid == UINT32_MAX)
+		return 0;
+	if (!w->trunc_loc) {
+		w->trunc_loc = ++w->extra_locs + UINT32_MAX;	/* above every address's id */
+		w->funcs_used[fid] = 1;
+		f_int(&w->m, LOC_ID, w->trunc_loc);
+		f_int(&w->sub, LN_FUNCTION, fid + 1);
+		f_msg(&w->m, LOC_LINE, &w->sub);
+		f_msg(&w->body, P_LOCATION, &w->m);
+	}
+	return w->trunc_loc;
+}
+
+/* One Sample of stack s on core k: its locations (in w->packed), values and labels. */
+static void sample(struct pp *w, const struct stack *s, const char *tname, uint32_t k)
+{
+	uint64_t cnt = stack_cores((struct stack *)s)[k];
+	uint64_t periods = stack_cores((struct stack *)s)[w->c->ncores + k];
+	struct pb vals = { 0 };
+
+	f_bytes(&w->m, S_LOCATION_ID, w->packed.b, w->packed.n);
+	varint(&vals, cnt);
+	varint(&vals, periods * w->period);	/* the time the samples stand for */
+	f_bytes(&w->m, S_VALUE, vals.b, vals.n);
+	w->m.oom |= vals.oom;
+	free(vals.b);
+	f_int(&w->sub, L_KEY, w->k_thread);
+	f_int(&w->sub, L_STR, intern(&w->t, tname));
+	f_msg(&w->m, S_LABEL, &w->sub);
+	num_label(w, w->k_tid, s->tid);
+	num_label(w, w->k_core, k);
+	f_msg(&w->body, P_SAMPLE, &w->m);
+}
+
+static int samples(struct pp *w)
+{
+	struct stacks *st = &w->c->p->stacks;
+
 	for (size_t i = 0; i < st->n; i++) {
 		struct stack *s = st->list[i];
-		const char *tname = profile_thread_name(c->p, s->tid);
+		const char *tname = profile_thread_name(w->c->p, s->tid);
 		char tbuf[32];
 
 		if (!tname) {
 			snprintf(tbuf, sizeof(tbuf), "tid %u", s->tid);
 			tname = tbuf;
 		}
-		/* Location ids: one per lookup address (pc, or return address - 1). */
 		for (uint16_t j = 0; j < s->naddr; j++) {
-			uint64_t a = s->addr[j], la = j && a ? a - 1 : a;
-			uint64_t *id = u64map_get(&locs, la);
+			uint64_t id = location(w, s, j);
 
 			if (!id)
-				goto out;
-			if (!*id) {
-				const char *file = NULL;
-				int line = 0;
-
-				*id = locs.n;
-				funcs_used[s->fids[j]] = 1;
-				lo = a < lo ? a : lo;
-				hi = a > hi ? a : hi;
-				if (sym_line(sym, la, &file, &line))
-					line = 0;
-				f_int(&sub, LN_FUNCTION, s->fids[j] + 1);
-				f_int(&sub, LN_LINE, (uint64_t)line);
-				f_int(&m, LOC_ID, *id);
-				f_int(&m, LOC_MAPPING, 1);
-				f_int(&m, LOC_ADDRESS, a);
-				f_msg(&m, LOC_LINE, &sub);
-				f_msg(&body, P_LOCATION, &m);
-			}
-			varint(&packed, *id);
+				return -1;
+			varint(&w->packed, id);
 		}
-		for (uint32_t k = 0; k < c->ncores; k++) {
-			uint64_t cnt = stack_cores(s)[k];
+		if (s->cut) {
+			uint64_t id = truncated_location(w);
 
-			if (!cnt)
-				continue;
-			f_bytes(&m, S_LOCATION_ID, packed.b, packed.n);
-			struct pb vals = { 0 };
-			varint(&vals, cnt);
-			varint(&vals, cnt * period);
-			f_bytes(&m, S_VALUE, vals.b, vals.n);
-			m.oom |= vals.oom;
-			free(vals.b);
-			f_int(&sub, L_KEY, k_thread);
-			f_int(&sub, L_STR, intern(&t, tname));
-			f_msg(&m, S_LABEL, &sub);
-			f_int(&sub, L_KEY, k_tid);
-			varint(&sub, (uint64_t)L_NUM << 3);	/* num 0 is meaningful: keep it */
-			varint(&sub, s->tid);
-			f_msg(&m, S_LABEL, &sub);
-			f_int(&sub, L_KEY, k_core);
-			varint(&sub, (uint64_t)L_NUM << 3);
-			varint(&sub, k);
-			f_msg(&m, S_LABEL, &sub);
-			f_msg(&body, P_SAMPLE, &m);
+			if (!id)
+				return -1;
+			varint(&w->packed, id);
 		}
-		packed.n = 0;
+		for (uint32_t k = 0; k < w->c->ncores; k++)
+			if (stack_cores(s)[k])
+				sample(w, s, tname, k);
+		w->packed.n = 0;
 	}
-	/* The kernel mapping covers its module range and every address seen. */
+	return 0;
+}
+
+/* The kernel mapping: it covers its module range and every address seen. */
+static void mapping(struct pp *w)
+{
+	struct symbols *sym = w->c->sym;
+	const struct opf_session *h0 = &w->c->p->sess[0].hdr;
+	uint64_t lo = w->lo, hi = w->hi;
+	const uint8_t *id;
+	size_t n = sym_build_id(sym, &id);
+	char hex[2 * OPF_MAX_BUILD_ID + 1] = "";
+
+	if (!n) {	/* no ELF (or none with an id): the kernel the stream names */
+		id = h0->build_id;
+		n = h0->build_id_len;
+	}
 	if (sym->mod) {
 		lo = sym->low < lo ? sym->low : lo;
 		hi = sym->high > hi ? sym->high : hi + 1;
@@ -238,70 +310,107 @@ int report_pprof(const struct ctx *c, const char *path)
 	}
 	if (lo > hi)
 		lo = hi = 0;
-	f_int(&m, M_ID, 1);
-	f_int(&m, M_START, lo);
-	f_int(&m, M_LIMIT, hi);
-	f_int(&m, M_FILENAME, intern(&t, sym->path ? sym->path : "kernel"));
-	{
-		const uint8_t *id;
-		size_t n = sym_build_id(sym, &id);
-		char hex[2 * OPF_MAX_BUILD_ID + 1] = "";
+	f_int(&w->m, M_ID, 1);
+	f_int(&w->m, M_START, lo);
+	f_int(&w->m, M_LIMIT, hi);
+	f_int(&w->m, M_FILENAME, intern(&w->t, sym->path ? sym->path : "kernel"));
+	for (size_t i = 0; i < n && i < OPF_MAX_BUILD_ID; i++)
+		snprintf(hex + 2 * i, 3, "%02x", id[i]);
+	if (n)
+		f_int(&w->m, M_BUILD_ID, intern(&w->t, hex));
+	f_int(&w->m, M_HAS_FUNCTIONS, sym->mod ? 1 : 0);
+	f_int(&w->m, M_HAS_FILENAMES, sym->mod ? 1 : 0);
+	f_int(&w->m, M_HAS_LINES, sym->mod ? 1 : 0);
+	f_msg(&w->body, P_MAPPING, &w->m);
+}
 
-		for (size_t i = 0; i < n && i < OPF_MAX_BUILD_ID; i++)
-			snprintf(hex + 2 * i, 3, "%02x", id[i]);
-		if (n)
-			f_int(&m, M_BUILD_ID, intern(&t, hex));
-	}
-	f_int(&m, M_HAS_FUNCTIONS, sym->mod ? 1 : 0);
-	f_int(&m, M_HAS_FILENAMES, sym->mod ? 1 : 0);
-	f_int(&m, M_HAS_LINES, sym->mod ? 1 : 0);
-	f_msg(&body, P_MAPPING, &m);
+static void functions(struct pp *w)
+{
+	struct symbols *sym = w->c->sym;
+
 	for (uint32_t f = 0; f < sym->nfuncs; f++) {
 		const struct func *fn = &sym->funcs[f];
 		const char *file = NULL;
 		int line = 0;
 
-		if (!funcs_used[f])
+		if (!w->funcs_used[f])
 			continue;
-		f_int(&m, F_ID, f + 1);
-		f_int(&m, F_NAME, intern(&t, fn->name));
-		f_int(&m, F_SYSTEM_NAME, intern(&t, fn->name));
-		if (fn->resolved && !sym_line(sym, fn->start, &file, &line)) {
-			f_int(&m, F_FILENAME, intern(&t, file));
-			f_int(&m, F_START_LINE, (uint64_t)line);
+		f_int(&w->m, F_ID, f + 1);
+		f_int(&w->m, F_NAME, intern(&w->t, fn->name));
+		f_int(&w->m, F_SYSTEM_NAME, intern(&w->t, fn->name));
+		if (fn->decl_line && fn->decl_file) {	/* where DWARF says it is declared */
+			f_int(&w->m, F_FILENAME, intern(&w->t, fn->decl_file));
+			f_int(&w->m, F_START_LINE, (uint64_t)fn->decl_line);
+		} else if (fn->resolved && !sym_line(sym, fn->start, &file, &line)) {
+			f_int(&w->m, F_FILENAME, intern(&w->t, file));
+			f_int(&w->m, F_START_LINE, (uint64_t)line);
 		}
-		f_msg(&body, P_FUNCTION, &m);
+		f_msg(&w->body, P_FUNCTION, &w->m);
 	}
-	double sec = 0;
-	for (uint32_t i = 0; i < c->p->nsess; i++)
-		if (session_seconds(&c->p->sess[i]) > 0)
-			sec += session_seconds(&c->p->sess[i]);
-	f_int(&body, P_DURATION_NANOS, (uint64_t)(sec * 1e9));
-	value_type(&body, P_PERIOD_TYPE, &t, "cpu", "nanoseconds");
-	f_int(&body, P_PERIOD, period);
-	f_int(&body, P_COMMENT, intern(&t, "generated by opreport"));
-	if (body.oom || t.out.oom || m.oom || sub.oom || packed.oom)
-		goto out;
+}
 
+/* Duration, period and comment; then the gzipped body followed by the string table. */
+static int finish(struct pp *w, const char *path)
+{
+	double sec = 0;
+
+	for (uint32_t i = 0; i < w->c->p->nsess; i++)
+		if (session_seconds(&w->c->p->sess[i]) > 0)
+			sec += session_seconds(&w->c->p->sess[i]);
+	f_int(&w->body, P_DURATION_NANOS, (uint64_t)(sec * 1e9));
+	value_type(&w->body, P_PERIOD_TYPE, &w->t, "cpu", "nanoseconds");
+	f_int(&w->body, P_PERIOD, w->period);
+	f_int(&w->body, P_COMMENT, intern(&w->t, "generated by opreport"));
+	if (w->body.oom || w->t.out.oom || w->m.oom || w->sub.oom || w->packed.oom)
+		return -1;
 	gzFile gz = gzopen(path, "wb6");
 	if (!gz)
-		goto out;
-	int ok = (body.n == 0 || gzwrite(gz, body.b, (unsigned)body.n) == (int)body.n) &&
-		 gzwrite(gz, t.out.b, (unsigned)t.out.n) == (int)t.out.n;
+		return -1;
+	int ok = (w->body.n == 0 || gzwrite(gz, w->body.b, (unsigned)w->body.n) == (int)w->body.n) &&
+		 gzwrite(gz, w->t.out.b, (unsigned)w->t.out.n) == (int)w->t.out.n;
 	if (gzclose(gz) != Z_OK)
 		ok = 0;
-	rc = ok ? 0 : -1;
+	return ok ? 0 : -1;
+}
+
+static void pp_free(struct pp *w)
+{
+	for (uint64_t i = 0; i < w->t.n; i++)
+		free(w->t.str[i]);
+	free(w->t.str);
+	free(w->t.out.b);
+	u64map_free(&w->t.idx);
+	u64map_free(&w->locs);
+	free(w->body.b);
+	free(w->m.b);
+	free(w->sub.b);
+	free(w->packed.b);
+	free(w->funcs_used);
+}
+
+int report_pprof(const struct ctx *c, const char *path)
+{
+	const struct session *s0 = &c->p->sess[0];
+	struct pp w = { .c = c, .lo = UINT64_MAX };
+	int rc = -1;
+
+	w.period = s0->hdr.hz ? 1000000000ULL / s0->hdr.hz : 0;
+	w.funcs_used = calloc(c->sym->nfuncs + 1, 1);
+	if (!w.funcs_used || u64map_init(&w.t.idx, 1024) || u64map_init(&w.locs, 1024))
+		goto out;
+	intern(&w.t, "");		/* string_table[0] must be "" */
+	value_type(&w.body, P_SAMPLE_TYPE, &w.t, "samples", "count");
+	value_type(&w.body, P_SAMPLE_TYPE, &w.t, "cpu", "nanoseconds");
+	w.k_thread = intern(&w.t, "thread");
+	w.k_tid = intern(&w.t, "tid");
+	w.k_core = intern(&w.t, "core");
+	w.k_unit = intern(&w.t, "id");
+	if (samples(&w))
+		goto out;
+	mapping(&w);
+	functions(&w);
+	rc = finish(&w, path);
 out:
-	for (uint64_t i = 0; i < t.n; i++)
-		free(t.str[i]);
-	free(t.str);
-	free(t.out.b);
-	u64map_free(&t.idx);
-	u64map_free(&locs);
-	free(body.b);
-	free(m.b);
-	free(sub.b);
-	free(packed.b);
-	free(funcs_used);
+	pp_free(&w);
 	return rc;
 }

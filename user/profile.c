@@ -1,6 +1,8 @@
 /*
- * profile.c: the parser's sink. Turns validated records into struct profile: accounting per
- * session and core, names, events, and sample aggregation into the unique-stack table.
+ * profile.c: the parser's sink (profile_sink, given to stream.c by opreport.c). Turns validated
+ * records into struct profile: accounting per session and core, names, events, and sample
+ * aggregation into the unique-stack table. One handler per record type, in the table at the
+ * end; the report modules read the result.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +13,25 @@
 const char *const lost_reason_name[OPF_LOST_NREASONS] = {
 	"no empty block", "output queue full", "paused", "other",
 };
+
+/* Make room for element n of an array grown in powers of two (16, 32, ...). 0 or -1. */
+static int room_for(void **arr, uint32_t n, size_t elem)
+{
+	if (n & (n - 1))
+		return 0;
+	void *na = realloc(*arr, (n ? 2 * (size_t)n : 16) * elem);
+
+	if (!na)
+		return -1;
+	*arr = na;
+	return 0;
+}
+
+/* A sample whose backtrace was cut (depth limit, or a broken chain) gets a [truncated] root. */
+static int stack_cut(uint16_t flags)
+{
+	return (flags & (OPF_F_DEPTH | OPF_F_TRUNCATED)) != 0;
+}
 
 static struct session *cur(struct profile *p)
 {
@@ -25,10 +46,43 @@ static void saw_tsc(struct profile *p, uint64_t tsc)
 		s->last_tsc = tsc;
 }
 
-static int on_session(void *arg, uint64_t off, const struct opf_session *h, char *err,
-		      size_t errlen)
+/*
+ * Every handler has the parser's signature; most never fail with a reason of their own, so
+ * err and errlen are marked unused once here.
+ */
+#define HANDLER(name) static int name(void *arg, const struct opf_view *v, \
+				      char *err __attribute__((unused)), \
+				      size_t errlen __attribute__((unused)))
+
+static int new_session(struct profile *p, const struct opf_view *v)
+{
+	const struct opf_session *h = &v->r->session;
+	struct session *ns = realloc(p->sess, (p->nsess + 1) * sizeof(*ns));
+
+	if (!ns)
+		return -1;
+	p->sess = ns;
+	struct session *s = &ns[p->nsess];
+	memset(s, 0, sizeof(*s));
+	s->hdr = *h;
+	s->off = v->off;
+	s->last_tsc = h->start_tsc;
+	s->open_writer = -1;
+	s->open_dump = -1;
+	s->cores = calloc(h->ncores, sizeof(*s->cores));
+	s->writers = calloc(h->ncores + 1, sizeof(*s->writers));
+	p->nsess++;
+	if (!s->cores || !s->writers)
+		return -1;
+	for (uint32_t k = 0; k < h->ncores; k++)
+		s->cores[k].hz = h->hz;
+	return 0;
+}
+
+HANDLER(on_session)
 {
 	struct profile *p = arg;
+	const struct opf_session *h = &v->r->session;
 
 	if (p->nsess && h->ncores != p->ncores) {
 		snprintf(err, errlen, "session %u has %u cores but session 1 had %u; "
@@ -38,81 +92,120 @@ static int on_session(void *arg, uint64_t off, const struct opf_session *h, char
 	if (!p->nsess) {
 		p->ncores = h->ncores;
 		if (stacks_init(&p->stacks, h->ncores))
-			goto oom;
+			return -1;
 	}
-	struct session *ns = realloc(p->sess, (p->nsess + 1) * sizeof(*ns));
-	if (!ns)
-		goto oom;
-	p->sess = ns;
-	struct session *s = &ns[p->nsess];
-	memset(s, 0, sizeof(*s));
-	s->hdr = *h;
-	s->off = off;
-	s->last_tsc = h->start_tsc;
-	s->cores = calloc(h->ncores, sizeof(*s->cores));
-	if (!s->cores)
-		goto oom;
-	p->nsess++;
-	return 0;
-oom:
-	snprintf(err, errlen, "out of memory");
-	return -1;
+	return new_session(p, v);
 }
 
-static int on_sample(void *arg, const struct opf_sample *h, const uint8_t *frames)
+/*
+ * The periods a sample stands for: the time since its core's previous sample in periods of the
+ * core's current rate, at least 1; more than 1 when ticks were missed (interrupts held off, or
+ * the virtual CPU not running), which counting samples would under-weigh. The first sample of
+ * a core, and the first after a pause or a gap in its blocks (dropped, overwritten, or gone to
+ * another reader), weighs 1: the time before it was not sampled, not missed.
+ *
+ * Rounding carries over: acc_tsc is the time the weights so far account for, so a tick taken
+ * 0.6 periods late (weight 2) and the next on time (weight 1, not 2 + 1 for 2 periods) leave
+ * acc_tsc ahead, and the next late tick absorbs it; acc_tsc never runs more than a period
+ * ahead of the latest sample. Over a run, a core's weights add up to its timer periods.
+ */
+static uint64_t sample_weight(const struct session *s, struct core_acct *c, uint64_t tsc)
+{
+	uint64_t period = c->hz ? s->hdr.tsc_hz / c->hz : 0, w = 1;
+
+	if (!c->acc_tsc || !period) {
+		c->acc_tsc = tsc;
+		return 1;
+	}
+	if (tsc > c->acc_tsc)
+		w = (tsc - c->acc_tsc + period / 2) / period;
+	w = w ? w : 1;
+	c->acc_tsc += w * period;
+	if (c->acc_tsc > tsc + period)
+		c->acc_tsc = tsc + period;
+	return w;
+}
+
+/* Count a sample in the block and the dump it belongs to; 1 if it goes to the report. */
+static int sample_place(struct profile *p, struct session *s, uint16_t core)
+{
+	struct dump *d = s->open_dump >= 0 ? &s->dumps[s->open_dump] : NULL;
+
+	if (s->open_writer >= 0) {
+		struct writer_blocks *w = &s->writers[s->open_writer];
+
+		w->b[w->n - 1].samples++;
+		w->b[w->n - 1].foreign += (uint32_t)s->open_writer != core;
+	}
+	if (d)
+		d->samples[core]++;
+	return !p->snapshot || (d && d->seq == p->snapshot);
+}
+
+HANDLER(on_sample)
 {
 	struct profile *p = arg;
+	const struct opf_sample *h = &v->r->sample;
 	struct session *s = cur(p);
 	struct core_acct *c = &s->cores[h->core];
 
 	c->samples++;
-	if (h->h.flags & OPF_F_TRUNCATED)
-		c->truncated++;
-	if (h->h.flags & OPF_F_IDLE)
-		c->idle++;
-	if (h->tsc > s->last_tsc)
-		s->last_tsc = h->tsc;
+	c->truncated += (h->h.flags & OPF_F_TRUNCATED) != 0;
+	c->depth_cut += (h->h.flags & OPF_F_DEPTH) != 0;
+	c->idle += (h->h.flags & OPF_F_IDLE) != 0;
+	c->irqoff += (h->h.flags & OPF_F_IRQOFF) != 0;
+	uint64_t w = sample_weight(s, c, h->tsc);
+
+	c->periods += w;
+	saw_tsc(p, h->tsc);
 	if (s->have_end)
 		s->after_end++;
 	p->samples++;
-	return stacks_add(&p->stacks, h->tid, h->core, h->pc, frames, h->nframes);
+	p->periods += w;
+	if (!sample_place(p, s, h->core))
+		return 0;
+	p->reported++;
+	if (p->hook && p->hook(p->hook_arg, s, h, v->tail, w))
+		return -1;
+	return stacks_add(&p->stacks, h->tid, h->core, stack_cut(h->h.flags), w, h->pc, v->tail,
+			  h->nframes);
 }
 
-static int on_thread(void *arg, const struct opf_thread *t, const char *name)
+HANDLER(on_thread)
 {
 	struct profile *p = arg;
+	const struct opf_thread *t = &v->r->thread;
+	/* Longer names than the ABI allows are cut, not rejected. */
+	int n = t->namelen < OPF_MAX_NAME ? t->namelen : OPF_MAX_NAME;
 
-	if ((p->nthreads & (p->nthreads - 1)) == 0) {
-		size_t cap = p->nthreads ? 2u * p->nthreads : 16;
-		struct thread_name *n = realloc(p->threads, cap * sizeof(*n));
-
-		if (!n)
-			return -1;
-		p->threads = n;
-	}
+	if (room_for((void **)&p->threads, p->nthreads, sizeof(*p->threads)))
+		return -1;
 	struct thread_name *tn = &p->threads[p->nthreads++];
 	tn->tid = t->tid;
 	tn->core = t->core;
-	snprintf(tn->name, sizeof(tn->name), "%s", name);
+	memcpy(tn->name, v->tail, (size_t)n);
+	tn->name[n] = 0;
 	return 0;
 }
 
-static int on_lost(void *arg, const struct opf_lost *l)
+HANDLER(on_lost)
 {
 	struct profile *p = arg;
+	const struct opf_lost *l = &v->r->lost;
 
 	cur(p)->cores[l->core].lost_rec[l->reason] += l->count;
+	if (v->version >= 2 && l->reason == OPF_LOST_OUTPUT_FULL)
+		cur(p)->lost_full_recs++;
 	saw_tsc(p, l->tsc);
 	return 0;
 }
 
-static int on_core_end(void *arg, uint64_t off, const struct opf_core_end *e, char *err,
-		       size_t errlen)
+HANDLER(on_core_end)
 {
 	struct profile *p = arg;
+	const struct opf_core_end *e = &v->r->core_end;
 	struct core_acct *c = &cur(p)->cores[e->core];
 
-	(void)off;
 	if (c->have_end) {
 		snprintf(err, errlen, "second OPF_CORE_END for core %u in session %u", e->core,
 			 p->nsess);
@@ -123,72 +216,159 @@ static int on_core_end(void *arg, uint64_t off, const struct opf_core_end *e, ch
 	return 0;
 }
 
-static int on_session_end(void *arg, uint64_t off, const struct opf_session_end *e)
+HANDLER(on_session_end)
 {
 	struct profile *p = arg;
+	const struct opf_session_end *e = &v->r->session_end;
 	struct session *s = cur(p);
 
 	/* A repeated OPF_SESSION_END replaces the first; harmless for reporting. */
 	s->have_end = 1;
 	s->end = *e;
-	s->end_off = off;
+	s->end_off = v->off;
 	saw_tsc(p, e->end_tsc);
 	return 0;
 }
 
-static int on_throttle(void *arg, const struct opf_throttle *t)
+HANDLER(on_throttle)
 {
 	struct profile *p = arg;
+	const struct opf_throttle *t = &v->r->throttle;
 
-	if ((p->nthr & (p->nthr - 1)) == 0) {
-		size_t cap = p->nthr ? 2u * p->nthr : 16;
-		struct throttle_ev *n = realloc(p->thr, cap * sizeof(*n));
-
-		if (!n)
-			return -1;
-		p->thr = n;
-	}
+	if (room_for((void **)&p->thr, p->nthr, sizeof(*p->thr)))
+		return -1;
 	p->thr[p->nthr].session = p->nsess - 1;
 	p->thr[p->nthr].t = *t;
 	p->nthr++;
+	cur(p)->cores[t->core].hz = t->new_hz;	/* the periods of its next samples */
 	saw_tsc(p, t->tsc);
 	return 0;
 }
 
-static int on_snapshot(void *arg, const struct opf_snapshot *sn)
+static int open_dump(struct session *s, const struct opf_snapshot *sn)
 {
-	struct profile *p = arg;
+	struct dump *d;
 
-	if (sn->h.flags & OPF_SNAP_BEGIN)
-		cur(p)->snapshots++;
-	saw_tsc(p, sn->tsc);
+	if (room_for((void **)&s->dumps, s->ndumps, sizeof(*s->dumps)))
+		return -1;
+	d = &s->dumps[s->ndumps];
+	*d = (struct dump){ sn->seq, sn->tsc, 0, calloc(s->hdr.ncores, sizeof(uint64_t)), 0 };
+	if (!d->samples)
+		return -1;
+	s->open_dump = (int32_t)s->ndumps++;
 	return 0;
 }
 
-static int on_mark(void *arg, uint16_t type, const struct opf_mark *m)
+HANDLER(on_snapshot)
+{
+	struct profile *p = arg;
+	const struct opf_snapshot *sn = &v->r->snapshot;
+	struct session *s = cur(p);
+
+	saw_tsc(p, sn->tsc);
+	if (sn->h.flags & OPF_SNAP_BEGIN) {
+		s->snapshots++;
+		return open_dump(s, sn);
+	}
+	if ((sn->h.flags & OPF_SNAP_END) && s->open_dump >= 0 &&
+	    s->dumps[s->open_dump].seq == sn->seq) {
+		s->dumps[s->open_dump].closed = 1;
+		s->dumps[s->open_dump].end_tsc = sn->tsc;
+		s->open_dump = -1;
+	}
+	return 0;
+}
+
+static void core_mark(struct core_acct *c, uint16_t type, uint64_t tsc)
+{
+	c->acc_tsc = 0;		/* no weight spans a pause */
+	if (type == OPF_PAUSE && !c->paused) {
+		c->paused = 1;
+		c->pauses++;
+		c->pause_at = tsc;
+	} else if (type == OPF_RESUME && c->paused) {
+		c->paused = 0;
+		if (tsc > c->pause_at)
+			c->paused_tsc += tsc - c->pause_at;
+	}
+}
+
+/* Format 1 marks are session-wide: every core pauses; format 2 marks name their core. */
+HANDLER(on_mark)
 {
 	struct profile *p = arg;
 	struct session *s = cur(p);
 
-	if (type == OPF_PAUSE && !s->paused) {
-		s->paused = 1;
-		s->pauses++;
-		s->pause_at = m->tsc;
-	} else if (type == OPF_RESUME && s->paused) {
-		s->paused = 0;
-		if (m->tsc > s->pause_at)
-			s->paused_tsc += m->tsc - s->pause_at;
-	}
-	saw_tsc(p, m->tsc);
+	for (uint32_t k = 0; k < s->hdr.ncores; k++)
+		if (v->version < 2 || k == v->r->mark.core)
+			core_mark(&s->cores[k], v->r->h.type, v->r->mark.tsc);
+	saw_tsc(p, v->r->mark.tsc);
 	return 0;
 }
 
-static int on_unknown(void *arg, uint64_t off, uint16_t type, uint32_t len)
+HANDLER(on_block)
 {
 	struct profile *p = arg;
+	const struct opf_block *b = &v->r->block;
+	struct session *s = cur(p);
+	uint32_t wi = b->core == OPF_CORE_STREAM ? s->hdr.ncores : b->core;
+	struct writer_blocks *w = &s->writers[wi];
 
-	(void)off;
-	(void)len;
+	if (room_for((void **)&w->b, w->n, sizeof(*w->b)))
+		return -1;
+	if (wi < s->hdr.ncores) {	/* no weight spans a gap in the core's blocks */
+		struct core_acct *c = &s->cores[wi];
+
+		if (c->have_seq && b->seq != c->last_seq + 1)
+			c->acc_tsc = 0;
+		c->last_seq = b->seq;
+		c->have_seq = 1;
+	}
+	w->b[w->n++] = (struct blk){ b->seq, v->off, b->samples, b->bytes, 0, 0, 0, b->h.flags };
+	s->open_writer = (int32_t)wi;
+	return 0;
+}
+
+HANDLER(on_drop)
+{
+	struct profile *p = arg;
+	const struct opf_drop *d = &v->r->drop;
+	struct session *s = cur(p);
+
+	s->cores[d->core].drop_samples += d->samples;
+	if (d->h.flags & OPF_D_UNLISTED) {	/* counted only: which blocks is not known */
+		s->cores[d->core].unlisted += d->blocks;
+		return 0;
+	}
+	if (room_for((void **)&s->drops, s->ndrops, sizeof(*s->drops)))
+		return -1;
+	s->drops[s->ndrops++] = (struct drop_ev){ v->off, d->seq, d->samples, d->core, d->blocks };
+	s->cores[d->core].drop_blocks += d->blocks;
+	return 0;
+}
+
+/* After every record of a format-2 session: its bytes belong to the open block. */
+HANDLER(on_every)
+{
+	struct profile *p = arg;
+	struct session *s = cur(p);
+
+	if (v->version < 2 || v->r->h.type == OPF_SESSION)
+		return 0;
+	if (s->open_writer < 0) {
+		if (!s->outside++)
+			s->outside_off = v->off;
+		return 0;
+	}
+	s->writers[s->open_writer].b[s->writers[s->open_writer].n - 1].bytes += v->len;
+	return 0;
+}
+
+HANDLER(on_unknown)
+{
+	struct profile *p = arg;
+	uint16_t type = v->r->h.type;
+
 	p->unknown++;
 	for (uint32_t i = 0; i < p->nunknown_types; i++)
 		if (p->unknown_types[i] == type)
@@ -206,23 +386,41 @@ static int on_flush(void *arg)
 }
 
 const struct opf_sink profile_sink = {
-	.flush = on_flush,
-	.session = on_session,
-	.sample = on_sample,
-	.thread = on_thread,
-	.lost = on_lost,
-	.core_end = on_core_end,
-	.session_end = on_session_end,
-	.throttle = on_throttle,
-	.snapshot = on_snapshot,
-	.mark = on_mark,
+	.on = {
+		[OPF_SESSION] = on_session,
+		[OPF_SAMPLE] = on_sample,
+		[OPF_THREAD] = on_thread,
+		[OPF_LOST] = on_lost,
+		[OPF_CORE_END] = on_core_end,
+		[OPF_SESSION_END] = on_session_end,
+		[OPF_THROTTLE] = on_throttle,
+		[OPF_SNAPSHOT] = on_snapshot,
+		[OPF_PAUSE] = on_mark,
+		[OPF_RESUME] = on_mark,
+		[OPF_BLOCK] = on_block,
+		[OPF_DROP] = on_drop,
+	},
 	.unknown = on_unknown,
+	.every = on_every,
+	.flush = on_flush,
 };
+
+static void session_free(struct session *s)
+{
+	for (uint32_t w = 0; s->writers && w <= s->hdr.ncores; w++)
+		free(s->writers[w].b);
+	for (uint32_t d = 0; d < s->ndumps; d++)
+		free(s->dumps[d].samples);
+	free(s->writers);
+	free(s->dumps);
+	free(s->drops);
+	free(s->cores);
+}
 
 void profile_free(struct profile *p)
 {
 	for (uint32_t i = 0; i < p->nsess; i++)
-		free(p->sess[i].cores);
+		session_free(&p->sess[i]);
 	free(p->sess);
 	free(p->threads);
 	free(p->thr);
@@ -248,6 +446,48 @@ double session_seconds(const struct session *s)
 	return (double)(end - s->hdr.start_tsc) / (double)s->hdr.tsc_hz;
 }
 
+const struct dump *profile_dump(const struct profile *p, uint64_t seq)
+{
+	for (uint32_t i = 0; i < p->nsess; i++)
+		for (uint32_t d = 0; d < p->sess[i].ndumps; d++)
+			if (p->sess[i].dumps[d].seq == seq)
+				return &p->sess[i].dumps[d];
+	return NULL;
+}
+
+uint64_t profile_dumps(const struct profile *p)
+{
+	uint64_t n = 0;
+
+	for (uint32_t i = 0; i < p->nsess; i++)
+		n += p->sess[i].ndumps;
+	return n;
+}
+
+int session_resumed(const struct session *s)
+{
+	return (s->hdr.flags & OPF_S_RESUMED) != 0;
+}
+
+int session_discarded(const struct session *s)
+{
+	return s->have_end && (s->end.h.flags & OPF_SE_DISCARDED);
+}
+
+uint64_t session_pauses(const struct session *s, uint64_t *paused_tsc)
+{
+	uint64_t n = 0;
+
+	*paused_tsc = 0;
+	for (uint32_t k = 0; k < s->hdr.ncores; k++) {
+		if (s->cores[k].pauses > n)
+			n = s->cores[k].pauses;
+		if (s->cores[k].paused_tsc > *paused_tsc)
+			*paused_tsc = s->cores[k].paused_tsc;
+	}
+	return n;
+}
+
 uint64_t core_lost(const struct core_acct *c, int reason)
 {
 	return c->have_end ? c->end.lost[reason] : c->lost_rec[reason];
@@ -256,7 +496,8 @@ uint64_t core_lost(const struct core_acct *c, int reason)
 int profile_complete(const struct profile *p)
 {
 	for (uint32_t i = 0; i < p->nsess; i++) {
-		if (!p->sess[i].have_end)
+		if (!p->sess[i].have_end || session_resumed(&p->sess[i]) ||
+		    session_discarded(&p->sess[i]))
 			return 0;
 		for (uint32_t c = 0; c < p->sess[i].hdr.ncores; c++)
 			if (!p->sess[i].cores[c].have_end)

@@ -1,6 +1,7 @@
 /*
  * stacks.c: hash table of unique stacks (open addressing, linear probing, arena-allocated
- * entries). The hot path of opreport: one hash and usually one compare per sample.
+ * entries); see stacks.h. Called by profile.c for every sample: the hot path of opreport, one
+ * hash and usually one compare per sample.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -86,7 +87,7 @@ static int grow(struct stacks *t)
 
 static inline int same(const struct stack *s, const struct stack_pending *p)
 {
-	if (s->tid != p->tid || s->naddr != p->nframes + 1 || s->addr[0] != p->pc)
+	if (s->tid != p->tid || s->naddr != p->nframes + 1 || s->addr[0] != p->pc || s->cut != p->cut)
 		return 0;
 	for (uint16_t i = 0; i < p->nframes; i++)
 		if (s->addr[1 + i] != load64(p->frames + 8 * i))
@@ -102,23 +103,29 @@ static int add_one(struct stacks *t, const struct stack_pending *p)
 	while ((s = t->tab[j].s)) {
 		if (t->tab[j].hash == p->hash && same(s, p)) {
 			s->total++;
+			s->weight += p->weight;
 			stack_cores(s)[p->core]++;
+			stack_cores(s)[t->ncores + p->core] += p->weight;
 			return 0;
 		}
 		j = (j + 1) & t->mask;
 	}
-	s = arena_alloc(t, sizeof(*s) + 8u * (1u + p->nframes + t->ncores));
+	s = arena_alloc(t, sizeof(*s) + 8u * (1u + p->nframes + 2u * t->ncores));
 	if (!s)
 		return -1;
 	s->total = 1;
+	s->weight = p->weight;
 	s->tid = p->tid;
 	s->naddr = (uint16_t)(p->nframes + 1);
-	s->pad = 0;
+	s->nfids = 0;
 	s->fids = NULL;
+	s->cut = p->cut;
+	s->pad = 0;
 	s->addr[0] = p->pc;
 	memcpy(s->addr + 1, p->frames, 8u * p->nframes);
-	memset(stack_cores(s), 0, 8u * t->ncores);
+	memset(stack_cores(s), 0, 16u * t->ncores);
 	stack_cores(s)[p->core] = 1;
+	stack_cores(s)[t->ncores + p->core] = p->weight;
 	t->tab[j].hash = p->hash;
 	t->tab[j].s = s;
 	if (t->n == t->listcap) {
@@ -155,16 +162,18 @@ int stacks_flush(struct stacks *t)
 	return 0;
 }
 
-int stacks_add(struct stacks *t, uint32_t tid, uint16_t core, uint64_t pc, const uint8_t *frames,
-	       uint16_t nframes)
+int stacks_add(struct stacks *t, uint32_t tid, uint16_t core, uint32_t cut, uint64_t weight,
+	       uint64_t pc, const uint8_t *frames, uint16_t nframes)
 {
-	uint64_t h = mix(mix(0x243f6a8885a308d3ULL, (uint64_t)tid << 16 | nframes), pc);
+	uint64_t h = mix(mix(0x243f6a8885a308d3ULL, (uint64_t)cut << 48 | (uint64_t)tid << 16 | nframes),
+			 pc);
 
 	for (uint16_t i = 0; i < nframes; i++)
 		h = mix(h, load64(frames + 8 * i));
 	h = finish(h);
 	__builtin_prefetch(&t->tab[h & t->mask]);
-	t->batch[t->nbatch++] = (struct stack_pending){ h, pc, frames, tid, core, nframes };
+	t->batch[t->nbatch++] = (struct stack_pending){ h, pc, frames, tid, core, nframes, cut,
+							weight };
 	if (t->nbatch == STACK_BATCH)
 		return stacks_flush(t);
 	return 0;

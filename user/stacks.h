@@ -1,6 +1,7 @@
 /*
- * stacks.h: the table of unique stacks. Memory grows with distinct (thread, pc, frames)
- * tuples, never with the number of samples; each entry carries its per-core sample counts.
+ * stacks.h: the table of unique stacks, filled by profile.c sample by sample, resolved by
+ * symbols.c and read by every report. Memory grows with distinct (thread, pc, frames) tuples,
+ * never with the number of samples; each entry carries its per-core sample counts.
  */
 #ifndef OPREPORT_STACKS_H
 #define OPREPORT_STACKS_H
@@ -10,11 +11,15 @@
 
 struct stack {
 	uint64_t total;		/* samples with exactly this key */
+	uint64_t weight;	/* the sampling periods they stand for (profile.c weighs them) */
 	uint32_t tid;
 	uint16_t naddr;		/* 1 + nframes: addr[0] is the pc, then return addresses */
-	uint16_t pad;
-	uint32_t *fids;		/* function of each addr (filled by symbol resolution) */
-	uint64_t addr[];	/* naddr addresses, then ncores per-core counts */
+	uint16_t nfids;		/* entries in fids */
+	uint32_t *fids;		/* the functions on the stack, leaf first (symbols.c fills it) */
+	uint32_t cut;		/* 1: the backtrace was cut short (its root is not the real one) */
+	uint32_t pad;
+	uint64_t addr[];	/* naddr addresses, then ncores per-core counts, then ncores
+				   per-core weights */
 };
 
 static inline uint64_t *stack_cores(struct stack *s)
@@ -35,6 +40,8 @@ struct stack_pending {
 	uint32_t tid;
 	uint16_t core;
 	uint16_t nframes;
+	uint32_t cut;
+	uint64_t weight;
 };
 
 #define STACK_BATCH	32
@@ -58,13 +65,15 @@ struct stacks {
 int stacks_init(struct stacks *t, uint32_t ncores);
 
 /*
- * Count one sample on core (< ncores). frames holds nframes unaligned little-endian uint64s.
+ * Count one sample on core (< ncores) standing for weight periods; cut (0 or 1) is part of
+ * the key. frames holds nframes
+ * unaligned little-endian uint64s.
  * Samples are batched so that table and entry cache misses overlap: frames must stay valid
  * until the next stacks_flush, which the caller must call before reusing that memory and
  * before reading the table. Returns 0 or -1 (out of memory).
  */
-int stacks_add(struct stacks *t, uint32_t tid, uint16_t core, uint64_t pc, const uint8_t *frames,
-	       uint16_t nframes);
+int stacks_add(struct stacks *t, uint32_t tid, uint16_t core, uint32_t cut, uint64_t weight,
+	       uint64_t pc, const uint8_t *frames, uint16_t nframes);
 
 /* Count every batched sample. Returns 0 or -1 (out of memory). */
 int stacks_flush(struct stacks *t);

@@ -1,8 +1,12 @@
 /*
- * stream.h: the validating, incremental parser of a profiler stream (kern/include/abi/oprofile.h).
+ * stream.h: the validating, incremental parser of a profiler stream
+ * (kern/include/abi/oprofile.h, format versions 1 and 2). Called by opreport.c (and the fuzz
+ * target) through opf_parse_file or opf_feed/opf_finish; delivers records to a sink, which
+ * profile.c provides.
  *
  * The parser owns no data: it checks each record's framing and fields and hands the decoded
- * record to a sink. It can be fed arbitrary chunks; it consumes whole records only.
+ * record to the sink's handler for its type. It can be fed arbitrary chunks; it consumes whole
+ * records only.
  */
 #ifndef OPREPORT_STREAM_H
 #define OPREPORT_STREAM_H
@@ -16,27 +20,49 @@
 #error "the stream is little-endian; this reader assumes a little-endian host"
 #endif
 
-#define OPF_MAX_CORES	1024	/* this reader rejects sessions with more cores */
+#define OPF_MAX_CORES	1024		/* this reader rejects sessions with more cores */
+#define OPF_NTYPES	(OPF_DROP + 1)	/* record types this reader knows are below this */
+
+/* The fixed part of any known record, copied aligned and zero-extended. */
+union opf_any {
+	struct opf_rec h;
+	struct opf_session session;
+	struct opf_sample sample;
+	struct opf_thread thread;
+	struct opf_lost lost;
+	struct opf_core_end core_end;
+	struct opf_session_end session_end;
+	struct opf_throttle throttle;
+	struct opf_snapshot snapshot;
+	struct opf_mark mark;
+	struct opf_block block;
+	struct opf_drop drop;
+};
 
 /*
- * What the parser calls for each valid record. off is the record's byte offset in the stream.
- * Fixed-size parts are copied into aligned structs; frames points at nframes little-endian
- * uint64 values that may be unaligned (read them with memcpy). A callback returns 0 to go on,
- * or -1 after writing a one-line reason (without offset) into err[0..errlen); the parser then
- * stops with that reason. Any callback may be NULL.
+ * One valid record as a handler sees it. A record shorter than this reader's struct (an older
+ * version's) reads as zero past its end; a longer one (a newer version's) is cut to the struct.
+ * tail points at the bytes after the struct in the caller's buffer (a sample's frames, a
+ * thread's name): unaligned, valid only until the sink's flush.
  */
+struct opf_view {
+	uint64_t off;		/* stream offset of the record */
+	uint32_t len;		/* its length in the stream */
+	uint32_t version;	/* format version of the session it belongs to */
+	const union opf_any *r;
+	const uint8_t *tail;
+};
+
+/*
+ * A handler returns 0 to go on, or -1 to stop the parse; it may write a one-line reason
+ * (without offset) into err[0..errlen), else the reason is "out of memory".
+ */
+typedef int (*opf_handler)(void *arg, const struct opf_view *v, char *err, size_t errlen);
+
 struct opf_sink {
-	int (*session)(void *arg, uint64_t off, const struct opf_session *s, char *err, size_t errlen);
-	int (*sample)(void *arg, const struct opf_sample *s, const uint8_t *frames);
-	int (*thread)(void *arg, const struct opf_thread *t, const char *name);
-	int (*lost)(void *arg, const struct opf_lost *l);
-	int (*core_end)(void *arg, uint64_t off, const struct opf_core_end *e, char *err,
-			size_t errlen);
-	int (*session_end)(void *arg, uint64_t off, const struct opf_session_end *e);
-	int (*throttle)(void *arg, const struct opf_throttle *t);
-	int (*snapshot)(void *arg, const struct opf_snapshot *s);
-	int (*mark)(void *arg, uint16_t type, const struct opf_mark *m);
-	int (*unknown)(void *arg, uint64_t off, uint16_t type, uint32_t len);
+	opf_handler on[OPF_NTYPES];	/* by record type; NULL ignores the type */
+	opf_handler unknown;		/* records of a type this reader does not know */
+	opf_handler every;		/* after the type's handler, for every record */
 	/* Called before opf_feed returns successfully: the buffer it was given may be reused
 	 * after this, so a sink holding pointers into it (frames) must be done with them. */
 	int (*flush)(void *arg);
@@ -48,6 +74,7 @@ struct opf_parser {
 	uint64_t off;		/* stream offset of the next unconsumed byte */
 	int have_session;	/* an OPF_SESSION has been seen */
 	uint32_t ncores;	/* of the current session */
+	uint32_t version;	/* of the current session */
 	char err[256];		/* "offset N: reason" after a failure */
 };
 
@@ -71,5 +98,8 @@ int opf_finish(struct opf_parser *p, const uint8_t *rest, size_t restlen);
 /* Read a whole file (or "-" for stdin; gzip-compressed input is accepted) through a parser.
  * Returns 0, or -1 with p->err set (I/O errors are reported there too). */
 int opf_parse_file(struct opf_parser *p, const char *path);
+
+/* "OPF_SAMPLE" for a known type, "unknown" otherwise. */
+const char *opf_type_name(uint16_t type);
 
 #endif

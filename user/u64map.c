@@ -1,4 +1,5 @@
-/* u64map.c: see u64map.h. Linear probing, load factor at most 1/2. */
+/* u64map.c: see u64map.h; used by symbols.c and the reports as caches. Linear probing, load
+ * factor at most 1/2. */
 #include <stdlib.h>
 #include <string.h>
 

@@ -71,3 +71,17 @@ int main(void)
 	printf("%lu\n", fk_sink);
 	return 0;
 }
+
+/* Always inlined even at -O0: its code lives inside hash_loop, and DWARF's inline scopes say
+ * so (tests/t/opreport-inline). */
+static inline __attribute__((always_inline)) unsigned long mix_step(unsigned long x)
+{
+	x ^= x >> 7;					/* line 79: first inlined line */
+	return x * 2654435761u;				/* line 80 */
+}
+
+__attribute__((noinline)) void hash_loop(unsigned long n)
+{
+	for (unsigned long i = 0; i < n; i++)
+		fk_sink = mix_step(fk_sink + i);	/* line 86: the call site */
+}

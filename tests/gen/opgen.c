@@ -1,11 +1,21 @@
 /*
  * opgen.c: writes profiler streams (kern/include/abi/oprofile.h) for opreport's tests, fuzz
- * corpus and benchmark. Deterministic for a given command line.
+ * corpus and benchmark; run by tests/t/opreport-*, tests/golden/streams.sh, user/Makefile
+ * (fuzz seeds) and tests/bench. Deterministic for a given command line.
  *
  * Samples come from explicit specs (-S, exact counts, for golden tests) and/or a random mode
  * (-n, for volume). Function addresses come from a real ELF (-e: symbol table via libelf,
  * "name@line" via the DWARF line table through libdw, and its build-id), or else from a
  * built-in table of fake kernel addresses.
+ *
+ * Format 2 (the default; --v1 writes format 1) frames the stream in blocks as the kernel does:
+ * each core appends its records to its own block and pushes it when the next record would
+ * not fit (-b BYTES), the generator's own records (threads, drops, snapshot marks, closing
+ * records) go to the stream writer's blocks (core OPF_CORE_STREAM), and every pushed block
+ * gets the writer's next sequence number. A pushed block may then be dropped (--drop, listed
+ * in an OPF_DROP; --unlisted, only counted), overwritten (--overwritten), held for a flight
+ * recorder dump (--snapshots), skipped as sent to an earlier reader (--resumed), or written
+ * wrong on purpose (--break) so that the tests can show opreport --stats catching it.
  */
 #include <elfutils/libdw.h>
 #include <elfutils/libdwelf.h>
@@ -23,8 +33,9 @@
 #include "abi/oprofile.h"
 
 #define MAXSPEC		256
-#define MAXCORES	OPF_MAX_CORES_GEN
-#define OPF_MAX_CORES_GEN 1024
+#define MAXCORES	1024
+#define MAXLIST		64		/* most of each repeatable event option */
+#define BLOCK_HDR	((uint32_t)sizeof(struct opf_block))
 
 static const char *const default_syms[] = {
 	"main", "kthread_entry", "worker", "spin", "matrix_mul", "matrix_inner", "fib",
@@ -49,6 +60,7 @@ struct spec {
 	uint32_t core, tid;
 	uint16_t flags;
 	uint16_t naddr;			/* pc + frames */
+	uint32_t gap;			/* periods from the core's previous sample (1: on time) */
 	uint64_t addr[OPF_MAX_DEPTH + 1];	/* leaf (pc) first */
 };
 
@@ -57,31 +69,62 @@ static size_t nspecs;
 
 static struct {
 	uint32_t cores, hz, depth, unknown, snapshots, pause, no_core_end, no_session_end, v1_end;
-	uint64_t seed, random_n, templates, tsc_hz;
+	uint32_t version, block_bytes, discard, nmi;
+	uint64_t seed, random_n, templates, tsc_hz, resumed, marks_lost;
 	const char *out, *funcs;
 } opt = { .cores = 2, .hz = 1000, .depth = 16, .templates = 4096, .tsc_hz = 1000000000ULL,
-	  .seed = 1 };
+	  .seed = 1, .version = 2, .block_bytes = 65536 };
 
 struct percore {
 	uint64_t delivered, lost[OPF_LOST_NREASONS], overwritten, taken_bias, delivered_bias;
-	uint64_t truncated, throttles, blocks, missed;
+	uint64_t lost_bias[OPF_LOST_NREASONS];	/* in OPF_CORE_END only, not in OPF_LOST */
+	uint64_t truncated, depth_cut, throttles, missed;
+	uint64_t blocks_dropped, blocks_unlisted, blocks_overwritten, unlisted_samples;
 	uint32_t final_hz;
 	uint64_t next_tsc;
 };
 static struct percore *pc_;
 
+/*
+ * A writer's open block (format 2): records after its OPF_BLOCK header, and the blocks a
+ * flight recorder holds until the next dump. Writers 0..cores-1 are the cores, writer
+ * `cores` is the stream's own.
+ */
+struct writer {
+	uint8_t *buf;
+	uint32_t n, samples;
+	uint64_t pushed;		/* blocks pushed so far: the next block's seq */
+	uint32_t truncated, depth_cut;	/* flagged samples in the open block */
+	uint64_t drop_samples;		/* samples of the listed drop being gathered */
+	FILE *held;			/* flight recorder: blocks pushed since the last dump */
+	char *heldbuf;
+	size_t heldlen;
+};
+static struct writer *wr;
+
 struct thr { uint32_t tid, core; char name[OPF_MAX_NAME + 1]; };
 static struct thr threads[256];
 static size_t nthreads;
 struct lostspec { uint32_t core, reason; uint64_t n; };
-static struct lostspec losts[64];
+static struct lostspec losts[MAXLIST];
 static size_t nlosts;
 struct throttlespec { uint32_t core, old_hz, new_hz; };
-static struct throttlespec throttles[64];
+static struct throttlespec throttles[MAXLIST];
 static size_t nthrottles;
+
+/* What happens to pushed blocks seq .. seq + n - 1 of a core. */
+enum fate { F_DROP, F_UNLISTED, F_MISSING, F_REPEAT, F_LIE_SAMPLES, F_LIE_BYTES };
+static const char *const fate_name[] = { "drop", "unlisted", "missing", "repeat", "samples",
+					 "bytes" };
+struct blockspec { enum fate fate; uint32_t core; uint64_t seq, n; };
+static struct blockspec bspecs[MAXLIST];
+static size_t nbspecs;
 
 static FILE *out;
 static uint64_t written;
+static uint64_t session_blocks_dropped;
+static uint64_t unwritten_bytes;	/* --break: written as the kernel counts, not the stream */
+static int resume_point;		/* --resumed: a core's block has reached this reader */
 
 static void die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
 static void die(const char *fmt, ...)
@@ -229,7 +272,13 @@ static uint64_t frame_addr(const char *f, int leaf)
 	return s->start + s->size / 2;
 }
 
-/* COUNT[/t][@CORE][:TID]=root;...;leaf */
+/* The sample flag of a spec's /X: t truncated, d depth cut, i interrupts off; 0 if none. */
+static uint16_t spec_flag(char c)
+{
+	return c == 't' ? OPF_F_TRUNCATED : c == 'd' ? OPF_F_DEPTH : c == 'i' ? OPF_F_IRQOFF : 0;
+}
+
+/* COUNT[/t|/d|/i][~GAP][@CORE][:TID]=root;...;leaf */
 static void parse_spec(char *arg)
 {
 	struct spec *sp;
@@ -238,16 +287,21 @@ static void parse_spec(char *arg)
 	if (nspecs == MAXSPEC)
 		die("too many -S");
 	if (!eq)
-		die("-S wants COUNT[/t][@CORE][:TID]=root;...;leaf, not '%s'", arg);
+		die("-S wants COUNT[/t][~GAP][@CORE][:TID]=root;...;leaf, not '%s'", arg);
 	sp = &specs[nspecs++];
 	memset(sp, 0, sizeof(*sp));
 	*eq = 0;
 	sp->count = strtoull(p, &p, 10);
 	sp->tid = 1;
+	sp->gap = 1;
 	while (*p) {
-		if (!strncmp(p, "/t", 2)) {
-			sp->flags |= OPF_F_TRUNCATED;
+		if (*p == '/' && spec_flag(p[1])) {
+			sp->flags |= spec_flag(p[1]);
 			p += 2;
+		} else if (*p == '~') {
+			sp->gap = (uint32_t)strtoul(p + 1, &p, 10);
+			if (!sp->gap)
+				die("~GAP wants a number of periods >= 1 in '%s'", arg);
 		} else if (*p == '@') {
 			sp->core = (uint32_t)strtoul(p + 1, &p, 10);
 		} else if (*p == ':') {
@@ -272,57 +326,201 @@ static void parse_spec(char *arg)
 		sp->addr[i] = frame_addr(frames[nf - 1 - i], i == 0);
 }
 
-/* --- records -------------------------------------------------------------------------- */
+/* --- writers: format 1 writes records as they come, format 2 in blocks ----------------- */
 
-static void emit_session(void)
+static uint32_t stream_writer(void)
 {
-	struct opf_session s = { 0 };
-
-	s.h = (struct opf_rec){ OPF_SESSION, 0, OPF_SESSION_V1_LEN };
-	s.magic = OPF_MAGIC;
-	s.version = 1;
-	s.ncores = opt.cores;
-	s.hz = opt.hz;
-	s.depth = opt.depth;
-	s.tsc_hz = opt.tsc_hz;
-	s.start_tsc = opt.tsc_hz;	/* sampling started 1 s after boot */
-	s.start_ns = 1000000000ULL;
-	s.block_bytes = 65536;
-	s.period_ms = 10;
-	s.flags = opt.snapshots ? OPF_S_SNAPSHOT : 0;
-	s.build_id_len = build_id_len;
-	memcpy(s.build_id, build_id, build_id_len);
-	s.session_id = 1;
-	emit(&s, OPF_SESSION_V1_LEN);
+	return opt.cores;
 }
+
+static const struct blockspec *block_fate(uint32_t core, uint64_t seq)
+{
+	for (size_t i = 0; i < nbspecs; i++)
+		if (bspecs[i].core == core && seq >= bspecs[i].seq && seq < bspecs[i].seq + bspecs[i].n)
+			return &bspecs[i];
+	return NULL;
+}
+
+static void push(uint32_t wi);
+
+/* Append a record to writer wi's open block (format 1: straight to the stream). */
+static void put(uint32_t wi, const void *rec, uint32_t len)
+{
+	struct writer *w = &wr[wi];
+
+	if (opt.version == 1) {
+		emit(rec, len);
+		return;
+	}
+	if (w->n && BLOCK_HDR + w->n + len > opt.block_bytes)
+		push(wi);
+	if (BLOCK_HDR + len > opt.block_bytes)
+		die("a %u-byte record does not fit a %u-byte block", len, opt.block_bytes);
+	memcpy(w->buf + w->n, rec, len);
+	w->n += len;
+	if (((const struct opf_rec *)rec)->type == OPF_SAMPLE) {
+		uint16_t f = ((const struct opf_rec *)rec)->flags;
+
+		w->samples++;
+		w->truncated += (f & OPF_F_TRUNCATED) != 0;
+		w->depth_cut += (f & OPF_F_DEPTH) != 0;
+	}
+}
+
+/* A resumed stream's first block of core 0 was begun by an earlier reader: keep the second
+ * half of its records, and count only those. */
+static uint32_t partial_tail(const uint8_t *body, uint32_t n, uint32_t *samples)
+{
+	uint32_t nrec = 0, off = 0, skip;
+
+	for (off = 0; off < n; off += ((const struct opf_rec *)(body + off))->len)
+		nrec++;
+	skip = 0;
+	for (uint32_t i = 0, half = nrec / 2; i < half; i++)
+		skip += ((const struct opf_rec *)(body + skip))->len;
+	*samples = 0;
+	for (off = skip; off < n; off += ((const struct opf_rec *)(body + off))->len)
+		*samples += ((const struct opf_rec *)(body + off))->type == OPF_SAMPLE;
+	return skip;
+}
+
+/* Write one pushed block to f, as it should be or as --break makes it. */
+static void write_block(FILE *f, uint16_t core, uint64_t seq, const uint8_t *body, uint32_t n,
+			uint32_t samples)
+{
+	struct opf_block b = { { OPF_BLOCK, 0, BLOCK_HDR }, core, 0, samples, seq, BLOCK_HDR + n, 0 };
+	const struct blockspec *bs = core == OPF_CORE_STREAM ? NULL : block_fate(core, seq);
+	uint32_t skip = 0;
+
+	/* --resumed: what came before the resume point went to the earlier reader */
+	if (opt.resumed && (core == OPF_CORE_STREAM ? !resume_point : seq < opt.resumed))
+		return;
+	resume_point |= core != OPF_CORE_STREAM;
+	if (opt.resumed && seq == opt.resumed && core == 0) {
+		skip = partial_tail(body, n, &b.samples);
+		b.h.flags = OPF_B_PARTIAL;
+		b.bytes = BLOCK_HDR + n - skip;
+	}
+	if (bs && bs->fate == F_MISSING) {
+		unwritten_bytes += b.bytes;	/* the kernel thinks it wrote it */
+		return;
+	}
+	if (bs && bs->fate == F_REPEAT)
+		unwritten_bytes -= b.bytes;	/* ... once, though the stream has it twice */
+	b.samples += bs && bs->fate == F_LIE_SAMPLES;
+	b.bytes += bs && bs->fate == F_LIE_BYTES ? 8 : 0;
+	for (int copies = bs && bs->fate == F_REPEAT ? 2 : 1; copies > 0; copies--) {
+		if (f == out) {
+			emit(&b, BLOCK_HDR);
+			emit(body + skip, n - skip);
+		} else if (fwrite(&b, 1, BLOCK_HDR, f) != BLOCK_HDR ||
+			   fwrite(body + skip, 1, n - skip, f) != n - skip) {
+			die("memory stream: %s", strerror(errno));
+		}
+	}
+}
+
+/*
+ * The worker dropped block seq of core: its samples are lost, not delivered; the losses its
+ * OPF_LOST records told are told again in the core's next block. The drop is counted, and
+ * listed once its range ends.
+ */
+static void drop_block(uint32_t core, uint64_t seq, const uint8_t *body, uint32_t n,
+		       uint32_t samples, const struct blockspec *bs)
+{
+	struct percore *c = &pc_[core];
+
+	c->lost[OPF_LOST_OUTPUT_FULL] += samples;
+	c->delivered -= samples;
+	c->blocks_dropped++;
+	session_blocks_dropped++;
+	for (uint32_t off = 0; off < n; off += ((const struct opf_rec *)(body + off))->len)
+		if (((const struct opf_rec *)(body + off))->type == OPF_LOST)
+			put(core, body + off, ((const struct opf_rec *)(body + off))->len);
+	if (bs->fate == F_UNLISTED) {
+		c->blocks_unlisted++;
+		c->unlisted_samples += samples;	/* told by one OPF_D_UNLISTED drop at the end */
+		return;
+	}
+	wr[core].drop_samples += samples;
+	if (seq + 1 == bs->seq + bs->n) {
+		struct opf_drop d = { { OPF_DROP, 0, sizeof(d) }, (uint16_t)core, 0, (uint32_t)bs->n,
+				      bs->seq, wr[core].drop_samples };
+		wr[core].drop_samples = 0;
+		put(stream_writer(), &d, sizeof(d));
+		push(stream_writer());
+	}
+}
+
+/* Push writer wi's open block: to the stream, to the flight recorder's window, or dropped. */
+static void push(uint32_t wi)
+{
+	struct writer *w = &wr[wi];
+	uint16_t core = wi == stream_writer() ? OPF_CORE_STREAM : (uint16_t)wi;
+	const struct blockspec *bs = core == OPF_CORE_STREAM ? NULL : block_fate(core, w->pushed);
+	uint32_t n = w->n, samples = w->samples;
+	uint64_t seq;
+
+	if (!n)
+		return;
+	seq = w->pushed++;
+	w->n = w->samples = 0;
+	if (bs && (bs->fate == F_DROP || bs->fate == F_UNLISTED)) {
+		uint8_t *body = malloc(n);
+
+		pc_[wi].truncated -= w->truncated;
+		pc_[wi].depth_cut -= w->depth_cut;
+		w->truncated = w->depth_cut = 0;
+		memcpy(body, w->buf, n);
+		drop_block(wi, seq, body, n, samples, bs);
+		free(body);
+	} else {
+		w->truncated = w->depth_cut = 0;
+		write_block(w->held && core != OPF_CORE_STREAM ? w->held : out, core, seq, w->buf, n,
+			    samples);
+	}
+}
+
+/* Flight recorder: seq 0 of a core with --overwritten stands for the reused blocks. */
+static void overwrite_first(uint32_t core)
+{
+	if (pc_[core].overwritten && opt.version >= 2) {
+		wr[core].pushed++;
+		pc_[core].blocks_overwritten++;
+	}
+}
+
+static void writers_init(void)
+{
+	wr = calloc(opt.cores + 1, sizeof(*wr));
+	for (uint32_t i = 0; i <= opt.cores; i++) {
+		wr[i].buf = malloc(opt.block_bytes);
+		if (opt.snapshots && i < opt.cores && opt.version >= 2)
+			wr[i].held = open_memstream(&wr[i].heldbuf, &wr[i].heldlen);
+		if (i < opt.cores)
+			overwrite_first(i);
+	}
+}
+
+/* Dump the flight recorder: each core's window (held blocks, then its open block). */
+static void dump_windows(void)
+{
+	for (uint32_t i = 0; i < opt.cores; i++) {
+		struct writer *w = &wr[i];
+
+		push(i);
+		fflush(w->held);
+		emit(w->heldbuf, w->heldlen);
+		rewind(w->held);
+		fflush(w->held);
+	}
+}
+
+/* --- records ------------------------------------------------------------------------------ */
 
 static uint64_t period(void)
 {
 	return opt.tsc_hz / (opt.hz ? opt.hz : 1);
-}
-
-static void emit_sample(uint32_t core, uint32_t tid, uint16_t flags, const uint64_t *addr,
-			uint16_t naddr)
-{
-	union {
-		struct opf_sample s;
-		uint64_t raw[4 + OPF_MAX_DEPTH + 1];
-	} u;
-	uint16_t nf = (uint16_t)(naddr - 1);
-	struct percore *c = &pc_[core];
-
-	u.s.h = (struct opf_rec){ OPF_SAMPLE, flags, opf_sample_len(nf) };
-	u.s.core = (uint16_t)core;
-	u.s.nframes = nf;
-	u.s.tid = tid;
-	c->next_tsc += period();
-	u.s.tsc = c->next_tsc;
-	u.s.pc = addr[0];
-	memcpy(u.s.frames, addr + 1, 8u * nf);
-	emit(&u, u.s.h.len);
-	c->delivered++;
-	if (flags & OPF_F_TRUNCATED)
-		c->truncated++;
 }
 
 static uint64_t now_tsc(void)
@@ -335,6 +533,73 @@ static uint64_t now_tsc(void)
 	return t;
 }
 
+static void emit_session(void)
+{
+	struct opf_session s = { 0 };
+	uint32_t len = opt.version == 1 ? OPF_SESSION_V1_LEN : (uint32_t)sizeof(s);
+
+	s.h = (struct opf_rec){ OPF_SESSION, 0, len };
+	s.magic = OPF_MAGIC;
+	s.version = opt.version;
+	s.ncores = opt.cores;
+	s.hz = opt.hz;
+	s.depth = opt.depth;
+	s.tsc_hz = opt.tsc_hz;
+	s.start_tsc = opt.tsc_hz;	/* sampling started 1 s after boot */
+	s.start_ns = 1000000000ULL;
+	s.block_bytes = opt.block_bytes;
+	s.period_ms = 10;
+	s.flags = (opt.snapshots ? OPF_S_SNAPSHOT : 0) | (opt.resumed ? OPF_S_RESUMED : 0);
+	s.build_id_len = build_id_len;
+	memcpy(s.build_id, build_id, build_id_len);
+	s.session_id = 1;
+	s.source = opt.nmi ? OPF_SRC_NMI : OPF_SRC_TIMER;
+	s.cap = 4u << 20;
+	emit(&s, len);
+}
+
+static void emit_threads(void)
+{
+	for (size_t i = 0; i < nthreads; i++) {
+		union { struct opf_thread t; uint64_t raw[3 + OPF_MAX_NAME / 8 + 1]; } u = { 0 };
+		uint16_t nl = (uint16_t)strlen(threads[i].name);
+
+		u.t.h = (struct opf_rec){ OPF_THREAD, 0, opf_thread_len(nl) };
+		u.t.tid = threads[i].tid;
+		u.t.core = (uint16_t)threads[i].core;
+		u.t.namelen = nl;
+		u.t.tsc = opt.tsc_hz;
+		memcpy(u.t.name, threads[i].name, nl);
+		put(stream_writer(), &u, u.t.h.len);
+	}
+	push(stream_writer());
+}
+
+static void emit_sample(uint32_t core, uint32_t tid, uint16_t flags, const uint64_t *addr,
+			uint16_t naddr, uint32_t gap)
+{
+	union {
+		struct opf_sample s;
+		uint64_t raw[4 + OPF_MAX_DEPTH + 1];
+	} u;
+	uint16_t nf = (uint16_t)(naddr - 1);
+	struct percore *c = &pc_[core];
+
+	u.s.h = (struct opf_rec){ OPF_SAMPLE, flags, opf_sample_len(nf) };
+	u.s.core = (uint16_t)core;
+	u.s.nframes = nf;
+	u.s.tid = tid;
+	c->next_tsc += period() * gap;
+	c->missed += gap - 1;
+	u.s.tsc = c->next_tsc;
+	u.s.pc = addr[0];
+	memcpy(u.s.frames, addr + 1, 8u * nf);
+	put(core, &u, u.s.h.len);
+	c->delivered++;
+	c->truncated += (flags & OPF_F_TRUNCATED) != 0;
+	c->depth_cut += (flags & OPF_F_DEPTH) != 0;
+}
+
 static void emit_unknown(uint32_t i)
 {
 	uint64_t b[5] = { 0 };
@@ -342,7 +607,27 @@ static void emit_unknown(uint32_t i)
 
 	memcpy(b, &h, sizeof(h));
 	b[1] = 0x5555555555555555ULL;
-	emit(b, h.len);
+	put(stream_writer(), b, h.len);
+	push(stream_writer());
+}
+
+/* Pause and resume: format 1 session-wide, format 2 one pair per core in its own blocks. */
+static void emit_pause(uint64_t t)
+{
+	struct opf_mark m = { { OPF_PAUSE, 0, OPF_MARK_V1_LEN }, t, 0, 0 };
+	uint32_t n = opt.version == 1 ? 1 : opt.cores;
+
+	for (uint16_t type = OPF_PAUSE; type <= OPF_RESUME; type++) {
+		for (uint32_t i = 0; i < n; i++) {
+			m.h.type = type;
+			m.h.len = opt.version == 1 ? OPF_MARK_V1_LEN : (uint32_t)sizeof(m);
+			m.core = i;
+			put(i, &m, m.h.len);
+		}
+		m.tsc = t + opt.tsc_hz / 2;	/* paused for 0.5 s */
+	}
+	for (uint32_t i = 0; i < opt.cores; i++)
+		pc_[i].next_tsc = t + opt.tsc_hz / 2;
 }
 
 /* Events placed half way through the samples. */
@@ -353,33 +638,39 @@ static void emit_middle(void)
 	for (size_t i = 0; i < nlosts; i++) {
 		struct opf_lost l = { { OPF_LOST, 0, sizeof(l) }, (uint16_t)losts[i].core,
 				      (uint16_t)losts[i].reason, 0, losts[i].n, t };
-		emit(&l, sizeof(l));
+		put(losts[i].core, &l, sizeof(l));
 		pc_[losts[i].core].lost[losts[i].reason] += losts[i].n;
 	}
 	for (size_t i = 0; i < nthrottles; i++) {
 		struct opf_throttle th = { { OPF_THROTTLE, 0, sizeof(th) }, throttles[i].core,
 					   throttles[i].new_hz, t, throttles[i].old_hz, 5 };
-		emit(&th, sizeof(th));
+		put(throttles[i].core, &th, sizeof(th));
 		if (throttles[i].new_hz < throttles[i].old_hz)	/* a raise is not a throttle */
 			pc_[throttles[i].core].throttles++;
 		pc_[throttles[i].core].final_hz = throttles[i].new_hz;
 	}
-	if (opt.pause) {
-		struct opf_mark m = { { OPF_PAUSE, 0, OPF_MARK_V1_LEN }, t, 0, 0 };
-		emit(&m, OPF_MARK_V1_LEN);
-		t += opt.tsc_hz / 2;	/* paused for 0.5 s */
-		m = (struct opf_mark){ { OPF_RESUME, 0, OPF_MARK_V1_LEN }, t, 0, 0 };
-		emit(&m, OPF_MARK_V1_LEN);
-		for (uint32_t i = 0; i < opt.cores; i++)
-			pc_[i].next_tsc = t;
-	}
+	if (opt.pause)
+		emit_pause(t);
 }
 
+/* A snapshot mark; format 2 writes a dump's begin mark, the windows and the end at once. */
 static void emit_snapshot(uint16_t flag, uint64_t seq)
 {
 	struct opf_snapshot s = { { OPF_SNAPSHOT, flag, sizeof(s) }, seq, now_tsc() };
 
-	emit(&s, sizeof(s));
+	if (opt.version == 1) {
+		emit(&s, sizeof(s));
+		return;
+	}
+	if (flag == OPF_SNAP_BEGIN)
+		return;
+	s.h.flags = OPF_SNAP_BEGIN;
+	put(stream_writer(), &s, sizeof(s));
+	push(stream_writer());
+	dump_windows();
+	s.h.flags = OPF_SNAP_END;
+	put(stream_writer(), &s, sizeof(s));
+	push(stream_writer());
 }
 
 /* Where the sample sequence is: which events are due between samples. */
@@ -395,13 +686,14 @@ static struct {
  * events that fall around it.
  */
 static void emit_next(uint32_t core, uint32_t tid, uint16_t flags, const uint64_t *addr,
-		      uint16_t naddr)
+		      uint16_t naddr, uint32_t gap)
 {
 	if (progress.snap_every && progress.done % progress.snap_every == 0)
 		emit_snapshot(OPF_SNAP_BEGIN, ++progress.snap);
-	emit_sample(core, tid, flags, addr, naddr);
+	emit_sample(core, tid, flags, addr, naddr, gap);
 	progress.done++;
-	if (progress.snap_every && (progress.done % progress.snap_every == 0 || progress.done == progress.total))
+	if (progress.snap_every && (progress.done % progress.snap_every == 0 ||
+				    progress.done == progress.total))
 		emit_snapshot(OPF_SNAP_END, progress.snap);
 	if (progress.unknown_every && progress.done % progress.unknown_every == 0 &&
 	    progress.unknown_done < opt.unknown)
@@ -412,68 +704,121 @@ static void emit_next(uint32_t core, uint32_t tid, uint16_t flags, const uint64_
 	}
 }
 
-static void emit_end(void)
+/* Flight recorder: bytes some core's window still holds. */
+static int window_left(void)
 {
-	for (uint32_t i = 0; i < opt.cores && !opt.no_core_end; i++) {
-		struct percore *c = &pc_[i];
-		struct opf_core_end e = { 0 };
-		uint64_t lost = 0;
-
-		e.h = (struct opf_rec){ OPF_CORE_END, 0, sizeof(e) };
-		e.core = i;
-		e.delivered = c->delivered + c->delivered_bias;
-		for (int r = 0; r < OPF_LOST_NREASONS; r++) {
-			e.lost[r] = c->lost[r];
-			lost += c->lost[r];
-		}
-		e.overwritten = c->overwritten;
-		e.taken = e.delivered + lost + e.overwritten + c->taken_bias;
-		e.truncated = c->truncated;
-		e.blocks = c->delivered / 400 + 1;
-		e.throttles = c->throttles;
-		e.final_hz = c->final_hz;
-		e.missed = c->missed;
-		e.h.len = opt.v1_end ? OPF_CORE_END_MIN_LEN : OPF_CORE_END_V1_LEN;
-		emit(&e, e.h.len);
+	for (uint32_t i = 0; i < opt.cores; i++) {
+		fflush(wr[i].held);
+		if (wr[i].heldlen || wr[i].n)
+			return 1;
 	}
-	if (!opt.no_session_end) {
-		struct opf_session_end e = { { OPF_SESSION_END, 0, OPF_SESSION_END_V1_LEN },
-					     now_tsc(), 0, 0, written, 0 };
-		e.end_ns = 1000000000ULL + (e.end_tsc - opt.tsc_hz) * 1000000000ULL / opt.tsc_hz;
-		emit(&e, OPF_SESSION_END_V1_LEN);
-	}
+	return 0;
 }
 
-/* --- main ----------------------------------------------------------------------------- */
+static void emit_core_end(uint32_t i)
+{
+	struct percore *c = &pc_[i];
+	struct opf_core_end e = { 0 };
+	uint64_t lost = 0;
+
+	if (c->blocks_unlisted) {	/* as the kernel does: the drops it could not name */
+		struct opf_drop d = { { OPF_DROP, OPF_D_UNLISTED, sizeof(d) }, (uint16_t)i, 0,
+				      (uint32_t)c->blocks_unlisted, 0, c->unlisted_samples };
+
+		put(stream_writer(), &d, sizeof(d));
+	}
+	e.h = (struct opf_rec){ OPF_CORE_END, 0, sizeof(e) };
+	e.core = i;
+	e.delivered = c->delivered + c->delivered_bias;
+	for (int r = 0; r < OPF_LOST_NREASONS; r++) {
+		e.lost[r] = c->lost[r] + c->lost_bias[r];
+		lost += e.lost[r];
+	}
+	e.overwritten = c->overwritten;
+	e.taken = e.delivered + lost + e.overwritten + c->taken_bias;
+	e.truncated = c->truncated;
+	e.blocks = opt.version == 1 ? c->delivered / 400 + 1 : wr[i].pushed;
+	e.throttles = c->throttles;
+	e.final_hz = c->final_hz;
+	e.missed = c->missed;
+	e.blocks_dropped = c->blocks_dropped;
+	e.blocks_unlisted = c->blocks_unlisted;
+	e.blocks_overwritten = c->blocks_overwritten;
+	e.depth_cut = c->depth_cut;
+	e.h.len = opt.v1_end ? OPF_CORE_END_MIN_LEN : opt.version == 1 ? OPF_CORE_END_V1_LEN :
+		  (uint32_t)sizeof(e);
+	put(stream_writer(), &e, e.h.len);
+}
+
+static void emit_end(void)
+{
+	struct opf_session_end e = { { OPF_SESSION_END, 0, OPF_SESSION_END_V1_LEN }, now_tsc(), 0,
+				     session_blocks_dropped, 0, opt.marks_lost };
+
+	for (uint32_t i = 0; i < opt.cores && !opt.discard; i++)
+		push(i);
+	if (opt.version >= 2 && opt.snapshots && !opt.discard && window_left())
+		emit_snapshot(OPF_SNAP_END, ++progress.snap);	/* stop dumps what is left */
+	e.blocks_dropped = session_blocks_dropped;
+	for (uint32_t i = 0; i < opt.cores && !opt.no_core_end && !opt.discard; i++)
+		emit_core_end(i);
+	if (opt.no_session_end) {
+		push(stream_writer());
+		return;
+	}
+	e.end_ns = 1000000000ULL + (e.end_tsc - opt.tsc_hz) * 1000000000ULL / opt.tsc_hz;
+	if (opt.version >= 2) {
+		e.h.len = sizeof(e);
+		e.h.flags = opt.discard ? OPF_SE_DISCARDED : 0;
+	}
+	e.bytes = written + unwritten_bytes + (opt.version >= 2 ? BLOCK_HDR + wr[stream_writer()].n : 0);
+	put(stream_writer(), &e, e.h.len);
+	push(stream_writer());
+}
+
+/* --- command line ------------------------------------------------------------------------ */
 
 static void usage(void)
 {
 	fprintf(stderr,
-		"usage: opgen [options]   (writes a profiler stream)\n"
+		"usage: opgen [options]   (writes a profiler stream, format 2 unless --v1)\n"
 		"  -o FILE             output (default stdout)\n"
 		"  -e ELF              functions and build-id from ELF (default: built-in fake table)\n"
 		"  -c N                cores (default 2)      -r HZ  rate (default 1000)\n"
 		"  -d N                session depth; frames per random sample (default 16)\n"
+		"  -b BYTES            block size (default 65536)\n"
 		"  -s SEED             random seed (default 1)\n"
 		"  -n N                N random samples over the function set (main at the root)\n"
 		"  -T K                distinct random stack templates (default 4096)\n"
 		"  -f F1,F2,...        function set of random mode, F1 the root (default: main,\n"
 		"                      kthread_entry, worker, spin, matrix_mul, matrix_inner, fib,\n"
 		"                      idle_loop)\n"
-		"  -S SPEC             COUNT[/t][@CORE][:TID]=root;...;leaf exact samples; frames are\n"
-		"                      NAME, NAME@LINE, NAME+OFF or 0xADDR; /t flags truncated;\n"
+		"  -S SPEC             COUNT[/t|/d|/i][~GAP][@CORE][:TID]=root;...;leaf exact samples;\n"
+		"                      frames are NAME, NAME@LINE, NAME+OFF or 0xADDR; /t truncated,\n"
+		"                      /d cut at the depth limit, /i interrupts off; ~GAP: each sample\n"
+		"                      GAP periods after the core's previous one (GAP-1 missed ticks);\n"
 		"                      TID 0 is idle (default core 0, tid 1); repeatable\n"
 		"  -t TID:CORE:NAME    thread name record (repeatable)\n"
-		"  -l CORE:REASON:N    N samples lost for REASON 0..3 (repeatable)\n"
+		"  -l CORE:REASON:N    N samples lost for REASON 0..3 (repeatable; not 1 in format 2)\n"
 		"  --overwritten CORE:N, --taken-bias CORE:N, --delivered-bias CORE:N\n"
+		"  --lost-bias CORE:REASON:N   N more lost in OPF_CORE_END than OPF_LOST says\n"
 		"  --throttle CORE:OLD:NEW   a throttle event\n"
 		"  --unknown N         N records of unknown types spread through the stream\n"
 		"  --snapshots N       flight-recorder session with N snapshot dumps\n"
 		"  --pause             a 0.5 s pause/resume half way\n"
 		"  --no-core-end, --no-session-end   leave the closing records out\n"
-		"  --missed CORE:N   timer ticks the core missed (OPF_CORE_END.missed)\n"
-		"  --v1-core-end     write OPF_CORE_END as before missed was appended\n"
-		"  --tsc-hz HZ         (default 1000000000)\n");
+		"  --missed CORE:N     timer ticks the core missed (OPF_CORE_END.missed)\n"
+		"  --v1-core-end       write OPF_CORE_END as before missed was appended\n"
+		"  --tsc-hz HZ         (default 1000000000)\n"
+		"format 2 only:\n"
+		"  --drop CORE:SEQ[:N]       the worker drops blocks SEQ.. of CORE, listed in OPF_DROP\n"
+		"  --unlisted CORE:SEQ[:N]   ... dropped and only counted (blocks_unlisted)\n"
+		"  --break KIND:CORE:SEQ     write block SEQ of CORE wrong: missing, repeat, samples\n"
+		"                            (header says one more), bytes (header says 8 more)\n"
+		"  --resumed N         a reader that opened mid-stream: blocks below seq N went to an\n"
+		"                      earlier one, core 0's block N is partial\n"
+		"  --discard           the session is discarded at the end (no closing totals)\n"
+		"  --nmi               sampling source NMI      --marks-lost N\n");
 	exit(2);
 }
 
@@ -483,10 +828,138 @@ static void pair(const char *arg, uint32_t *core, uint64_t *n)
 		die("bad CORE:N '%s' (use -c before it)", arg);
 }
 
-int main(int argc, char **argv)
+enum { O_OVER = 256, O_TAKEN, O_DELIV, O_THROTTLE, O_UNKNOWN, O_SNAP, O_PAUSE, O_NOCE, O_NOSE,
+       O_TSCHZ, O_MISSED, O_V1END, O_V1, O_DROP, O_UNLISTED, O_BREAK, O_RESUMED, O_DISCARD,
+       O_LOSTBIAS, O_NMI, O_MARKSLOST };
+
+/* Options whose meaning depends on -c are kept and applied after the whole line is read. */
+struct deferred_opt {
+	int kind;
+	char *arg;
+};
+static struct deferred_opt deferred[512];
+static size_t ndef;
+
+static void thread_opt(char *a)
 {
-	enum { O_OVER = 256, O_TAKEN, O_DELIV, O_THROTTLE, O_UNKNOWN, O_SNAP, O_PAUSE, O_NOCE,
-	       O_NOSE, O_TSCHZ, O_MISSED, O_V1END };
+	struct thr *t = &threads[nthreads];
+	char *c1 = strchr(a, ':'), *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
+
+	if (nthreads == 256 || !c2)
+		die("bad -t '%s'", a);
+	t->tid = (uint32_t)atoi(a);
+	t->core = (uint32_t)atoi(c1 + 1);
+	snprintf(t->name, sizeof(t->name), "%s", c2 + 1);
+	if (t->core >= opt.cores)
+		die("bad core in -t '%s'", a);
+	nthreads++;
+}
+
+static void lost_opt(const char *a, int bias)
+{
+	struct lostspec l;
+
+	if (nlosts == MAXLIST || sscanf(a, "%u:%u:%" SCNu64, &l.core, &l.reason, &l.n) != 3 ||
+	    l.core >= opt.cores || l.reason >= OPF_LOST_NREASONS)
+		die("bad %s '%s'", bias ? "--lost-bias" : "-l", a);
+	if (bias)
+		pc_[l.core].lost_bias[l.reason] += l.n;
+	else if (l.reason == OPF_LOST_OUTPUT_FULL && opt.version >= 2)
+		die("-l %s: in format 2 output-full losses are dropped blocks (--drop)", a);
+	else
+		losts[nlosts++] = l;
+}
+
+static void throttle_opt(const char *a)
+{
+	struct throttlespec *t = &throttles[nthrottles];
+
+	if (nthrottles == MAXLIST || sscanf(a, "%u:%u:%u", &t->core, &t->old_hz, &t->new_hz) != 3 ||
+	    t->core >= opt.cores)
+		die("bad --throttle '%s'", a);
+	nthrottles++;
+}
+
+/* --drop/--unlisted CORE:SEQ[:N], --break KIND:CORE:SEQ */
+static void block_opt(int kind, const char *a)
+{
+	struct blockspec *b = &bspecs[nbspecs];
+	char k[16];
+
+	if (opt.version < 2)
+		die("'%s': blocks are format 2 only", a);
+	b->n = 1;
+	if (kind == O_BREAK) {
+		if (sscanf(a, "%15[a-z]:%u:%" SCNu64, k, &b->core, &b->seq) != 3)
+			die("bad --break '%s'", a);
+		for (b->fate = F_MISSING; b->fate <= F_LIE_BYTES; b->fate++)
+			if (!strcmp(k, fate_name[b->fate]))
+				break;
+		if (b->fate > F_LIE_BYTES)
+			die("--break %s: KIND is missing, repeat, samples or bytes", a);
+	} else if (sscanf(a, "%u:%" SCNu64 ":%" SCNu64, &b->core, &b->seq, &b->n) < 2 || !b->n) {
+		die("bad CORE:SEQ[:N] '%s'", a);
+	} else {
+		b->fate = kind == O_DROP ? F_DROP : F_UNLISTED;
+	}
+	if (nbspecs == MAXLIST || b->core >= opt.cores)
+		die("bad block option '%s' (use -c before it)", a);
+	nbspecs++;
+}
+
+static void apply_deferred(void)
+{
+	uint32_t core;
+	uint64_t n;
+
+	for (size_t i = 0; i < ndef; i++) {
+		char *a = deferred[i].arg;
+
+		switch (deferred[i].kind) {
+		case 't': thread_opt(a); break;
+		case 'l': lost_opt(a, 0); break;
+		case O_LOSTBIAS: lost_opt(a, 1); break;
+		case O_THROTTLE: throttle_opt(a); break;
+		case O_DROP: case O_UNLISTED: case O_BREAK: block_opt(deferred[i].kind, a); break;
+		case O_OVER: pair(a, &core, &n); pc_[core].overwritten += n; break;
+		case O_TAKEN: pair(a, &core, &n); pc_[core].taken_bias += n; break;
+		case O_DELIV: pair(a, &core, &n); pc_[core].delivered_bias += n; break;
+		case O_MISSED: pair(a, &core, &n); pc_[core].missed += n; break;
+		}
+	}
+}
+
+/* A no-argument option that sets a flag, or an option with a numeric argument. */
+static int simple_opt(int ch, const char *a)
+{
+	switch (ch) {
+	case 'o': opt.out = a; return 1;
+	case 'c': opt.cores = (uint32_t)atoi(a); return 1;
+	case 'r': opt.hz = (uint32_t)atoi(a); return 1;
+	case 'd': opt.depth = (uint32_t)atoi(a); return 1;
+	case 'b': opt.block_bytes = (uint32_t)atoi(a); return 1;
+	case 's': opt.seed = strtoull(a, NULL, 0); return 1;
+	case 'n': opt.random_n = strtoull(a, NULL, 0); return 1;
+	case 'f': opt.funcs = a; return 1;
+	case 'T': opt.templates = strtoull(a, NULL, 0); return 1;
+	case O_UNKNOWN: opt.unknown = (uint32_t)atoi(a); return 1;
+	case O_SNAP: opt.snapshots = (uint32_t)atoi(a); return 1;
+	case O_PAUSE: opt.pause = 1; return 1;
+	case O_NOCE: opt.no_core_end = 1; return 1;
+	case O_NOSE: opt.no_session_end = 1; return 1;
+	case O_TSCHZ: opt.tsc_hz = strtoull(a, NULL, 0); return 1;
+	case O_V1END: opt.v1_end = 1; return 1;
+	case O_V1: opt.version = 1; return 1;
+	case O_RESUMED: opt.resumed = strtoull(a, NULL, 0); return 1;
+	case O_DISCARD: opt.discard = 1; return 1;
+	case O_NMI: opt.nmi = 1; return 1;
+	case O_MARKSLOST: opt.marks_lost = strtoull(a, NULL, 0); return 1;
+	}
+	return 0;
+}
+
+static const char *parse_options(int argc, char **argv, char **spec_args, size_t *nspec_args)
+{
 	static const struct option lopts[] = {
 		{ "overwritten", 1, NULL, O_OVER }, { "taken-bias", 1, NULL, O_TAKEN },
 		{ "delivered-bias", 1, NULL, O_DELIV }, { "throttle", 1, NULL, O_THROTTLE },
@@ -494,47 +967,117 @@ int main(int argc, char **argv)
 		{ "pause", 0, NULL, O_PAUSE }, { "no-core-end", 0, NULL, O_NOCE },
 		{ "no-session-end", 0, NULL, O_NOSE }, { "tsc-hz", 1, NULL, O_TSCHZ },
 		{ "missed", 1, NULL, O_MISSED }, { "v1-core-end", 0, NULL, O_V1END },
+		{ "v1", 0, NULL, O_V1 }, { "drop", 1, NULL, O_DROP },
+		{ "unlisted", 1, NULL, O_UNLISTED }, { "break", 1, NULL, O_BREAK },
+		{ "resumed", 1, NULL, O_RESUMED }, { "discard", 0, NULL, O_DISCARD },
+		{ "lost-bias", 1, NULL, O_LOSTBIAS }, { "nmi", 0, NULL, O_NMI },
+		{ "marks-lost", 1, NULL, O_MARKSLOST },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *elfpath = NULL;
-	char **spec_args = calloc((size_t)argc, sizeof(char *));
-	size_t nspec_args = 0;
-	struct { int kind; char *arg; } deferred[512];
-	size_t ndef = 0;
 	int ch;
 
-	while ((ch = getopt_long(argc, argv, "o:e:c:r:d:s:n:T:S:t:l:f:", lopts, NULL)) != -1) {
-		switch (ch) {
-		case 'o': opt.out = optarg; break;
-		case 'e': elfpath = optarg; break;
-		case 'c': opt.cores = (uint32_t)atoi(optarg); break;
-		case 'r': opt.hz = (uint32_t)atoi(optarg); break;
-		case 'd': opt.depth = (uint32_t)atoi(optarg); break;
-		case 's': opt.seed = strtoull(optarg, NULL, 0); break;
-		case 'n': opt.random_n = strtoull(optarg, NULL, 0); break;
-		case 'f': opt.funcs = optarg; break;
-		case 'T': opt.templates = strtoull(optarg, NULL, 0); break;
-		case 'S': spec_args[nspec_args++] = optarg; break;
-		case O_UNKNOWN: opt.unknown = (uint32_t)atoi(optarg); break;
-		case O_SNAP: opt.snapshots = (uint32_t)atoi(optarg); break;
-		case O_PAUSE: opt.pause = 1; break;
-		case O_NOCE: opt.no_core_end = 1; break;
-		case O_NOSE: opt.no_session_end = 1; break;
-		case O_TSCHZ: opt.tsc_hz = strtoull(optarg, NULL, 0); break;
-		case O_V1END: opt.v1_end = 1; break;
-		case 't': case 'l': case O_OVER: case O_TAKEN: case O_DELIV: case O_THROTTLE:
-		case O_MISSED:
-			if (ndef == 512)
-				die("too many options");
-			deferred[ndef].kind = ch;
-			deferred[ndef++].arg = optarg;
-			break;
-		default: usage();
-		}
+	while ((ch = getopt_long(argc, argv, "o:e:c:r:d:b:s:n:T:S:t:l:f:", lopts, NULL)) != -1) {
+		if (ch == 'e')
+			elfpath = optarg;
+		else if (ch == 'S')
+			spec_args[(*nspec_args)++] = optarg;
+		else if (ch == '?' || ch == ':')
+			usage();
+		else if (!simple_opt(ch, optarg) && ndef < 512)
+			deferred[ndef++] = (struct deferred_opt){ ch, optarg };
+		else if (ndef == 512)
+			die("too many options");
 	}
 	if (optind != argc || opt.cores == 0 || opt.cores > MAXCORES || opt.depth > OPF_MAX_DEPTH ||
-	    !opt.tsc_hz || !opt.templates)
+	    !opt.tsc_hz || !opt.templates || opt.block_bytes < 256 || opt.block_bytes % 8)
 		usage();
+	return elfpath;
+}
+
+/* --- samples -------------------------------------------------------------------------- */
+
+/* Random-mode templates: main at the root, then random functions of the set; nframes =
+ * depth. Addresses stay 4 bytes clear of both ends of a function. */
+static uint64_t *make_templates(size_t naddr)
+{
+	const struct sym *set[64];
+	size_t nset = 0;
+	char *list = strdup(opt.funcs ? opt.funcs : "");
+	uint64_t *tmpl;
+
+	if (opt.funcs)
+		for (char *f = strtok(list, ","); f && nset < 64; f = strtok(NULL, ","))
+			set[nset++] = find_sym(f);
+	else
+		for (size_t i = 0; i < NDEFAULT; i++)
+			set[nset++] = find_sym(default_syms[i]);
+	free(list);
+	if (!nset)
+		die("-f names no function");
+	tmpl = malloc(opt.templates * naddr * sizeof(uint64_t));
+	for (uint64_t t = 0; t < opt.templates; t++) {
+		uint64_t *a = tmpl + t * naddr;
+
+		for (size_t j = 0; j < naddr; j++) {
+			const struct sym *s = j == naddr - 1 || nset == 1 ? set[0] :
+					      set[1 + rnd() % (nset - 1)];
+			a[j] = s->size > 8 ? s->start + 4 + rnd() % (s->size - 8) :
+					     s->start + s->size / 2;
+		}
+	}
+	return tmpl;
+}
+
+/* One random sample from the templates: skewed, a few templates are hot as in real profiles. */
+static void emit_random(const uint64_t *tmpl, size_t naddr)
+{
+	uint64_t addr[OPF_MAX_DEPTH + 1];
+	double u = (double)(rnd() >> 11) / 9007199254740992.0;
+	uint64_t t = (uint64_t)(u * u * u * (double)opt.templates);
+
+	memcpy(addr, tmpl + t * naddr, naddr * sizeof(uint64_t));
+	addr[0] -= rnd() & 3;	/* a few pcs per template: bounded unique stacks */
+	uint32_t core = (uint32_t)(rnd() % opt.cores);
+	emit_next(core, 1 + (uint32_t)(t % (2 * opt.cores)), 0, addr, (uint16_t)naddr, 1);
+}
+
+/* Rounds of one sample of each spec with samples left, then a chunk of random ones. */
+static void emit_samples(void)
+{
+	size_t naddr = (size_t)opt.depth + 1;
+	uint64_t *tmpl = opt.random_n ? make_templates(naddr) : NULL;
+	uint64_t left[MAXSPEC], rand_left = opt.random_n;
+	int any = 1;
+
+	progress.total = opt.random_n;
+	for (size_t i = 0; i < nspecs; i++)
+		progress.total += left[i] = specs[i].count;
+	progress.unknown_every = opt.unknown ? progress.total / opt.unknown + 1 : 0;
+	progress.snap_every = opt.snapshots ? progress.total / opt.snapshots + 1 : 0;
+	while (any) {
+		any = 0;
+		for (size_t i = 0; i < nspecs; i++) {
+			if (!left[i])
+				continue;
+			any = 1;
+			emit_next(specs[i].core, specs[i].tid, specs[i].flags, specs[i].addr,
+				  specs[i].naddr, specs[i].gap);
+			left[i]--;
+		}
+		for (int k = 0; k < 64 && rand_left; k++, rand_left--, any = 1)
+			emit_random(tmpl, naddr);
+	}
+	free(tmpl);
+}
+
+int main(int argc, char **argv)
+{
+	char **spec_args = calloc((size_t)argc, sizeof(char *));
+	size_t nspec_args = 0;
+	const char *elfpath = parse_options(argc, argv, spec_args, &nspec_args);
+	static char obuf[1 << 20];
+
 	if (elfpath)
 		load_elf(elfpath);
 	else
@@ -544,148 +1087,21 @@ int main(int argc, char **argv)
 		pc_[i].final_hz = opt.hz;
 		pc_[i].next_tsc = opt.tsc_hz;
 	}
-	for (size_t i = 0; i < ndef; i++) {
-		char *a = deferred[i].arg;
-		uint32_t core;
-		uint64_t n;
-
-		switch (deferred[i].kind) {
-		case 't': {
-			struct thr *t = &threads[nthreads];
-			char *c1 = strchr(a, ':'), *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
-
-			if (nthreads == 256 || !c2)
-				die("bad -t '%s'", a);
-			t->tid = (uint32_t)atoi(a);
-			t->core = (uint32_t)atoi(c1 + 1);
-			snprintf(t->name, sizeof(t->name), "%s", c2 + 1);
-			if (t->core >= opt.cores)
-				die("bad core in -t '%s'", a);
-			nthreads++;
-			break;
-		}
-		case 'l': {
-			struct lostspec *l = &losts[nlosts];
-
-			if (nlosts == 64 || sscanf(a, "%u:%u:%" SCNu64, &l->core, &l->reason, &l->n) != 3 ||
-			    l->core >= opt.cores || l->reason >= OPF_LOST_NREASONS)
-				die("bad -l '%s'", a);
-			nlosts++;
-			break;
-		}
-		case O_THROTTLE: {
-			struct throttlespec *t = &throttles[nthrottles];
-
-			if (nthrottles == 64 ||
-			    sscanf(a, "%u:%u:%u", &t->core, &t->old_hz, &t->new_hz) != 3 ||
-			    t->core >= opt.cores)
-				die("bad --throttle '%s'", a);
-			nthrottles++;
-			break;
-		}
-		case O_OVER: pair(a, &core, &n); pc_[core].overwritten += n; break;
-		case O_TAKEN: pair(a, &core, &n); pc_[core].taken_bias += n; break;
-		case O_DELIV: pair(a, &core, &n); pc_[core].delivered_bias += n; break;
-		case O_MISSED: pair(a, &core, &n); pc_[core].missed += n; break;
-		}
-	}
+	apply_deferred();
 	for (size_t i = 0; i < nspec_args; i++) {
 		parse_spec(spec_args[i]);
 		if (specs[nspecs - 1].core >= opt.cores)
 			die("core out of range in -S '%s'", spec_args[i]);
 	}
 	rng_state = opt.seed;
-
 	out = stdout;
 	if (opt.out && !(out = fopen(opt.out, "w")))
 		die("%s: %s", opt.out, strerror(errno));
-	static char obuf[1 << 20];
 	setvbuf(out, obuf, _IOFBF, sizeof(obuf));
-
+	writers_init();
 	emit_session();
-	for (size_t i = 0; i < nthreads; i++) {
-		union { struct opf_thread t; uint64_t raw[3 + OPF_MAX_NAME / 8 + 1]; } u = { 0 };
-		uint16_t nl = (uint16_t)strlen(threads[i].name);
-
-		u.t.h = (struct opf_rec){ OPF_THREAD, 0, opf_thread_len(nl) };
-		u.t.tid = threads[i].tid;
-		u.t.core = (uint16_t)threads[i].core;
-		u.t.namelen = nl;
-		u.t.tsc = opt.tsc_hz;
-		memcpy(u.t.name, threads[i].name, nl);
-		emit(&u, u.t.h.len);
-	}
-
-	/* Random-mode templates: main at the root, then random functions of the set;
-	 * nframes = depth. Addresses stay 4 bytes clear of both ends of a function. */
-	uint64_t total = opt.random_n;
-	for (size_t i = 0; i < nspecs; i++)
-		total += specs[i].count;
-	uint64_t *tmpl = NULL;
-	size_t naddr = (size_t)opt.depth + 1;
-	if (opt.random_n) {
-		const struct sym *set[64];
-		size_t nset = 0;
-		char *list = strdup(opt.funcs ? opt.funcs : "");
-
-		if (opt.funcs) {
-			for (char *f = strtok(list, ","); f && nset < 64; f = strtok(NULL, ","))
-				set[nset++] = find_sym(f);
-		} else {
-			for (size_t i = 0; i < NDEFAULT; i++)
-				set[nset++] = find_sym(default_syms[i]);
-		}
-		free(list);
-		if (!nset)
-			die("-f names no function");
-		tmpl = malloc(opt.templates * naddr * sizeof(uint64_t));
-		for (uint64_t t = 0; t < opt.templates; t++) {
-			uint64_t *a = tmpl + t * naddr;
-
-			for (size_t j = 0; j < naddr; j++) {
-				const struct sym *s = j == naddr - 1 || nset == 1 ? set[0] :
-						      set[1 + rnd() % (nset - 1)];
-				a[j] = s->size > 8 ? s->start + 4 + rnd() % (s->size - 8) :
-						     s->start + s->size / 2;
-			}
-		}
-	}
-
-	progress.total = total;
-	progress.unknown_every = opt.unknown ? total / opt.unknown + 1 : 0;
-	progress.snap_every = opt.snapshots ? total / opt.snapshots + 1 : 0;
-	uint64_t left[MAXSPEC];
-	for (size_t i = 0; i < nspecs; i++)
-		left[i] = specs[i].count;
-	uint64_t rand_left = opt.random_n;
-	uint64_t addr[OPF_MAX_DEPTH + 1];
-
-	for (;;) {
-		int any = 0;
-
-		/* One round: one sample of each spec with samples left, then a random chunk. */
-		for (size_t i = 0; i < nspecs; i++) {
-			if (!left[i])
-				continue;
-			any = 1;
-			emit_next(specs[i].core, specs[i].tid, specs[i].flags, specs[i].addr,
-				  specs[i].naddr);
-			left[i]--;
-		}
-		for (int k = 0; k < 64 && rand_left; k++) {
-			any = 1;
-			/* Skewed choice: a few templates are hot, as in real profiles. */
-			double u = (double)(rnd() >> 11) / 9007199254740992.0;
-			uint64_t t = (uint64_t)(u * u * u * (double)opt.templates);
-			memcpy(addr, tmpl + t * naddr, naddr * sizeof(uint64_t));
-			addr[0] -= rnd() & 3;	/* a few pcs per template: bounded unique stacks */
-			uint32_t core = (uint32_t)(rnd() % opt.cores);
-			emit_next(core, 1 + (uint32_t)(t % (2 * opt.cores)), 0, addr, (uint16_t)naddr);
-			rand_left--;
-		}
-		if (!any)
-			break;
-	}
+	emit_threads();
+	emit_samples();
 	if (!progress.middle_done)
 		emit_middle();
 	while (progress.unknown_done < opt.unknown)

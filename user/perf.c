@@ -1,0 +1,264 @@
+/*
+ * perf.c: --perf-data FILE, called by opreport.c: the profile as a perf.data file (the
+ * PERFILE2 format of Linux perf) that `perf report`, `perf script` and hotspot read.
+ *
+ * perf_collect() runs while the stream is read (profile.c calls its hook for every reported
+ * sample) and keeps each sample as a PERF_RECORD_SAMPLE in a temporary file: cpu, tid, time
+ * (ns since boot, from the sample's TSC), the interrupted pc, the call chain (kernel context,
+ * pc, then each return address minus one, so it lies in the calling function) and a period
+ * of the nanoseconds it stands for (its weight times the session's period), so perf's
+ * overhead matches opreport's weighted shares. report_perf() then writes the file: the header;
+ * one attribute (software cpu-clock; sample_id_all, so every record carries pid/tid, time and
+ * cpu); the data: a kernel mmap named "[kernel.kallsyms]_text" over the kernel's text, a
+ * comm per named thread, the samples; and the build-id feature naming the kernel's build-id,
+ * which is how perf finds the ELF (its build-id cache, e.g. `perf buildid-cache -a ELF`).
+ * All samples are kernel samples (PERF_RECORD_MISC_KERNEL): the profiled code is the kernel.
+ */
+#include <linux/perf_event.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report.h"
+
+#define PERF_MAGIC	0x32454c4946524550ULL	/* "PERFILE2" */
+#define HEADER_BUILD_ID	2			/* the build-id table feature bit */
+#define NAME_ALIGN	64			/* perf pads build-id file names to this */
+#define MISC_BUILD_ID_SIZE (1 << 15)		/* the build-id record says its size */
+#define KERNEL_PID	((uint32_t)-1)		/* perf's pid of the host kernel */
+#define SAMPLE_TYPE	(PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | \
+			 PERF_SAMPLE_PERIOD | PERF_SAMPLE_CALLCHAIN)
+
+struct file_section {
+	uint64_t offset, size;
+};
+
+struct file_header {
+	uint64_t magic, size, attr_size;
+	struct file_section attrs, data, event_types;
+	uint64_t features[4];		/* 256 feature bits */
+};
+
+struct file_attr {
+	struct perf_event_attr attr;
+	struct file_section ids;
+};
+
+/* What sample_id_all appends to every other record: pid/tid, time, cpu. */
+struct sample_id {
+	uint32_t pid, tid;
+	uint64_t time;
+	uint32_t cpu, res;
+};
+
+struct build_id_rec {
+	struct perf_event_header header;
+	int32_t pid;
+	uint8_t build_id[20];
+	uint8_t size, res1;
+	uint16_t res2;
+};
+
+struct perf_samples {
+	FILE *tmp;		/* the PERF_RECORD_SAMPLEs, in stream order */
+	uint64_t n;
+	uint64_t lo, hi;	/* addresses seen */
+	int err;
+};
+
+/* ns since boot of a timestamp of session s. */
+static uint64_t ns_of(const struct session *s, uint64_t tsc)
+{
+	const struct opf_session *h = &s->hdr;
+
+	if (!h->tsc_hz || tsc < h->start_tsc)
+		return h->start_ns;
+	return h->start_ns + (uint64_t)((unsigned __int128)(tsc - h->start_tsc) * 1000000000u /
+					h->tsc_hz);
+}
+
+/* profile.c's hook: one reported sample. */
+static int keep_sample(void *arg, const struct session *s, const struct opf_sample *h,
+		       const uint8_t *frames, uint64_t weight)
+{
+	struct perf_samples *ps = arg;
+	uint64_t rec[8 + 2 + OPF_MAX_DEPTH], *r = rec + 1;
+	struct perf_event_header eh = { PERF_RECORD_SAMPLE, PERF_RECORD_MISC_KERNEL, 0 };
+
+	*r++ = h->pc;
+	*r++ = (uint64_t)h->tid << 32 | h->tid;
+	*r++ = ns_of(s, h->tsc);
+	*r++ = h->core;
+	*r++ = weight * (s->hdr.hz ? 1000000000ULL / s->hdr.hz : 1);
+	*r++ = 2u + h->nframes;
+	*r++ = PERF_CONTEXT_KERNEL;
+	*r++ = h->pc;
+	for (uint16_t i = 0; i < h->nframes; i++, r++) {
+		memcpy(r, frames + 8u * i, 8);
+		*r -= *r ? 1 : 0;	/* inside the call, as opreport looks it up */
+	}
+	eh.size = (uint16_t)((char *)r - (char *)rec);
+	memcpy(rec, &eh, sizeof(eh));
+	ps->lo = h->pc < ps->lo ? h->pc : ps->lo;
+	ps->hi = h->pc > ps->hi ? h->pc : ps->hi;
+	ps->n++;
+	if (fwrite(rec, 1, eh.size, ps->tmp) != eh.size)
+		ps->err = 1;
+	return 0;
+}
+
+struct perf_samples *perf_collect(struct profile *p)
+{
+	struct perf_samples *ps = calloc(1, sizeof(*ps));
+
+	if (!ps || !(ps->tmp = tmpfile())) {
+		free(ps);
+		return NULL;
+	}
+	ps->lo = UINT64_MAX;
+	p->hook = keep_sample;
+	p->hook_arg = ps;
+	return ps;
+}
+
+void perf_free(struct perf_samples *ps)
+{
+	if (ps)
+		fclose(ps->tmp);
+	free(ps);
+}
+
+/* A non-sample record: header, body, zero padding to 8, the sample_id trailer. */
+static void put_rec(FILE *f, uint32_t type, uint16_t misc, const void *body, size_t n,
+		    uint32_t pid, uint32_t tid)
+{
+	static const uint8_t zero[8];
+	size_t pad = (8 - n % 8) % 8;
+	struct sample_id id = { pid, tid, 0, 0, 0 };
+	struct perf_event_header h = { type, misc, (uint16_t)(sizeof(h) + n + pad + sizeof(id)) };
+
+	fwrite(&h, sizeof(h), 1, f);
+	fwrite(body, 1, n, f);
+	fwrite(zero, 1, pad, f);
+	fwrite(&id, sizeof(id), 1, f);
+}
+
+/* The kernel's text as an mmap of "[kernel.kallsyms]_text", at its link addresses. */
+static void put_mmap(const struct ctx *c, const struct perf_samples *ps, FILE *f)
+{
+	struct { uint32_t pid, tid; uint64_t addr, len, pgoff; char name[24]; } m = { 0 };
+	uint64_t lo = c->sym->mod ? c->sym->low : ps->lo, hi = c->sym->mod ? c->sym->high : ps->hi + 1;
+
+	if (lo > hi)
+		lo = hi = 0;
+	m.pid = KERNEL_PID;
+	m.addr = lo;
+	m.len = hi - lo;
+	m.pgoff = lo;
+	strcpy(m.name, "[kernel.kallsyms]_text");
+	put_rec(f, PERF_RECORD_MMAP, PERF_RECORD_MISC_KERNEL, &m, sizeof(m), KERNEL_PID, 0);
+}
+
+static void put_comms(const struct profile *p, FILE *f)
+{
+	for (uint32_t i = 0; i < p->nthreads; i++) {
+		struct { uint32_t pid, tid; char comm[OPF_MAX_NAME + 1]; } cm = { 0 };
+		const struct thread_name *t = &p->threads[i];
+
+		cm.pid = cm.tid = t->tid;
+		strcpy(cm.comm, t->name);
+		put_rec(f, PERF_RECORD_COMM, 0, &cm, 8 + strlen(cm.comm) + 1, t->tid, t->tid);
+	}
+}
+
+/* The build-id table: the kernel's, under perf's name for the kernel. */
+static void put_build_id(const struct ctx *c, FILE *f)
+{
+	static const char name[NAME_ALIGN] = "[kernel.kallsyms]";
+	const struct opf_session *h0 = &c->p->sess[0].hdr;
+	struct build_id_rec b = { { 0, PERF_RECORD_MISC_KERNEL | MISC_BUILD_ID_SIZE,
+				    (uint16_t)(sizeof(b) + sizeof(name)) }, -1, { 0 }, 0, 0, 0 };
+
+	b.size = (uint8_t)(h0->build_id_len < 20 ? h0->build_id_len : 20);
+	memcpy(b.build_id, h0->build_id, b.size);
+	fwrite(&b, sizeof(b), 1, f);
+	fwrite(name, sizeof(name), 1, f);
+}
+
+static struct file_attr cpu_clock(const struct ctx *c)
+{
+	struct file_attr a;
+	uint32_t hz = c->p->sess[0].hdr.hz;
+
+	memset(&a, 0, sizeof(a));
+	a.attr.type = PERF_TYPE_SOFTWARE;
+	a.attr.size = sizeof(a.attr);
+	a.attr.config = PERF_COUNT_SW_CPU_CLOCK;
+	a.attr.sample_period = hz ? 1000000000ULL / hz : 1;
+	a.attr.sample_type = SAMPLE_TYPE;
+	a.attr.sample_id_all = 1;
+	a.attr.exclude_user = a.attr.exclude_hv = 1;
+	a.attr.mmap = a.attr.comm = 1;
+	return a;
+}
+
+/* Copy the kept samples after the other records. */
+static int copy_samples(struct perf_samples *ps, FILE *f)
+{
+	char buf[1 << 16];
+	size_t n;
+
+	rewind(ps->tmp);
+	while ((n = fread(buf, 1, sizeof(buf), ps->tmp)) > 0)
+		if (fwrite(buf, 1, n, f) != n)
+			return -1;
+	return ferror(ps->tmp) ? -1 : 0;
+}
+
+/* perf finds the kernel by build-id only: say when the stream's cannot be matched. */
+static void check_id(const struct ctx *c, const char *path)
+{
+	uint32_t n = c->p->sess[0].hdr.build_id_len;
+
+	if (n < 20)
+		fprintf(stderr, "opreport: warning: %s: the stream carries %s build-id (%u bytes); "
+			"perf will not find the kernel ELF for it\n", path,
+			n ? "a truncated" : "no", n);
+}
+
+int report_perf(const struct ctx *c, const char *path)
+{
+	struct file_header h = { PERF_MAGIC, sizeof(h), sizeof(struct file_attr), { 0, 0 },
+				 { 0, 0 }, { 0, 0 }, { 1ULL << HEADER_BUILD_ID, 0, 0, 0 } };
+	struct file_attr a = cpu_clock(c);
+	struct perf_samples *ps = c->perf;
+	FILE *f = fopen(path, "wb");
+	int rc = -1;
+
+	if (!f)
+		return -1;
+	if (!ps || ps->err)
+		goto out;
+	check_id(c, path);
+	h.attrs = (struct file_section){ sizeof(h), sizeof(a) };
+	h.data.offset = sizeof(h) + sizeof(a);
+	if (fseek(f, (long)h.data.offset, SEEK_SET))
+		goto out;
+	put_mmap(c, ps, f);
+	put_comms(c->p, f);
+	if (copy_samples(ps, f))
+		goto out;
+	h.data.size = (uint64_t)ftell(f) - h.data.offset;
+	struct file_section feat = { h.data.offset + h.data.size + sizeof(feat), 0 };
+	feat.size = sizeof(struct build_id_rec) + NAME_ALIGN;
+	fwrite(&feat, sizeof(feat), 1, f);
+	put_build_id(c, f);
+	rewind(f);
+	fwrite(&h, sizeof(h), 1, f);
+	fwrite(&a, sizeof(a), 1, f);
+	rc = ferror(f) ? -1 : 0;
+out:
+	if (fclose(f))
+		rc = -1;
+	return rc;
+}
