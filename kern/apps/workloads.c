@@ -4,6 +4,7 @@
  * what it did (iterations, bytes); `run` calls it on every chosen core until time is up.
  * The hot functions are noinline so profiles and call graphs name them.
  */
+#include "arch.h"
 #include "kmalloc.h"
 #include "workloads.h"
 
@@ -102,11 +103,48 @@ static uint64_t memcpy_step(void *st)
 	return MC_BYTES;
 }
 
+/*
+ * irqoff: rounds of a spin-wait with interrupts disabled, in a function of its own, as a
+ * core waiting for a contended lock with interrupts off would spin; they are enabled for a
+ * moment between rounds (in run's loop), where pending interrupts land. A round is
+ * IRQOFF_ROUND iterations: tens of microseconds under emulation, short enough that the
+ * core's timer interrupts are late, not lost.
+ *
+ * The spin-wait hint (pause, every 64 iterations) matters under QEMU 7.2 with -icount:
+ * TCG ends the translation block at a pause and its single-threaded round robin moves on
+ * to the next virtual CPU; without it, one busy vCPU can keep the host thread for whole
+ * timer periods while the others starve (measured: per-core rates 100x apart).
+ */
+#define IRQOFF_ROUND	10000
+
+__attribute__((noinline)) uint64_t irqoff_spin(uint64_t n)
+{
+	volatile uint64_t x = 0;
+
+	for (uint64_t i = 0; i < n; i++) {
+		x += i;
+		if ((i & 63) == 0)
+			cpu_relax();
+	}
+	return x;
+}
+
+static uint64_t irqoff_step(void *st)
+{
+	unsigned long f = irq_save();
+
+	(void)st;
+	irqoff_spin(IRQOFF_ROUND);
+	irq_restore(f);
+	return IRQOFF_ROUND;
+}
+
 const struct workload workloads[] = {
 	{ "spin", "iterations", NULL, spin_step },
 	{ "matrix", "multiplies", matrix_setup, matrix_step },
 	{ "fib", "fib(20) calls", NULL, fib_step },
 	{ "memcpy", "bytes", memcpy_setup, memcpy_step },
+	{ "irqoff", "iterations", NULL, irqoff_step },
 	{ NULL, NULL, NULL, NULL },
 };
 

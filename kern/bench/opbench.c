@@ -167,19 +167,54 @@ SHELL_CMD("opbench", "opbench [-o] [-d DEPTH] [-c NCORES] [-n BATCHES]",
 	  cmd_opbench);
 
 /*
- * `tickload HZ`: an empty periodic alarm at HZ on every core (0 removes it), the control
- * for profiling-overhead measurements: it costs what a timer interrupt costs and nothing
- * of the profiler's.
+ * `tickload [-m timer|nmi] HZ`: an empty periodic interrupt at HZ on every core (0
+ * removes it), the control for profiling-overhead measurements: it costs what a timer
+ * interrupt (an alarm on each core) or an NMI (arch_nmi_start) costs, and nothing of the
+ * profiler's. Its handler only counts, per core, the ticks it took and how many of them
+ * found interrupts off, where a timer interrupt can never land. Replacing or removing a
+ * load prints what the load did, with its length by the TSC:
+ *	tickload: nmi 1000 Hz for 1.234567 s
+ *	tickload: cpu 0: 1234 ticks, 1200 with interrupts off
+ * Shell context; the state below has no lock, so one tickload at a time (not two
+ * backgrounded at once).
  */
-static struct alarm tickload_alarms[MAX_CPUS];
-static uint64_t tickload_period;
+enum tl_mode { TL_OFF, TL_TIMER, TL_NMI };
 
+/* One core's counts; written only on that core, by its alarm or its NMI handler. */
+struct tl_count {
+	uint64_t ticks;
+	uint64_t irqoff;	/* ticks whose interrupted context had interrupts off */
+} __aligned(CACHELINE);
+
+static struct tl_count tl_counts[MAX_CPUS];
+static struct alarm tickload_alarms[MAX_CPUS];
+static uint64_t tickload_period;	/* TSC ticks; 0 disarms (timer mode) */
+static enum tl_mode tl_mode;
+static uint64_t tl_hz, tl_start;
+
+static void tl_count(const struct trapframe *tf)
+{
+	struct tl_count *c = &tl_counts[core_id()];
+
+	WRITE_ONCE(c->ticks, c->ticks + 1);
+	if (!tf_irq_enabled(tf))
+		WRITE_ONCE(c->irqoff, c->irqoff + 1);
+}
+
+/* Timer interrupt, interrupts off. */
 static void tickload_fire(struct alarm *a, struct trapframe *tf)
 {
 	(void)a;
-	(void)tf;
+	tl_count(tf);
 }
 
+/* NMI context. */
+static void tickload_nmi(const struct trapframe *tf)
+{
+	tl_count(tf);
+}
+
+/* In a thread on each core: (re)arm or disarm that core's alarm. */
 static void tickload_arm(void *arg)
 {
 	struct alarm *a = &tickload_alarms[core_id()];
@@ -192,21 +227,75 @@ static void tickload_arm(void *arg)
 		alarm_set(a, tsc_read() + tickload_period, tickload_period);
 }
 
-static int cmd_tickload(int argc, char **argv)
+static void tickload_timers(uint64_t period)
 {
 	struct thread *ts[MAX_CPUS];
-	uint64_t hz;
 
-	if (argc != 2 || parse_u64(argv[1], &hz) < 0 || hz > 100000)
-		return -EINVAL;
-	tickload_period = hz ? tsc_hz() / hz : 0;
+	tickload_period = period;
 	for (int i = 0; i < ncpus(); i++)
 		ts[i] = kthread_create("tickload", i, tickload_arm, NULL);
 	for (int i = 0; i < ncpus(); i++)
 		if (ts[i])
 			kthread_join(ts[i]);
+}
+
+/* Remove the running load, if any, and report what it did. */
+static void tickload_off(void)
+{
+	uint64_t us;
+
+	if (tl_mode == TL_NMI)
+		arch_nmi_stop();
+	else if (tl_mode == TL_TIMER)
+		tickload_timers(0);
+	else
+		return;
+	us = (tsc_read() - tl_start) / (tsc_hz() / 1000000);
+	shell_printf("tickload: %s %lu Hz for %lu.%06lu s\n", tl_mode == TL_NMI ? "nmi" : "timer",
+		     (unsigned long)tl_hz, (unsigned long)(us / 1000000),
+		     (unsigned long)(us % 1000000));
+	for (int i = 0; i < ncpus(); i++)
+		shell_printf("tickload: cpu %d: %lu ticks, %lu with interrupts off\n", i,
+			     (unsigned long)READ_ONCE(tl_counts[i].ticks),
+			     (unsigned long)READ_ONCE(tl_counts[i].irqoff));
+	tl_mode = TL_OFF;
+}
+
+static int cmd_tickload(int argc, char **argv)
+{
+	enum tl_mode mode = TL_TIMER;
+	uint64_t hz;
+	int i = 1, r;
+
+	if (argc == 4 && !strcmp(argv[1], "-m")) {
+		if (!strcmp(argv[2], "nmi"))
+			mode = TL_NMI;
+		else if (strcmp(argv[2], "timer"))
+			return -EINVAL;
+		i = 3;
+	}
+	if (argc != i + 1 || parse_u64(argv[i], &hz) < 0 || hz > 100000)
+		return -EINVAL;
+	tickload_off();
+	if (hz == 0)
+		return 0;
+	memset(tl_counts, 0, sizeof(tl_counts));
+	tl_hz = hz;
+	/* the load's length is measured from before it starts to after it stops */
+	tl_start = tsc_read();
+	if (mode == TL_NMI) {
+		if ((r = arch_nmi_start((uint32_t)hz, tickload_nmi)) < 0) {
+			shell_eprintf("tickload: NMIs at %lu Hz: %s\n", (unsigned long)hz,
+				      r == -ENODEV ? "this machine has no NMI timer route"
+						   : strerror(r));
+			return 1;
+		}
+	} else {
+		tickload_timers(tsc_hz() / hz);
+	}
+	tl_mode = mode;
 	return 0;
 }
-SHELL_CMD("tickload", "tickload HZ",
-	  "an empty timer interrupt at HZ on every core (0: off), to measure interrupt cost",
+SHELL_CMD("tickload", "tickload [-m timer|nmi] HZ",
+	  "an empty timer interrupt or NMI at HZ on every core (0: off), to measure their cost",
 	  cmd_tickload);

@@ -88,6 +88,36 @@ void arch_send_wake_ipi(int core);
 /* The interrupt controller's id of core, for the cpus command. */
 int arch_cpu_apic_id(int core);
 
+/* --- Sampling by NMI (kern/arch/x86/nmi.c) --- */
+
+/*
+ * fn(tf) runs on every online core about hz times a second, in NMI context -- also where
+ * interrupts are off. fn must be NMI-safe: no locks, no allocation, no printk, no
+ * sleeping; it gets the interrupted context (tf accessors) and must not fault. The
+ * interrupted context may be anywhere: an interrupt handler, the scheduler mid switch, a
+ * core's start-up before its first thread (then it has no current thread).
+ *
+ * The periods come from a hardware timer (HPET, periodic, so the rate does not drift) and
+ * reach core 0 first, which passes each on to the others by IPI: a core still handling
+ * the last NMI when the next arrives misses it (count missed periods by the clock).
+ * Thread context, not concurrently with itself (or stop). Returns 0; -ENODEV when this
+ * machine has no usable route (no HPET); -EBUSY when already running; -EINVAL for fn
+ * NULL or hz not in 1..100000.
+ */
+typedef void (*arch_nmi_fn)(const struct trapframe *tf);
+int arch_nmi_start(uint32_t hz, arch_nmi_fn fn);
+/* Stop; returns only when no core is inside fn or will enter it again. Thread context. */
+void arch_nmi_stop(void);
+/* Any context: NMIs this core has taken since boot (all, and those that hit with IF clear). */
+uint64_t arch_nmi_count(int core, uint64_t *irqoff);
+/*
+ * Any context: of those, the ones ignored (fn not called): taken before the core was online;
+ * extra: on core 0, the ones that began no timer period (the timer pulsed twice, or the
+ * NMI came from elsewhere).
+ */
+uint64_t arch_nmi_early_count(int core);
+uint64_t arch_nmi_extra_count(int core);
+
 /* --- Panic (panic.c) --- */
 
 void arch_stop_other_cores(void);	/* IPI every other core to halt, interrupts off */

@@ -27,5 +27,6 @@ struct matrix_state;
 void matrix_multiply(struct matrix_state *m);
 uint64_t fib(int n);
 void memcpy_copy(uint8_t *buf);
+uint64_t irqoff_spin(uint64_t n);	/* runs with interrupts off */
 
 #endif

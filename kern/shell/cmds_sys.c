@@ -1,5 +1,6 @@
 /*
- * Shell commands about the system itself: help, echo, cpus, mem, uptime, poweroff, fault.
+ * Shell commands about the system itself: help, echo, cpus, nmi, mem, uptime, poweroff,
+ * fault.
  * Each is a row of the shell table (SHELL_CMD) and prints in a fixed, greppable format;
  * wrong arguments return -EINVAL so the shell prints the usage line. Only "fault" (which
  * exists to do so) and "poweroff" end the kernel.
@@ -10,8 +11,7 @@
 #include "kmalloc.h"
 #include "page.h"
 #include "shell.h"
-
-/* Provided by kern/arch: the local APIC id of online core number core. */
+#include "thread.h"
 
 /* ---- help ---- */
 
@@ -94,6 +94,31 @@ static int cmd_cpus(int argc, char **argv)
 	return 0;
 }
 SHELL_CMD("cpus", "cpus", "list the online cores and their APIC ids", cmd_cpus);
+
+/* ---- nmi ---- */
+
+/*
+ * Per core, the NMIs taken since boot, how many hit with interrupts off, and how many were
+ * ignored because they came before the core was online or began no timer period:
+ *	cpu 0 nmi 1234 irqoff 1000 early 0 extra 0
+ */
+static int cmd_nmi(int argc, char **argv)
+{
+	(void)argv;
+	if (argc != 1)
+		return -EINVAL;
+	for (int i = 0; i < ncpus(); i++) {
+		uint64_t off, n = arch_nmi_count(i, &off);
+
+		shell_printf("cpu %d nmi %lu irqoff %lu early %lu extra %lu\n", i,
+			     (unsigned long)n, (unsigned long)off,
+			     (unsigned long)arch_nmi_early_count(i),
+			     (unsigned long)arch_nmi_extra_count(i));
+	}
+	return 0;
+}
+SHELL_CMD("nmi", "nmi", "NMIs each core has taken: all, with interrupts off, ignored",
+	  cmd_nmi);
 
 /* ---- mem ---- */
 
@@ -180,13 +205,50 @@ __attribute__((noinline, noipa)) void fault_deliberately(void)
 	*p = 0xdeadbeef;
 }
 
+/*
+ * `fault -n`: the same fault, taken inside the NMI handler of the shell's core (NMIs at
+ * 100 Hz, whose function faults on that core only, so one report is printed). Global,
+ * noinline and noipa like fault_deliberately, so the backtrace names it.
+ */
+static int nmi_fault_core = -1;
+
+void fault_in_nmi(const struct trapframe *tf);
+__attribute__((noinline, noipa)) void fault_in_nmi(const struct trapframe *tf)
+{
+	(void)tf;
+	if (core_id() == READ_ONCE(nmi_fault_core))
+		fault_deliberately();
+}
+
+static int fault_nmi(void)
+{
+	int r;
+
+	WRITE_ONCE(nmi_fault_core, core_id());		/* the shell's thread is pinned */
+	/* said before the NMIs start: the fault may come before a later line is out */
+	shell_printf("fault: the next NMI on cpu %d writes to %p\n", core_id(),
+		     (void *)FAULT_ADDR);
+	if ((r = arch_nmi_start(100, fault_in_nmi)) < 0) {
+		shell_eprintf("fault: cannot start NMIs: %s\n",
+			      r == -ENODEV ? "this machine has no NMI timer route" : strerror(r));
+		return 1;
+	}
+	thread_sleep_us(1000000);
+	arch_nmi_stop();
+	shell_eprintf("fault: no NMI came within a second\n");
+	return 1;
+}
+
 static int cmd_fault(int argc, char **argv)
 {
-	(void)argv;
+	if (argc == 2 && !strcmp(argv[1], "-n"))
+		return fault_nmi();
 	if (argc != 1)
 		return -EINVAL;
 	shell_printf("fault: writing to %p\n", (void *)FAULT_ADDR);
 	fault_deliberately();
 	return 0;
 }
-SHELL_CMD("fault", "fault", "take a deliberate page fault (panics the kernel)", cmd_fault);
+SHELL_CMD("fault", "fault [-n]",
+	  "take a deliberate page fault, with -n inside an NMI handler (panics the kernel)",
+	  cmd_fault);

@@ -1,6 +1,7 @@
 /*
- * ACPI tables, just enough to find the cores and the IOAPIC: RSDP -> XSDT (or RSDT) ->
- * MADT. Runs once on the boot core. The tables are in the identity-mapped first 4 GiB.
+ * ACPI tables, just enough to find the cores and the IOAPIC (RSDP -> XSDT or RSDT ->
+ * MADT), soft-off (FADT, DSDT) and the HPET (its own table). Runs once on the boot core.
+ * The tables are in the identity-mapped first 4 GiB.
  */
 #include "arch_x86.h"
 #include "arch.h"
@@ -72,7 +73,10 @@ static void madt_entry(uint8_t *e)
 		uint32_t flags = *(uint32_t *)(e + 4);
 
 		/* enabled, or online capable */
-		if ((flags & 3) && acpi.ncpus < MAX_CPUS)
+		if (!(flags & 3))
+			break;
+		acpi.lapics++;
+		if (acpi.ncpus < MAX_CPUS)
 			acpi.apic_ids[acpi.ncpus++] = e[3];
 		break;
 	}
@@ -124,6 +128,20 @@ static void fadt_init(struct rsdp *r)
 	}
 }
 
+/*
+ * The HPET table: after the header, the event timer block id (4 bytes), then the base
+ * address as a Generic Address Structure (space id, bit width, bit offset, access size,
+ * then the 64-bit address). Only a memory-space block is usable.
+ */
+static void hpet_table(struct rsdp *r)
+{
+	uint8_t *t = (uint8_t *)find_table(r, "HPET");
+
+	if (!t || ((struct sdt *)t)->length < 56 || t[40] != 0)
+		return;
+	acpi.hpet_addr = *(uint64_t *)(t + 44);
+}
+
 void acpi_init(uintptr_t rsdp_addr)
 {
 	struct rsdp *r = (struct rsdp *)rsdp_addr;
@@ -143,6 +161,7 @@ void acpi_init(uintptr_t rsdp_addr)
 		madt_entry(e);
 	}
 	fadt_init(r);
+	hpet_table(r);
 	if (acpi.ncpus == 0 || !acpi.ioapic_addr)
 		panic("acpi: MADT lists %d cores and %s IOAPIC", acpi.ncpus,
 		      acpi.ioapic_addr ? "an" : "no");

@@ -7,6 +7,8 @@
 #include "kernel.h"
 
 /* Interrupt vectors */
+#define T_NMI		2
+#define T_DF		8
 #define T_PF		14
 #define IRQ_BASE	32
 #define T_TIMER		32	/* LAPIC timer, every core */
@@ -49,7 +51,8 @@ void backtrace_print(uintptr_t pc, uintptr_t fp);
 
 /* acpi.c */
 struct acpi_info {
-	int ncpus;
+	int ncpus;			/* cores this kernel may start (at most 64) */
+	int lapics;			/* every enabled or online-capable LAPIC listed */
 	uint32_t apic_ids[64];
 	uintptr_t lapic_addr;
 	uintptr_t ioapic_addr;
@@ -57,6 +60,7 @@ struct acpi_info {
 	/* ISA IRQ -> GSI and flags from interrupt source overrides */
 	uint32_t isa_gsi[16];
 	uint16_t isa_flags[16];
+	uint64_t hpet_addr;		/* HPET table: the event timer block, 0 if none */
 	uint32_t pm1a_cnt, pm1b_cnt;	/* FADT: PM1 control ports, for soft-off */
 	uint8_t s5_typ;			/* DSDT \_S5: SLP_TYP for soft-off */
 };
@@ -71,6 +75,9 @@ void lapic_send_ipi(uint32_t apic_id, uint32_t icr_low);
 void lapic_send_init_sipi(uint32_t apic_id, uint8_t vector_page);
 void lapic_timer_calibrate(void);
 void lapic_timer_set_deadline(uint64_t tsc_deadline);
+/* NMI-safe: an NMI to one core, or to every other core */
+void lapic_send_nmi(uint32_t apic_id);
+void lapic_send_nmi_others(void);
 
 /* ioapic.c */
 void pic_disable(void);
@@ -78,9 +85,36 @@ void ioapic_init(void);
 /* Route GSI to vector on the boot core; level/active-low from flags (MADT MPS INTI). */
 void ioapic_route(uint32_t gsi, int vector, bool level, bool active_low);
 void ioapic_route_isa(int irq, int vector);
+void ioapic_route_nmi(uint32_t gsi, uint32_t apic_id, bool active_low);
+void ioapic_mask(uint32_t gsi);
+
+/* hpet.c: timer 0, periodic, on ISA IRQ 0 (legacy replacement route) */
+void hpet_init(void);
+bool hpet_present(void);
+uint64_t hpet_hz(void);
+uint32_t hpet_start(uint32_t hz);
+uint32_t hpet_counter(void);
+void hpet_stop(void);
+uint64_t hpet_period_fs(uint32_t hz);
+
+/* nmi.c */
+uintptr_t nmi_stack_top(int core);
+void nmi_stack_bounds(int core, uintptr_t *lo, uintptr_t *hi, uintptr_t sp);
+void nmi_cpu_armed(int core, uint32_t apic_id);
+void nmi_trap(struct trapframe *tf);
+bool nmi_in_handler(int core);
+void nmi_panic(void);
+void nmi_boot_test(void);
+void nmi_boot_test_hold(void);
+
+/* fwcfg.c */
+int fwcfg_read_file(const char *name, char *buf, size_t len);
 
 /* tsc.c */
 void tsc_calibrate(void);
+
+/* cpu.c: the address of cpu_halt's hlt instruction */
+extern const uintptr_t cpu_halt_hlt;
 
 /* smp.c, cpu.c */
 void cpu_setup_this(int core);

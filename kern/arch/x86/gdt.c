@@ -1,6 +1,8 @@
 /*
- * Per-core GDT and TSS. Ring 0 only, so the TSS exists just for IST1: the double-fault
- * handler runs on its own small stack, so a kernel stack overflow still gets a report.
+ * Per-core GDT and TSS. Ring 0 only, so the TSS exists just for its interrupt stacks:
+ * IST1, the double fault's own small stack, so a kernel stack overflow still gets a
+ * report; IST2, the NMI's (nmi.c), so an NMI never runs on, or depends on, the stack it
+ * interrupted, and its handler finds its core at the top of that stack.
  */
 #include "x86.h"
 #include "arch_x86.h"
@@ -35,6 +37,7 @@ void gdt_init_cpu(int core)
 	uint64_t lim = sizeof(*t) - 1;
 
 	t->ist[0] = (uintptr_t)&df_stacks[core][DF_STACK];
+	t->ist[1] = nmi_stack_top(core);
 	t->iomap = sizeof(*t);
 	g->null = 0;
 	g->kcode = 0x00af9a000000ffffull;

@@ -1,6 +1,11 @@
 /*
- * The IOAPIC: routes device interrupt lines (GSIs) to vectors on the boot core. The legacy
- * 8259 PICs are masked off for good.
+ * The IOAPIC: routes device interrupt lines (GSIs) to vectors on the boot core, and one
+ * line (nmi.c's timer) as an NMI. The legacy 8259 PICs are masked off for good.
+ *
+ * A redirection entry is written through the IOREGSEL/IOWIN pair, so two writers must
+ * not overlap: entries are written at boot, and afterwards only by ioapic_route_nmi and
+ * ioapic_mask, whose callers (nmi.c's start and stop) exclude each other. No interrupt
+ * or NMI handler touches the IOAPIC (EOIs go to the local APIC).
  */
 #include "x86.h"
 #include "arch_x86.h"
@@ -59,6 +64,31 @@ void ioapic_route(uint32_t gsi, int vector, bool level, bool active_low)
 
 	wr(REG_RED + 2 * pin + 1, acpi.apic_ids[0] << 24);
 	wr(REG_RED + 2 * pin, lo);
+}
+
+/*
+ * Thread context: deliver gsi as an NMI to the core with apic_id (physical destination).
+ * NMI delivery is edge-triggered whatever the line's own trigger mode (82093AA datasheet:
+ * NMI, SMI and INIT are edge), and it has no vector and no EOI. Edges that arrived while
+ * the pin was masked are not replayed when it is unmasked (the datasheet again), so
+ * unmasking cannot deliver a stale one.
+ */
+void ioapic_route_nmi(uint32_t gsi, uint32_t apic_id, bool active_low)
+{
+	uint32_t pin = gsi - acpi.ioapic_gsi_base;
+
+	wr(REG_RED + 2 * pin, 0x10000);
+	wr(REG_RED + 2 * pin + 1, apic_id << 24);
+	wr(REG_RED + 2 * pin, (4u << 8) | (active_low ? 1u << 13 : 0));
+}
+
+/* Thread context: stop delivering gsi (the entry's other fields are kept). */
+void ioapic_mask(uint32_t gsi)
+{
+	uint32_t pin = gsi - acpi.ioapic_gsi_base;
+
+	wr(REG_RED + 2 * pin, rd(REG_RED + 2 * pin) | 0x10000);
+	(void)rd(REG_RED + 2 * pin);
 }
 
 /* ISA IRQs are edge/active-high unless the MADT overrides them (MPS INTI flags). */

@@ -21,6 +21,9 @@
 #define TDCR	0x3e0	/* divide configuration */
 #define MASKED	0x10000
 #define ICR_PENDING 0x1000
+#define ICR_NMI	0x400		/* delivery mode NMI (the vector is ignored) */
+#define ICR_ASSERT 0x4000
+#define ICR_ALL_BUT_SELF (3u << 18)
 
 static volatile uint32_t *lapic;
 static uint64_t lapic_hz;	/* timer counts per second at divide 1 */
@@ -61,6 +64,41 @@ void lapic_send_ipi(uint32_t apic_id, uint32_t icr_low)
 	while (rd(ICRLO) & ICR_PENDING)
 		pause();
 	irq_restore(f);
+}
+
+static void icr_wait_idle(void)
+{
+	while (rd(ICRLO) & ICR_PENDING)
+		pause();
+}
+
+/*
+ * NMI context (or any other): an NMI to the core with apic_id. The interrupted code may
+ * be inside lapic_send_ipi, between writing the destination (ICRHI) and the command
+ * (ICRLO), or waiting for its own send to leave. So wait until no send is pending before
+ * writing, and put ICRHI back afterwards: the interrupted send then goes where it meant.
+ */
+void lapic_send_nmi(uint32_t apic_id)
+{
+	uint32_t hi = rd(ICRHI);
+
+	icr_wait_idle();
+	wr(ICRHI, apic_id << 24);
+	wr(ICRLO, ICR_NMI | ICR_ASSERT);
+	icr_wait_idle();
+	wr(ICRHI, hi);
+}
+
+/*
+ * NMI context (or any other): an NMI to every other core, one ICR write whatever their
+ * number (the all-excluding-self shorthand ignores ICRHI, so nothing to put back). It
+ * reaches every local APIC in the machine, started or not: see nmi.c for when that is safe.
+ */
+void lapic_send_nmi_others(void)
+{
+	icr_wait_idle();
+	wr(ICRLO, ICR_ALL_BUT_SELF | ICR_NMI | ICR_ASSERT);
+	icr_wait_idle();
 }
 
 static void delay_us(uint64_t us)

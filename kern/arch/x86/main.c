@@ -29,15 +29,18 @@ __noreturn void arch_main(uint32_t mbi)
 	idt_init();				/* every vector has an entry */
 	idt_load();
 	multiboot_parse(mbi, &mb);		/* memory map, kept for the page allocator */
-	acpi_init(mb.rsdp);			/* MADT: cores, IOAPIC */
-	tsc_calibrate();			/* the clock every core shares */
+	acpi_init(mb.rsdp);			/* MADT: cores, IOAPIC; HPET */
+	hpet_init();				/* the NMI timer, if the machine has one */
+	tsc_calibrate();			/* the clock every core shares (HPET, or PIT) */
 	lapic_init_cpu();			/* this core's LAPIC */
 	cpus[0].apic_id = lapic_id();
+	nmi_cpu_armed(0, cpus[0].apic_id);
 	lapic_timer_calibrate();
 	ioapic_init();				/* every pin masked */
 	irq_register(T_UART, uart_irq_handler, NULL);
 	ioapic_route_isa(4, T_UART);		/* COM1 receive -> core 0 */
 	uart_enable_irq();			/* input waits until interrupts are on */
+	nmi_boot_test();			/* NMIs from here on if QEMU asks (fw_cfg) */
 	kernel_main();				/* the portable kernel takes over */
 	panic("kernel_main returned");
 }

@@ -3,7 +3,9 @@
  * trampoline to 0x8000 and starts the cores the MADT lists one at a time (INIT-SIPI-SIPI),
  * handing each its stack (static: the arch allocates nothing) through ap_boot_stack and
  * waiting until it reports in, so one stack variable suffices.
- * Each AP then runs ap_main: its own GDT/TSS, IDT, LAPIC, and the portable per-core start.
+ * Each AP then runs ap_main: its own GDT/TSS, IDT, GS, LAPIC, and the portable per-core
+ * start. The TSS comes first so that an NMI taken as soon as the IDT is loaded already
+ * has its own stack, which names the core (nmi.c): such an NMI needs nothing else.
  */
 #include "x86.h"
 #include "arch_x86.h"
@@ -26,9 +28,10 @@ __noreturn void ap_main(void)
 {
 	int core = ap_core;
 
-	gdt_init_cpu(core);
-	cpu_setup_this(core);
-	idt_load();
+	gdt_init_cpu(core);			/* GDT; TSS with the double fault's and NMI's stacks */
+	idt_load();				/* exceptions and NMIs are handled from here */
+	nmi_cpu_armed(core, lapic_id());	/* the NMI boot test may target it */
+	cpu_setup_this(core);			/* GS -> cpus[core] */
 	lapic_init_cpu();
 	cpus[core].apic_id = lapic_id();
 	cpus[core].irq_stack_hi = ap_boot_stack;
@@ -70,4 +73,7 @@ void arch_start_cores(void)
 		core++;
 		__atomic_store_n(&ncpus_online, core, __ATOMIC_RELEASE);
 	}
+	nmi_boot_test_hold();			/* boot test: every core took NMIs by now */
+	/* the boot core counts as online from here, as kernel_ap_main marks the others */
+	WRITE_ONCE(cpus[0].online, true);
 }

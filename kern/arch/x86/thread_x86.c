@@ -45,6 +45,7 @@ void arch_stop_other_cores(void)
 {
 	static bool registered;
 
+	nmi_panic();		/* NMI handlers stop calling their fn (and fanning out) */
 	if (!registered) {
 		irq_register(T_IPI_STOP, stop_ipi, NULL);
 		registered = true;

@@ -1,9 +1,11 @@
 /*
  * The IDT and the C side of every interrupt and exception.
  *
- * trap() runs with interrupts off on the interrupted stack. Exceptions are fatal (there is
- * no user mode): they print the vector, error code, registers, CR2 for page faults and a
- * symbolized backtrace, then panic. Device and timer interrupts go to the handler
+ * trap() runs with interrupts off on the interrupted stack (an NMI: on its own, and it goes
+ * straight to nmi_trap, which needs neither GS nor anything else set up per core).
+ * Exceptions are fatal (there is no user mode), and so never return, which the NMI
+ * handler relies on (nmi.c): they print the vector, error code, registers, CR2 for page
+ * faults and a symbolized backtrace, then panic. Device and timer interrupts go to the handler
  * registered for their vector and are acknowledged at the LAPIC; the timer interrupt may
  * end in a context switch (sched_preempt_irq), which happens after the EOI.
  */
@@ -42,7 +44,8 @@ void idt_init(void)
 		uintptr_t a = (uintptr_t)trap_vectors + 16 * v;
 
 		idt[v] = (struct idt_entry){
-			.off_lo = a & 0xffff, .sel = SEG_KCODE, .ist = v == 8 ? 1 : 0,
+			.off_lo = a & 0xffff, .sel = SEG_KCODE,
+			.ist = v == T_DF ? 1 : v == T_NMI ? 2 : 0,
 			.type = 0x8e, .off_mid = (a >> 16) & 0xffff, .off_hi = a >> 32,
 		};
 	}
@@ -102,6 +105,7 @@ static void backtrace_print_tf(struct trapframe *tf)
 
 	if (t)
 		thread_stack(t, &lo, &hi);
+	nmi_stack_bounds(core_id(), &lo, &hi, tf->rsp);	/* a fault inside an NMI handler */
 	ret = arch_unlinked_return(tf->rip, tf->rsp, lo, hi);
 	if (!ret) {
 		backtrace_print(tf->rip, tf->rbp);
@@ -116,8 +120,8 @@ static __noreturn void trap_fatal(struct trapframe *tf)
 	const char *name = tf->vector < 32 && exc_names[tf->vector] ? exc_names[tf->vector]
 								     : "unexpected interrupt";
 
-	printk("\nFATAL: %s (vector %lu, error 0x%lx) on cpu %d\n", name, tf->vector, tf->error,
-	       core_id());
+	printk("\nFATAL: %s (vector %lu, error 0x%lx) on cpu %d%s\n", name, tf->vector, tf->error,
+	       core_id(), nmi_in_handler(core_id()) ? ", inside the NMI handler" : "");
 	if (tf->vector == T_PF)
 		printk("  cr2 %016lx (%s, %s)\n", read_cr2(),
 		       tf->error & 1 ? "protection violation" : "page not present",
@@ -139,7 +143,11 @@ void trap(struct trapframe *tf)
 {
 	int v = (int)tf->vector;
 
-	if (v < IRQ_BASE && v != 2)
+	if (v == T_NMI) {
+		nmi_trap(tf);
+		return;
+	}
+	if (v < IRQ_BASE)
 		trap_fatal(tf);
 	this_cpu()->irqs++;
 	if (v == T_SPURIOUS)

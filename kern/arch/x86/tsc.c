@@ -1,7 +1,15 @@
 /*
- * The TSC is the kernel's clock: calibrated once on the boot core against PIT channel 2
- * (10 ms gate, three runs, the median kept) and shared by every core. QEMU and modern
- * CPUs keep the TSC invariant and synchronized across cores.
+ * The TSC is the kernel's clock: calibrated once on the boot core and shared by every
+ * core (QEMU and modern CPUs keep it invariant and synchronized across cores). Three
+ * 10 ms runs, the median kept, against the HPET's counter when there is one, else PIT
+ * channel 2.
+ *
+ * The HPET is preferred not only for its precision: NMI sampling (nmi.c) takes its periods
+ * from the HPET, while the profiler counts the periods owed by the TSC, so the two must
+ * agree. Against the PIT, whose gate is polled through port I/O, the rate came out 0.1%
+ * low under QEMU -icount (999 MHz for an exact 1 GHz): 10 periods a second at 10 kHz.
+ * Against the HPET each end of a run is the midpoint of two TSC reads around one
+ * counter read.
  */
 #include "x86.h"
 #include "arch_x86.h"
@@ -31,13 +39,35 @@ static uint64_t measure(uint32_t ms)
 	return (t1 - t0) * 1000 / ms;
 }
 
+/* TSC at the moment of an HPET counter read, and that read. */
+static uint64_t tsc_at_hpet(uint32_t *c)
+{
+	uint64_t a = rdtsc();
+
+	*c = hpet_counter();
+	return a + (rdtsc() - a) / 2;
+}
+
+static uint64_t measure_hpet(uint32_t ms)
+{
+	uint64_t hz = hpet_hz(), t0, t1;
+	uint32_t c0, c1, n = (uint32_t)(hz * ms / 1000);
+
+	t0 = tsc_at_hpet(&c0);
+	do
+		t1 = tsc_at_hpet(&c1);
+	while (c1 - c0 < n);
+	return (t1 - t0) * hz / (c1 - c0);
+}
+
+/* Boot core, once, after hpet_init. */
 void tsc_calibrate(void)
 {
 	uint64_t r[3], t;
 
 	tsc_boot = rdtsc();
 	for (int i = 0; i < 3; i++)
-		r[i] = measure(10);
+		r[i] = hpet_present() ? measure_hpet(10) : measure(10);
 	/* median of three */
 	if (r[0] > r[1]) { t = r[0]; r[0] = r[1]; r[1] = t; }
 	if (r[1] > r[2]) { t = r[1]; r[1] = r[2]; r[2] = t; }

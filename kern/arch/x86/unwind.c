@@ -1,6 +1,6 @@
 /*
  * The first step of a frame-pointer backtrace, where rbp does not yet (or no longer, or
- * never) describe the interrupted function's own frame. Interrupt context, any core.
+ * never) describe the interrupted function's own frame. Interrupt or NMI context, any core.
  *
  * A sampled pc may be at a function's first instruction (push %rbp not done), at the
  * mov %rsp,%rbp right after it, at a ret, or anywhere in a frameless leaf (the build
@@ -15,10 +15,16 @@
 
 extern char __kernel_start[], __rodata_start[];
 
-/* One cached frameless-leaf answer per core: hot loops sample the same function. */
+/*
+ * One cached frameless-leaf answer per core: hot loops sample the same function. An NMI
+ * may come in the middle of a timer-interrupt (or fault report) use of its core's cache
+ * and use it too: busy marks such a use, and a nested one then looks the symbol up
+ * without the cache, so neither sees a range of one function and the answer of another.
+ */
 static struct leaf_cache {
 	uintptr_t start, end;	/* the function's range */
 	bool leaf;
+	bool busy;		/* in use on this core, by code an NMI may interrupt */
 } caches[MAX_CPUS];
 
 static bool in_text(uintptr_t pc)
@@ -26,10 +32,8 @@ static bool in_text(uintptr_t pc)
 	return pc >= (uintptr_t)__kernel_start && pc + 3 <= (uintptr_t)__rodata_start;
 }
 
-static bool is_frameless_leaf(uintptr_t pc)
+static bool cached_leaf(struct leaf_cache *c, uintptr_t pc)
 {
-	struct leaf_cache *c = &caches[core_id()];
-
 	if (pc < c->start || pc >= c->end) {
 		if (!ksym_frameless_leaf(pc, &c->start, &c->end)) {
 			c->leaf = false;
@@ -40,6 +44,22 @@ static bool is_frameless_leaf(uintptr_t pc)
 		c->leaf = true;
 	}
 	return c->leaf;
+}
+
+static bool is_frameless_leaf(uintptr_t pc)
+{
+	struct leaf_cache *c = &caches[core_id()];
+	uintptr_t start, end;
+	bool leaf;
+
+	if (c->busy)			/* we interrupted a use of the cache on this core */
+		return ksym_frameless_leaf(pc, &start, &end);
+	c->busy = true;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);	/* same core: order against an NMI */
+	leaf = cached_leaf(c, pc);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	c->busy = false;
+	return leaf;
 }
 
 uintptr_t arch_unlinked_return(uintptr_t pc, uintptr_t sp, uintptr_t lo, uintptr_t hi)

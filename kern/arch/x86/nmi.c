@@ -1,0 +1,360 @@
+/*
+ * Sampling by NMI (arch.h: arch_nmi_start, arch_nmi_stop, arch_nmi_count) and the NMI
+ * handler itself, which trap() hands every vector-2 entry to before it does anything else.
+ *
+ * The route. TCG has no PMU, so the NMIs come from a timer: HPET timer 0, periodic in
+ * hardware (hpet.c), on ISA IRQ 0, whose IOAPIC entry is programmed for NMI delivery to
+ * core 0. Core 0's handler first sends an NMI IPI to the other cores, then samples
+ * itself. The fan-out is one ICR write with the all-excluding-self shorthand, whatever the
+ * number of cores, when every LAPIC the MADT lists is a core running this kernel; if one
+ * failed to start (or is beyond MAX_CPUS, or only online-capable) it is an NMI per online
+ * core instead, because the shorthand would also reach a core stuck somewhere in its
+ * start-up or never started (an NMI to a core in wait-for-SIPI state is not defined to be
+ * harmless). A logical destination set would reach only 8 cores.
+ *
+ * Periods. An NMI does not say where it came from, and QEMU 7.2's HPET sometimes pulses
+ * twice for one period: its periodic callback runs exactly at the comparator's value
+ * under -icount, does not count that as past the comparator, re-arms one tick later and
+ * pulses again (seen here as a second NMI on core 0 within 2 us of the first, for a third
+ * to all of the periods, as core 0 happens to run). So core 0 reads the HPET counter (one
+ * MMIO read a period) and acts on an NMI -- fans out, calls fn -- only when a period has
+ * begun since the last one it acted on; any other NMI there is counted as extra.
+ *
+ * The handler runs on its own stack, IST2 of the core's TSS (gdt.c), with further NMIs
+ * held by the CPU until its iretq. It
+ *  - finds its core in the record at the top of that stack (nmi_stack_top), never in GS,
+ *    so it works before cpu_setup_this on an AP, whatever GS holds there;
+ *  - counts the NMI, and whether it hit with IF clear, in its core's own counters;
+ *  - on core 0, while a source runs, checks that a new period began, and fans out;
+ *  - calls fn only when the core is online (its portable per-core state exists), no
+ *    panic is under way, and fn is set; else it returns at once: ignored, and counted.
+ *
+ * Hazards, and why each is covered:
+ *  - An NMI anywhere: mid stack switch in swtch, in the boot path, inside an interrupt
+ *    handler or a spinlock section. The handler does not use the interrupted stack (IST)
+ *    or GS, takes no lock, and touches only its own core's counters and frame, read-mostly
+ *    globals, the local APIC's ICR, which lapic_send_nmi* leave as the interrupted code had
+ *    it, and (core 0) the HPET counter, a plain read. Nothing that is programmed through an
+ *    index register (IOAPIC, fw_cfg, PIC) is touched. It sends no EOI (an NMI has none;
+ *    an EOI would end some other interrupt in service).
+ *  - Nested NMIs: the CPU holds a second NMI until the iretq that ends the first, and
+ *    nothing before that iretq may execute another: the handler never enables interrupts,
+ *    and every exception in this kernel is fatal (trap_fatal never returns). So IST2 is
+ *    never re-entered while in use. Should that ever break (an exception that returns),
+ *    the depth count panics rather than return through the overwritten frame.
+ *  - The IST in use: IST2 is the NMI's alone (a double fault has IST1), so an NMI in the
+ *    middle of a double-fault report, or a fault inside an NMI (which runs on IST2 below
+ *    the NMI's frame), overwrites nothing.
+ *  - Stack overflow: a canary at the bottom of every NMI stack, checked after fn.
+ *  - The idle loop's sti; hlt: an NMI taken between them returns past the hlt (see
+ *    cpu_halt), so that no wakeup taken after the NMI's iretq is slept through.
+ *  - Stop against a core about to call fn: the handler sets in_fn, then reads fn; stop
+ *    clears fn, then waits while any in_fn is set; each with a full fence, so either the
+ *    handler sees NULL or stop sees it inside (Dekker).
+ *  - A panic elsewhere: arch_stop_other_cores calls nmi_panic, after which handlers only
+ *    count, and core 0 stops fanning out.
+ *
+ * The boot test (nmi_boot_test): when QEMU hands the kernel the fw_cfg file
+ * opt/kern/nmi-boot (a rate in Hz), NMIs start on core 0 right after its IDT and LAPIC
+ * are up, and reach each AP from the moment its IDT is loaded (nmi_cpu_armed), before its
+ * GS, its LAPIC set-up and its first thread. They run, calling nothing, until the first
+ * arch_nmi_start (which takes over) or arch_nmi_stop. So that every core is sure to have
+ * taken some before it is online (the last AP is online moments after it starts), the
+ * boot waits for that, for at most a second, once the APs are up (nmi_boot_test_hold).
+ */
+#include "x86.h"
+#include "arch_x86.h"
+#include "cpu.h"
+#include "error.h"
+
+#define NMI_STACK	8192
+#define NMI_TOP_MAGIC	0x4e4d4931u		/* "NMI1" */
+#define NMI_CANARY	0x6e6d692d63616e61ull
+#define NMI_MAX_HZ	100000
+
+/* The record at the top of a core's NMI stack; IST2 points just below it. 16 bytes, so
+ * the IST pointer stays 16-byte aligned. */
+struct nmi_top {
+	uint32_t magic;
+	int32_t core;
+	uint64_t rsvd;
+};
+
+/* A core's counters: written only by that core's NMI handler, read by anyone. */
+struct nmi_cpu {
+	uint64_t count;		/* shared: NMIs taken since boot */
+	uint64_t irqoff;	/* shared: of those, the ones that hit with IF clear */
+	uint64_t early;		/* shared: of those, the ones before the core was online */
+	uint64_t extra;		/* shared: core 0, the ones that began no timer period */
+	int in_fn;		/* inside fn; stop waits for 0 */
+	int depth;		/* inside nmi_trap: 0 or 1, never more */
+	uint32_t apic_id;	/* for directed fan-out, known from nmi_cpu_armed on */
+	bool armed;		/* IDT loaded: the boot test may send it NMIs */
+} __aligned(CACHELINE);
+
+enum fanout {
+	FAN_NONE,		/* no source running */
+	FAN_SHORTHAND,		/* all-excluding-self: every listed core is online */
+	FAN_ONLINE,		/* an NMI to each online core */
+	FAN_ARMED,		/* boot test: an NMI to each core whose IDT is loaded */
+};
+
+enum { NMI_IDLE, NMI_BUSY, NMI_RUNNING };	/* nmi_state: start and stop exclude each other */
+
+static uint8_t nmi_stacks[MAX_CPUS][NMI_STACK] __aligned(16);
+static struct nmi_cpu nmi_cpus[MAX_CPUS];
+static arch_nmi_fn nmi_fn;		/* NULL: count only */
+static int fanout;			/* enum fanout, read by core 0's handler */
+static int nmi_state;
+static bool nmi_boot_running;		/* the running source is the boot test's */
+static bool nmi_quiet;			/* a panic is under way */
+static uint64_t nmi_strays;		/* NMIs that did not arrive on an NMI stack */
+static uint32_t period_ticks;		/* HPET counter ticks per period */
+static uint32_t next_period;		/* core 0: counter value that begins the next period */
+
+/*
+ * gdt_init_cpu, on core before its IDT is loaded: the IST2 pointer of core, with the
+ * record that names the core written above it and the canary below.
+ */
+uintptr_t nmi_stack_top(int core)
+{
+	struct nmi_top *top = (struct nmi_top *)&nmi_stacks[core][NMI_STACK] - 1;
+
+	top->magic = NMI_TOP_MAGIC;
+	top->core = core;
+	*(uint64_t *)nmi_stacks[core] = NMI_CANARY;
+	return (uintptr_t)top;
+}
+
+/* If sp is on core's NMI stack, set [lo, hi) to that stack's bounds. */
+void nmi_stack_bounds(int core, uintptr_t *lo, uintptr_t *hi, uintptr_t sp)
+{
+	uintptr_t b = (uintptr_t)nmi_stacks[core];
+
+	if (sp >= b && sp < b + NMI_STACK) {
+		*lo = b;
+		*hi = b + NMI_STACK - sizeof(struct nmi_top);
+	}
+}
+
+/* On core, right after its IDT is loaded (before anything else of its set-up). */
+void nmi_cpu_armed(int core, uint32_t apic_id)
+{
+	nmi_cpus[core].apic_id = apic_id;
+	__atomic_store_n(&nmi_cpus[core].armed, true, __ATOMIC_RELEASE);
+}
+
+/*
+ * Core 0, NMI context, a source running: does this NMI begin a period the handler has not
+ * yet acted on? Only then does core 0 fan out and call fn. An NMI that does not is
+ * counted as extra: QEMU's HPET pulses twice for some periods (see the top of the file),
+ * and an NMI from elsewhere (another route, one held pending across a restart) is not a
+ * period either. One counter read; the 32-bit arithmetic follows the comparator's wrap.
+ */
+static bool new_period(void)
+{
+	uint32_t now = hpet_counter(), late = now - next_period;
+
+	if ((int32_t)late < 0)
+		return false;
+	next_period += (late / period_ticks + 1) * period_ticks;
+	return true;
+}
+
+/* Core 0, NMI context: pass this period's NMI on to the other cores. */
+static void fan_out(void)
+{
+	switch (READ_ONCE(fanout)) {
+	case FAN_SHORTHAND:
+		lapic_send_nmi_others();
+		break;
+	case FAN_ONLINE:
+		for (int c = 1; c < ncpus(); c++)
+			if (READ_ONCE(cpus[c].online))
+				lapic_send_nmi(nmi_cpus[c].apic_id);
+		break;
+	case FAN_ARMED:
+		for (int c = 1; c < MAX_CPUS; c++)
+			if (__atomic_load_n(&nmi_cpus[c].armed, __ATOMIC_ACQUIRE))
+				lapic_send_nmi(nmi_cpus[c].apic_id);
+		break;
+	}
+}
+
+static void call_fn(struct nmi_cpu *n, const struct trapframe *tf, int core)
+{
+	arch_nmi_fn fn;
+
+	__atomic_store_n(&n->in_fn, 1, __ATOMIC_SEQ_CST);
+	fn = __atomic_load_n(&nmi_fn, __ATOMIC_SEQ_CST);
+	if (fn)
+		fn(tf);
+	__atomic_store_n(&n->in_fn, 0, __ATOMIC_RELEASE);
+	if (*(uint64_t *)nmi_stacks[core] != NMI_CANARY)
+		panic("NMI stack overflow on cpu %d", core);
+}
+
+/* trap(), NMI context, on the core's NMI stack, so tf is right below its record. */
+void nmi_trap(struct trapframe *tf)
+{
+	struct nmi_top *top = (struct nmi_top *)(tf + 1);
+	struct nmi_cpu *n;
+	int core;
+
+	if (top->magic != NMI_TOP_MAGIC || top->core < 0 || top->core >= MAX_CPUS) {
+		__atomic_add_fetch(&nmi_strays, 1, __ATOMIC_RELAXED);
+		return;
+	}
+	core = top->core;
+	n = &nmi_cpus[core];
+	if (tf->rip == cpu_halt_hlt)
+		tf->rip++;			/* hlt is one byte; see cpu_halt */
+	if (n->depth++)
+		panic("NMI nested on cpu %d: an iret inside the NMI handler reused its stack", core);
+	WRITE_ONCE(n->count, n->count + 1);
+	if (!(tf->rflags & RFLAGS_IF))
+		WRITE_ONCE(n->irqoff, n->irqoff + 1);
+	if (!READ_ONCE(nmi_quiet)) {
+		if (core == 0 && READ_ONCE(fanout) != FAN_NONE) {
+			if (!new_period()) {
+				WRITE_ONCE(n->extra, n->extra + 1);
+				goto out;
+			}
+			fan_out();
+		}
+		if (!READ_ONCE(cpus[core].online))
+			WRITE_ONCE(n->early, n->early + 1);
+		else
+			call_fn(n, tf, core);
+	}
+out:
+	n->depth--;
+}
+
+/* trap_fatal: is this core inside its NMI handler? */
+bool nmi_in_handler(int core)
+{
+	return nmi_cpus[core].depth > 0;
+}
+
+/* panic, via arch_stop_other_cores: from now on handlers only count. */
+void nmi_panic(void)
+{
+	WRITE_ONCE(nmi_quiet, true);
+}
+
+/* The IOAPIC input of ISA IRQ 0, where the HPET's legacy route delivers timer 0. */
+static void route_on(void)
+{
+	uint16_t f = acpi.isa_flags[0];
+
+	ioapic_route_nmi(acpi.isa_gsi[0], cpus[0].apic_id, (f & 3) == 3);
+}
+
+/* Core 0's period state is set before the route is on, so its first NMI finds it. */
+static void source_start(uint32_t hz, enum fanout how)
+{
+	period_ticks = hpet_start(hz);
+	next_period = period_ticks;
+	WRITE_ONCE(fanout, how);
+	route_on();
+}
+
+/* No NMI is sent by the timer or by core 0's fan-out once this returns, but one may be
+ * in flight or held pending at any core. */
+static void source_stop(void)
+{
+	ioapic_mask(acpi.isa_gsi[0]);
+	hpet_stop();
+	WRITE_ONCE(fanout, FAN_NONE);
+}
+
+static bool claim(int from, int to)
+{
+	return __atomic_compare_exchange_n(&nmi_state, &from, to, false, __ATOMIC_ACQUIRE,
+					   __ATOMIC_RELAXED);
+}
+
+int arch_nmi_start(uint32_t hz, arch_nmi_fn fn)
+{
+	if (!hpet_present())
+		return -ENODEV;
+	if (!fn || hz == 0 || hz > NMI_MAX_HZ)
+		return -EINVAL;
+	if (READ_ONCE(nmi_boot_running))
+		arch_nmi_stop();		/* the boot test's source gives way */
+	if (!claim(NMI_IDLE, NMI_BUSY))
+		return -EBUSY;
+	__atomic_store_n(&nmi_fn, fn, __ATOMIC_SEQ_CST);
+	/* every LAPIC in the MADT is an online core: none failed to start, none beyond 64 */
+	source_start(hz, ncpus() == acpi.lapics ? FAN_SHORTHAND : FAN_ONLINE);
+	__atomic_store_n(&nmi_state, NMI_RUNNING, __ATOMIC_RELEASE);
+	return 0;
+}
+
+void arch_nmi_stop(void)
+{
+	if (!claim(NMI_RUNNING, NMI_BUSY))
+		return;
+	source_stop();
+	__atomic_store_n(&nmi_fn, NULL, __ATOMIC_SEQ_CST);
+	for (int c = 0; c < MAX_CPUS; c++)
+		while (__atomic_load_n(&nmi_cpus[c].in_fn, __ATOMIC_SEQ_CST))
+			cpu_relax();
+	WRITE_ONCE(nmi_boot_running, false);
+	__atomic_store_n(&nmi_state, NMI_IDLE, __ATOMIC_RELEASE);
+}
+
+uint64_t arch_nmi_count(int core, uint64_t *irqoff)
+{
+	struct nmi_cpu *n = &nmi_cpus[core];
+
+	if (irqoff)
+		*irqoff = READ_ONCE(n->irqoff);
+	return READ_ONCE(n->count);
+}
+
+uint64_t arch_nmi_early_count(int core)
+{
+	return READ_ONCE(nmi_cpus[core].early);
+}
+
+uint64_t arch_nmi_extra_count(int core)
+{
+	return READ_ONCE(nmi_cpus[core].extra);
+}
+
+/*
+ * Boot core, boot time, once the HPET, IOAPIC and this core's LAPIC are set up and before
+ * the APs start: the boot test, if QEMU asks for it (see the top of the file).
+ */
+void nmi_boot_test(void)
+{
+	char buf[16];
+	uint64_t hz;
+
+	if (fwcfg_read_file("opt/kern/nmi-boot", buf, sizeof(buf)) < 0)
+		return;
+	if (parse_u64(buf, &hz) < 0 || hz == 0 || hz > NMI_MAX_HZ || !hpet_present()) {
+		printk("nmi: boot test: cannot run at \"%s\" Hz%s\n", buf,
+		       hpet_present() ? "" : " (no usable HPET)");
+		return;
+	}
+	printk("nmi: boot test: NMIs at %lu Hz from here on, to every core whose IDT is loaded\n",
+	       (unsigned long)hz);
+	nmi_boot_running = true;
+	nmi_state = NMI_RUNNING;
+	source_start((uint32_t)hz, FAN_ARMED);
+}
+
+/* Boot core, after smp_boot_aps, before any core is online. */
+void nmi_boot_test_hold(void)
+{
+	uint64_t end = rdtsc() + tsc_hz();
+
+	if (!nmi_boot_running)
+		return;
+	for (int c = 0; c < ncpus(); c++)
+		while (!READ_ONCE(nmi_cpus[c].early) && rdtsc() < end)
+			pause();
+}
