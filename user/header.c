@@ -78,7 +78,7 @@ static void kernel_line(const struct ctx *c, FILE *out)
 	fprintf(out, ")\n");
 }
 
-static void loss_lines(const struct totals *t, FILE *out)
+static void loss_lines(const struct totals *t, int nmi, FILE *out)
 {
 	const char *sep = ": ";
 
@@ -87,9 +87,11 @@ static void loss_lines(const struct totals *t, FILE *out)
 	if (t->overwritten)
 		fprintf(out, "Overwritten: %" PRIu64 " (flight recorder)\n", t->overwritten);
 	if (t->missed)
-		fprintf(out, "Missed:      %" PRIu64 " of %" PRIu64 " timer ticks (%.3f%%): cores held "
-			"off (interrupts off, or vCPU not running)\n", t->missed,
-			t->taken + t->missed, pct(t->missed, t->taken + t->missed));
+		fprintf(out, "Missed:      %" PRIu64 " of %" PRIu64 " periods (%.3f%%): cores held "
+			"off (%s)\n", t->missed, t->taken + t->missed,
+			pct(t->missed, t->taken + t->missed), nmi ?
+			"vCPU not running, or still in the last NMI" :
+			"interrupts off, or vCPU not running");
 	if (t->lost * 10000 <= t->taken)
 		return;
 	fprintf(out, "WARNING: %" PRIu64 " of %" PRIu64 " samples lost (%.3f%%)", t->lost, t->taken,
@@ -155,6 +157,7 @@ int report_header(const struct ctx *c, FILE *out)
 {
 	const struct profile *p = c->p;
 	const struct opf_session *h0 = &p->sess[0].hdr;
+	int nmi = h0->version >= 2 && h0->source == OPF_SRC_NMI;
 	struct totals t;
 
 	totals(p, &t);
@@ -163,7 +166,8 @@ int report_header(const struct ctx *c, FILE *out)
 	if (p->nsess > 1)
 		fprintf(out, "Sessions:    %u\n", p->nsess);
 	fprintf(out, "Cores:       %u\n", c->ncores);
-	fprintf(out, "Rate:        %u Hz per core\n", h0->hz);
+	fprintf(out, "Rate:        %u Hz per core, %s\n", h0->hz, nmi ?
+		"by NMI (interrupts-off code is sampled too)" : "by timer interrupt");
 	fprintf(out, "Depth:       %u frames\n", h0->depth);
 	if (t.seconds > 0 || h0->tsc_hz)
 		fprintf(out, "Duration:    %.3f s\n", t.seconds);
@@ -176,7 +180,7 @@ int report_header(const struct ctx *c, FILE *out)
 		" (--weight samples counts samples)");
 	if (c->o->snapshot)
 		snapshot_line(c, out);
-	loss_lines(&t, out);
+	loss_lines(&t, nmi, out);
 	throttle_lines(p, out);
 	status_lines(p, &t, out);
 	fputc('\n', out);

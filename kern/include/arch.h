@@ -87,6 +87,14 @@ uintptr_t arch_thread_stack_init(uintptr_t top, void (*entry)(void));
 void arch_send_wake_ipi(int core);
 /* The interrupt controller's id of core, for the cpus command. */
 int arch_cpu_apic_id(int core);
+/*
+ * Deferred work out of NMI context. arch_irq_work_raise (any context, NMI included) makes
+ * this core call the fn given to arch_irq_work_init in ordinary interrupt context, once
+ * its interrupts are on: that is where an NMI handler's wake-ups (which take locks) go.
+ * One fn for the kernel (the profiler's worker kick); init at boot, thread context.
+ */
+void arch_irq_work_init(void (*fn)(void));
+void arch_irq_work_raise(void);
 
 /* --- Sampling by NMI (kern/arch/x86/nmi.c) --- */
 
@@ -105,6 +113,8 @@ int arch_cpu_apic_id(int core);
  * NULL or hz not in 1..100000.
  */
 typedef void (*arch_nmi_fn)(const struct trapframe *tf);
+/* Any context, after boot: this machine has a route for arch_nmi_start. */
+bool arch_nmi_available(void);
 int arch_nmi_start(uint32_t hz, arch_nmi_fn fn);
 /* Stop; returns only when no core is inside fn or will enter it again. Thread context. */
 void arch_nmi_stop(void);

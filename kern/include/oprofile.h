@@ -89,6 +89,11 @@ struct oprof_hooks {
 	 * flight-recorder window over in time. May be NULL: then the ctl thread waits.
 	 */
 	void (*on_core)(int core, void (*fn)(void *), void *arg);
+	/*
+	 * At init: the source a session uses unless told otherwise (the "mode" setting's
+	 * default): the truest this machine has. May be NULL: the timer.
+	 */
+	uint32_t (*default_source)(void);
 };
 
 /*

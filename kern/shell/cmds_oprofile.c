@@ -120,10 +120,15 @@ static int print_stat(void)
 	if (!t)
 		return err;
 	ncores = (int)stat_u64(t, "ncores");
-	shell_printf("oprofile: %s, session %lu: %lu Hz per core from the %s, depth %lu, "
-		     "%lu-byte blocks, %s mode\n", stat_str(t, "state", a, sizeof(a)),
-		     (unsigned long)stat_u64(t, "session"), (unsigned long)stat_u64(t, "hz"),
-		     stat_str(t, "source", b, sizeof(b)), (unsigned long)stat_u64(t, "depth"),
+	/* idle, the settings are the next start's; the counters below, the last session's */
+	stat_str(t, "state", a, sizeof(a));
+	shell_printf("oprofile: %s, %ssession %lu%s: %lu Hz per core by %s, depth %lu, "
+		     "%lu-byte blocks, %s mode\n", a, strcmp(a, "idle") ? "" : "last ",
+		     (unsigned long)stat_u64(t, "session"),
+		     strcmp(a, "idle") ? "" : " below; a start now runs",
+		     (unsigned long)stat_u64(t, "hz"),
+		     strcmp(stat_str(t, "source", b, sizeof(b)), "nmi") ? "timer" : "NMI",
+		     (unsigned long)stat_u64(t, "depth"),
 		     (unsigned long)stat_u64(t, "block_bytes"), stat_str(t, "mode", c, sizeof(c)));
 	shell_printf("output: %lu KiB queued in %lu blocks (cap %lu KiB), %lu bytes streamed, "
 		     "%lu blocks dropped; reader %s\n",

@@ -157,8 +157,11 @@ static void run_thread(void *arg)
 	void *st = s->w->setup ? s->w->setup() : NULL;
 
 	__atomic_add_fetch(&rs->ready, 1, __ATOMIC_RELEASE);
-	while (!__atomic_load_n(&rs->go, __ATOMIC_ACQUIRE) && !*s->stop)
+	/* a spin-wait: under QEMU's -icount round robin, the pause lets the other vCPUs run */
+	while (!__atomic_load_n(&rs->go, __ATOMIC_ACQUIRE) && !*s->stop) {
 		yield();
+		cpu_relax();
+	}
 	if (!s->w->setup || st)
 		while (tsc_read() < rs->deadline && !*s->stop)
 			s->units += s->w->step(st);
@@ -254,7 +257,10 @@ static int cmd_run(int argc, char **argv)
 	if ((r = run_parse(argc, argv, &mask, &ms)))
 		return r;
 	if (!(w = workload_find(argv[1]))) {
-		shell_eprintf("run: no app %s (apps: spin matrix fib memcpy)\n", argv[1]);
+		shell_eprintf("run: no app %s (apps:", argv[1]);
+		for (const struct workload *k = workloads; k->name; k++)
+			shell_eprintf(" %s", k->name);
+		shell_eprintf(")\n");
 		return 1;
 	}
 	slots = kzmalloc(64 * sizeof(*slots));
@@ -279,4 +285,4 @@ static int cmd_run(int argc, char **argv)
 	return r == -EINTR ? 1 : 0;
 }
 SHELL_CMD("run", "run APP [-c CORES] [-t SECONDS]",
-	  "run a workload (spin matrix fib memcpy) on CORES (all, N, A-B, list)", cmd_run);
+	  "run a workload (spin matrix fib memcpy irqoff) on CORES (all, N, A-B, list)", cmd_run);

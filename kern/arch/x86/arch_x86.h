@@ -16,6 +16,7 @@
 #define T_PCI_BASE	40	/* 40..47: PCI INTx lines routed through the IOAPIC */
 #define T_IPI_WAKE	0xf0	/* wake a core from hlt (scheduler) */
 #define T_IPI_STOP	0xf1	/* panic: stop this core */
+#define T_IRQ_WORK	0xf2	/* self-IPI: arch_irq_work_raise, from NMI context too */
 #define T_SPURIOUS	0xff
 
 struct trapframe {
@@ -78,6 +79,7 @@ void lapic_timer_set_deadline(uint64_t tsc_deadline);
 /* NMI-safe: an NMI to one core, or to every other core */
 void lapic_send_nmi(uint32_t apic_id);
 void lapic_send_nmi_others(void);
+void lapic_send_self(uint32_t vector);	/* NMI-safe: a fixed interrupt to this core */
 
 /* ioapic.c */
 void pic_disable(void);

@@ -23,6 +23,7 @@
 #define ICR_PENDING 0x1000
 #define ICR_NMI	0x400		/* delivery mode NMI (the vector is ignored) */
 #define ICR_ASSERT 0x4000
+#define ICR_SELF	(1u << 18)
 #define ICR_ALL_BUT_SELF (3u << 18)
 
 static volatile uint32_t *lapic;
@@ -98,6 +99,18 @@ void lapic_send_nmi_others(void)
 {
 	icr_wait_idle();
 	wr(ICRLO, ICR_ALL_BUT_SELF | ICR_NMI | ICR_ASSERT);
+	icr_wait_idle();
+}
+
+/*
+ * NMI context (or any other): a fixed interrupt with vector on this core, taken once its
+ * interrupts are on. The self shorthand ignores ICRHI; waiting for an idle ICR first and
+ * after keeps an interrupted send intact (see lapic_send_nmi).
+ */
+void lapic_send_self(uint32_t vector)
+{
+	icr_wait_idle();
+	wr(ICRLO, ICR_SELF | vector);
 	icr_wait_idle();
 }
 

@@ -275,6 +275,11 @@ static bool claim(int from, int to)
 					   __ATOMIC_RELAXED);
 }
 
+bool arch_nmi_available(void)
+{
+	return hpet_present();
+}
+
 int arch_nmi_start(uint32_t hz, arch_nmi_fn fn)
 {
 	if (!hpet_present())

@@ -27,6 +27,27 @@ void arch_send_wake_ipi(int core)
 	lapic_send_ipi(cpus[core].apic_id, T_IPI_WAKE);
 }
 
+static void (*irq_work_fn)(void);
+
+static void irq_work(struct trapframe *tf, void *arg)
+{
+	(void)tf;
+	(void)arg;
+	if (irq_work_fn)
+		irq_work_fn();
+}
+
+void arch_irq_work_init(void (*fn)(void))
+{
+	irq_work_fn = fn;
+	irq_register(T_IRQ_WORK, irq_work, NULL);
+}
+
+void arch_irq_work_raise(void)
+{
+	lapic_send_self(T_IRQ_WORK);
+}
+
 void arch_timer_set(uint64_t tsc_deadline)
 {
 	lapic_timer_set_deadline(tsc_deadline);

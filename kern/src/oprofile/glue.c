@@ -25,6 +25,16 @@
  * however the delays fell. The count is recomputed (a division) only on a tick that was
  * late, and once more at disarm for OPF_CORE_END.missed.
  *
+ * Sampling by NMI (source OPF_SRC_NMI, "-m nmi"): the arch's NMI source (arch.h) delivers
+ * every period of the session's rate to every core, interrupts on or off, and calls
+ * nmi_sample there. A core whose budget lowered its rate samples every div-th period
+ * (set_rate, called from inside nmi_sample, only changes div: nothing to re-arm). Missed
+ * periods are counted by the clock as above: a period a core was held off for entirely
+ * (its virtual CPU not running; an NMI that found the last one still in progress) is
+ * missed. Nothing in NMI context may take a lock: the worker's kick goes through the
+ * arch's irq work (a self-interrupt, taken once interrupts are on), and stop is
+ * arch_nmi_stop, which returns when no core is in nmi_sample any more.
+ *
  * The worker is a kernel thread on core 0 looping on oprof_worker_wait/pass.
  */
 #include "alarm.h"
@@ -35,19 +45,27 @@
 #include "sched.h"
 #include "thread.h"
 
-/* One per core; written only on that core (by its alarm, its arm and disarm threads). */
+/*
+ * One per core; written only on that core (by its alarm, its arm and disarm threads, or its
+ * NMI handler), or by start and stop while nothing samples.
+ */
 struct sampler {
 	struct alarm alarm;
 	uint64_t period;	/* TSC ticks between samples at the core's current rate */
 	uint64_t seg_start;	/* TSC at which the alarm was armed with this period */
 	uint64_t seg_periods;	/* periods owed at the core's earlier rates */
-	uint64_t ticks;		/* sample_alarm calls since arming */
+	uint64_t ticks;		/* samples taken since arming */
 	uint64_t missed;	/* periods owed - ticks, as last computed */
-	uint64_t alarm_missed;	/* alarm.missed when missed was last computed */
+	uint64_t alarm_missed;	/* timer: alarm.missed when missed was last computed */
+	uint64_t last;		/* NMI: TSC of the last sample */
+	uint32_t div;		/* NMI: sample every div-th period (the session's rate / ours) */
+	uint32_t skip;		/* NMI: periods to let pass before the next sample */
 } __aligned(CACHELINE);
 
 static struct sampler samplers[MAX_CPUS];
 static uint64_t sample_period;		/* TSC ticks between samples at the session's rate */
+static uint32_t sample_hz;		/* the session's rate */
+static bool by_nmi;			/* this session samples by NMI (set while none runs) */
 
 /* On s's core: periods owed up to now, less the ticks taken (0 if ahead by a partial one). */
 static uint64_t sampler_missed(struct sampler *s, uint64_t now)
@@ -57,21 +75,40 @@ static uint64_t sampler_missed(struct sampler *s, uint64_t now)
 	return owed > s->ticks ? owed - s->ticks : 0;
 }
 
-/* Timer interrupt on the alarm's core, interrupts off. */
-static void sample_alarm(struct alarm *a, struct trapframe *tf)
+/*
+ * The tick for the context tf interrupted on this core. Interrupt or NMI context: cur may be
+ * NULL (a core just online) or already the next thread while fp is still in the last one's
+ * stack (mid swtch); the walk is bounded by cur's stack, so it then stops at once.
+ */
+static void tick_from(struct oprof_tick *tick, const struct trapframe *tf)
 {
 	struct cpu *c = this_cpu();
-	struct sampler *s = &samplers[c->id];
 	struct thread *t = c->cur;
-	struct oprof_tick tick = {
+
+	*tick = (struct oprof_tick){
 		.tsc = tsc_read(),
 		.pc = tf_pc(tf),
 		.fp = tf_fp(tf),
 		.tid = (uint32_t)thread_tid(t),
 		.core = (uint16_t)c->id,
 	};
+	if (t) {
+		thread_stack(t, &tick->stack_lo, &tick->stack_hi);
+		tick->leaf_ret = arch_unlinked_return(tick->pc, tf_sp(tf), tick->stack_lo,
+						      tick->stack_hi);
+	}
+	if (t == c->idle && READ_ONCE(c->in_idle))
+		tick->flags = OPF_F_IDLE;
+}
+
+/* Timer interrupt on the alarm's core, interrupts off. */
+static void sample_alarm(struct alarm *a, struct trapframe *tf)
+{
+	struct sampler *s = &samplers[core_id()];
+	struct oprof_tick tick;
 	uint64_t now;
 
+	tick_from(&tick, tf);
 	s->ticks++;
 	/* late by a period or more: alarm_interrupt skipped expiries, or the last tick moved */
 	if (a->missed != s->alarm_missed) {
@@ -79,13 +116,6 @@ static void sample_alarm(struct alarm *a, struct trapframe *tf)
 		s->missed = sampler_missed(s, tick.tsc);
 	}
 	tick.missed = s->missed;
-	if (t) {
-		thread_stack(t, &tick.stack_lo, &tick.stack_hi);
-		tick.leaf_ret = arch_unlinked_return(tick.pc, tf_sp(tf), tick.stack_lo,
-						     tick.stack_hi);
-	}
-	if (t == c->idle && READ_ONCE(c->in_idle))
-		tick.flags = OPF_F_IDLE;
 	oprof_tick_irq(&tick);
 	now = tsc_read();
 	if (alarm_armed(a) && a->deadline <= now) {
@@ -94,15 +124,51 @@ static void sample_alarm(struct alarm *a, struct trapframe *tf)
 	}
 }
 
-/* set_rate hook: on core, inside sample_alarm (so the alarm is armed here). */
+/*
+ * NMI context, on every core at every period of the session's rate (arch_nmi_start), any
+ * interrupt state: a sample every div-th period. A period late by half a period or more
+ * (one or more missed) recounts the missed ones.
+ */
+static void nmi_sample(const struct trapframe *tf)
+{
+	struct sampler *s = &samplers[core_id()];
+	struct oprof_tick tick;
+
+	if (s->skip) {
+		s->skip--;
+		return;
+	}
+	s->skip = s->div - 1;
+	tick_from(&tick, tf);
+	if (!tf_irq_enabled(tf))
+		tick.flags |= OPF_F_IRQOFF;
+	s->ticks++;
+	if (tick.tsc - s->last >= s->period + s->period / 2)
+		s->missed = sampler_missed(s, tick.tsc);
+	s->last = tick.tsc;
+	tick.missed = s->missed;
+	oprof_tick_irq(&tick);
+}
+
+/*
+ * set_rate hook: on core, inside sample_alarm (so the alarm is armed here) or nmi_sample.
+ * The periods owed so far are kept at the old rate. By NMI the rate is the session's over
+ * a whole divisor (the budget halves and doubles it).
+ */
 static void glue_set_rate(int core, uint32_t hz)
 {
 	struct sampler *s = &samplers[core];
 	uint64_t now = tsc_read();
 
+	hz = hz ? hz : 1;
 	s->seg_periods += (now - s->seg_start) / s->period;
 	s->seg_start = now;
-	s->period = tsc_hz() / (hz ? hz : 1);
+	s->period = tsc_hz() / hz;
+	if (by_nmi) {
+		s->div = MAX(1u, (sample_hz + hz / 2) / hz);
+		s->skip = s->div - 1;
+		return;
+	}
 	alarm_set(&s->alarm, now + s->period, s->period);
 }
 
@@ -171,14 +237,52 @@ static void disarm_all(bool fault)
 	}
 }
 
+/* NMI: every core's sampler fresh, then the NMIs (none runs before arch_nmi_start). */
+static int nmi_start(uint32_t hz, bool fault)
+{
+	uint64_t now = tsc_read();
+	int r;
+
+	if (fault)
+		return -ENOMEM;
+	for (int i = 0; i < ncpus(); i++) {
+		struct sampler *s = &samplers[i];
+
+		s->period = sample_period;
+		s->seg_start = s->last = now;
+		s->seg_periods = s->ticks = s->missed = 0;
+		s->div = 1;
+		s->skip = 0;
+	}
+	by_nmi = true;
+	if ((r = arch_nmi_start(hz, nmi_sample)) < 0)
+		by_nmi = false;
+	return r;
+}
+
+/* NMI: once no core samples any more, tell the profiler what each missed. */
+static void nmi_stop(void)
+{
+	uint64_t now;
+
+	arch_nmi_stop();
+	now = tsc_read();
+	for (int i = 0; i < ncpus(); i++)
+		oprof_missed(i, sampler_missed(&samplers[i], now));
+	by_nmi = false;
+}
+
 static int glue_start_sampling(uint32_t hz, uint32_t source)
 {
 	bool fault = oprof_fault_take(OPROF_FAULT_ARM);
 	int r;
 
-	if (source != OPF_SRC_TIMER)
+	if (source != OPF_SRC_TIMER && source != OPF_SRC_NMI)
 		return -ENODEV;
 	sample_period = tsc_hz() / hz;
+	sample_hz = hz;
+	if (source == OPF_SRC_NMI)
+		return nmi_start(hz, fault);
 	r = on_every_core("oprof-arm", arm_thread, fault ? ncpus() - 1 : -1);
 	if (r < 0)
 		disarm_all(fault);
@@ -187,11 +291,37 @@ static int glue_start_sampling(uint32_t hz, uint32_t source)
 
 static void glue_stop_sampling(void)
 {
-	disarm_all(false);
+	if (by_nmi)
+		nmi_stop();
+	else
+		disarm_all(false);
 }
 
-/* kick hook: the timer interrupt and threads may wake the worker themselves. */
+/*
+ * kick hook. Timer sampling: the timer interrupt and threads may wake the worker
+ * themselves. By NMI a wake-up (a lock) must wait for ordinary interrupt context: the
+ * irq work, which runs glue_kick_work.
+ */
 static void glue_kick(void)
+{
+	if (by_nmi)
+		arch_irq_work_raise();
+	else
+		oprof_worker_wake();
+}
+
+/*
+ * default_source hook. NMIs, where there is a route for them: they sample code that runs
+ * with interrupts off (spinlock sections, interrupt handlers, the scheduler) where it runs,
+ * which the timer cannot -- it only sees that time as missed, and the code that runs next
+ * inherits none of it but looks no worse. The timer where there is none.
+ */
+static uint32_t glue_default_source(void)
+{
+	return arch_nmi_available() ? OPF_SRC_NMI : OPF_SRC_TIMER;
+}
+
+static void glue_kick_work(void)
 {
 	oprof_worker_wake();
 }
@@ -253,6 +383,7 @@ static const struct oprof_hooks hooks = {
 	.on_core = glue_on_core,
 	.foreach_thread = glue_foreach_thread,
 	.set_rate = glue_set_rate,
+	.default_source = glue_default_source,
 };
 
 static void worker(void *arg)
@@ -268,6 +399,7 @@ static void worker(void *arg)
 void oprofile_init(void)
 {
 	oprof_init(&hooks);
+	arch_irq_work_init(glue_kick_work);
 	if (!kthread_create("oprof-worker", 0, worker, NULL))
 		panic("oprofile: cannot create the worker");
 	thread_set_create_hook(thread_created);

@@ -87,6 +87,7 @@ void oprof_init(const struct oprof_hooks *hooks)
 		.window = OPROF_DEF_WINDOW,
 		.budget = OPROF_DEF_BUDGET,
 		.maxhz = OPROF_MAX_HZ,
+		.source = hooks && hooks->default_source ? hooks->default_source() : OPF_SRC_TIMER,
 	};
 	oprof.state = OPROF_IDLE;
 	oprof.wait_ms = OPROF_DEF_PERIOD_MS;
@@ -275,7 +276,11 @@ int session_start(const struct oprof_cfg *cfg, char *err, size_t errlen)
 	rc = oprof.hooks && oprof.hooks->start_sampling ?
 		oprof.hooks->start_sampling(cfg->hz, cfg->source) : 0;
 	if (rc < 0) {
-		snprintf(err, errlen, "oprofile: cannot start sampling: %s", strerror(rc));
+		if (rc == -ENODEV && cfg->source == OPF_SRC_NMI)
+			snprintf(err, errlen, "oprofile: cannot sample by NMI: this machine has no "
+				 "NMI timer (HPET); use -m timer");
+		else
+			snprintf(err, errlen, "oprofile: cannot start sampling: %s", strerror(rc));
 		for (int i = 0; i < oprof.ncores; i++)
 			opcore_disable(&opcores[i]);
 		if (oprof.hooks && oprof.hooks->stop_sampling)
