@@ -138,14 +138,15 @@ static int parse_cores(const char *s, uint64_t *mask)
 struct run_start {
 	int ready;			/* threads set up and waiting; atomic */
 	uint32_t go;			/* set once start and deadline are; release */
-	uint64_t start, deadline;	/* TSC */
+	uint64_t start, deadline;	/* TSC; fixed work: deadline ~0 */
+	uint64_t work;			/* fixed work: units each core does; 0: fixed time */
 };
 
 struct run_slot {
 	const struct workload *w;
 	struct run_start *rs;
 	volatile bool *stop;
-	uint64_t units, end;		/* result */
+	uint64_t units, end;		/* result; end is set (release) when the thread is done */
 	int core;
 	struct thread *t;
 };
@@ -162,27 +163,58 @@ static void run_thread(void *arg)
 		yield();
 		cpu_relax();
 	}
-	if (!s->w->setup || st)
+	if ((!s->w->setup || st) && rs->work)
+		while (s->units < rs->work && !*s->stop)
+			s->units += s->w->step(st);
+	else if (!s->w->setup || st)
 		while (tsc_read() < rs->deadline && !*s->stop)
 			s->units += s->w->step(st);
-	s->end = tsc_read();
 	kfree(st);
+	__atomic_store_n(&s->end, tsc_read(), __ATOMIC_RELEASE);
 }
 
-static void run_report(const struct workload *w, struct run_slot *slots, int n, uint64_t start)
+/*
+ * Per core and in all, units per second over each core's own time from the common start.
+ * Fixed work prints thousandths: its time is exact to the TSC tick (under -icount, to the
+ * instruction), so a rate compares to far better than one unit in the run.
+ */
+static void run_report(const struct workload *w, struct run_slot *slots, int n,
+		       const struct run_start *rs)
 {
 	uint64_t total = 0;
 
 	for (int i = 0; i < n; i++) {
-		uint64_t ticks = slots[i].end > start ? slots[i].end - start : 0;
-		uint64_t rate = ticks ? slots[i].units * tsc_hz() / ticks : 0;
+		uint64_t ticks = slots[i].end > rs->start ? slots[i].end - rs->start : 0;
+		/* thousandths of a unit per second (units <= 1e9, tsc_hz < 1.8e10: no overflow) */
+		uint64_t num = slots[i].units * tsc_hz();
+		uint64_t milli = ticks ? num / ticks * 1000 + num % ticks * 1000 / ticks : 0;
 
-		total += rate;
-		shell_printf("run %s: cpu %d: %lu %s/s\n", w->name, slots[i].core,
-			     (unsigned long)rate, w->unit);
+		total += rs->work ? milli : milli / 1000;
+		if (rs->work)
+			shell_printf("run %s: cpu %d: %lu.%03lu %s/s (%lu in %lu us)\n", w->name,
+				     slots[i].core, (unsigned long)(milli / 1000),
+				     (unsigned long)(milli % 1000), w->unit,
+				     (unsigned long)slots[i].units,
+				     (unsigned long)(ticks / (tsc_hz() / 1000000)));
+		else
+			shell_printf("run %s: cpu %d: %lu %s/s\n", w->name, slots[i].core,
+				     (unsigned long)(milli / 1000), w->unit);
 	}
-	shell_printf("run %s: total: %lu %s/s on %d cores\n", w->name, (unsigned long)total,
-		     w->unit, n);
+	if (rs->work)
+		shell_printf("run %s: total: %lu.%03lu %s/s on %d cores\n", w->name,
+			     (unsigned long)(total / 1000), (unsigned long)(total % 1000), w->unit, n);
+	else
+		shell_printf("run %s: total: %lu %s/s on %d cores\n", w->name,
+			     (unsigned long)total, w->unit, n);
+}
+
+/* Fixed work: every thread has finished. */
+static bool run_all_done(const struct run_slot *slots, int n)
+{
+	for (int i = 0; i < n; i++)
+		if (!__atomic_load_n(&slots[i].end, __ATOMIC_ACQUIRE))
+			return false;
+	return true;
 }
 
 /*
@@ -197,12 +229,15 @@ static int run_wait(struct run_slot *slots, int n, struct run_start *rs, uint64_
 	while (__atomic_load_n(&rs->ready, __ATOMIC_ACQUIRE) < n && !thread_interrupt_pending())
 		thread_sleep_us(100);
 	rs->start = tsc_read();
-	rs->deadline = rs->start + secs_ms * (tsc_hz() / 1000);
+	rs->deadline = rs->work ? ~0ull : rs->start + secs_ms * (tsc_hz() / 1000);
 	__atomic_store_n(&rs->go, 1, __ATOMIC_RELEASE);
-	if (!thread_interrupt_pending())
+	if (thread_interrupt_pending())
+		r = -EINTR;
+	else if (!rs->work)
 		r = thread_sleep_us(secs_ms * 1000);
 	else
-		r = -EINTR;
+		while (!run_all_done(slots, n) && (r = thread_sleep_us(1000)) != -EINTR)
+			;
 	*stop = true;
 	for (int i = 0; i < n; i++)
 		kthread_join(slots[i].t);
@@ -213,14 +248,15 @@ static int run_wait(struct run_slot *slots, int n, struct run_start *rs, uint64_
  * Shell: run's options. Says what is wrong with them and returns -EINVAL, for which the
  * shell adds the usage line.
  */
-static int run_parse(int argc, char **argv, uint64_t *mask, uint64_t *ms)
+static int run_parse(int argc, char **argv, uint64_t *mask, uint64_t *ms, uint64_t *work)
 {
 	*mask = 1;
 	*ms = 1000;
+	*work = 0;
 	for (int i = 2; i < argc; i++) {
 		const char *opt = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
 
-		if (strcmp(opt, "-c") && strcmp(opt, "-t")) {
+		if (strcmp(opt, "-c") && strcmp(opt, "-t") && strcmp(opt, "-n")) {
 			shell_eprintf("run: unknown option %s\n", opt);
 			return -EINVAL;
 		}
@@ -239,6 +275,12 @@ static int run_parse(int argc, char **argv, uint64_t *mask, uint64_t *ms)
 			shell_eprintf("run: bad time %s: seconds, 0.001..3600\n", val);
 			return -EINVAL;
 		}
+		if (!strcmp(opt, "-n") &&
+		    (parse_u64(val, work) < 0 || *work == 0 || *work > 1000000000)) {
+			shell_eprintf("run: bad amount %s: units of work per core, 1..1000000000\n",
+				      val);
+			return -EINVAL;
+		}
 	}
 	return 0;
 }
@@ -254,7 +296,7 @@ static int cmd_run(int argc, char **argv)
 
 	if (argc < 2)
 		return -EINVAL;
-	if ((r = run_parse(argc, argv, &mask, &ms)))
+	if ((r = run_parse(argc, argv, &mask, &ms, &rs.work)))
 		return r;
 	if (!(w = workload_find(argv[1]))) {
 		shell_eprintf("run: no app %s (apps:", argv[1]);
@@ -280,9 +322,10 @@ static int cmd_run(int argc, char **argv)
 	r = run_wait(slots, n, &rs, ms, &stop);
 	if (r == -EINTR)
 		shell_eprintf("run: interrupted\n");
-	run_report(w, slots, n, rs.start);
+	run_report(w, slots, n, &rs);
 	kfree(slots);
 	return r == -EINTR ? 1 : 0;
 }
-SHELL_CMD("run", "run APP [-c CORES] [-t SECONDS]",
-	  "run a workload (spin matrix fib memcpy irqoff) on CORES (all, N, A-B, list)", cmd_run);
+SHELL_CMD("run", "run APP [-c CORES] [-t SECONDS | -n UNITS]",
+	  "run a workload (spin matrix fib memcpy irqoff) on CORES (all, N, A-B, list) for a "
+	  "time, or until each core did UNITS (exact rates, for benchmarks)", cmd_run);

@@ -21,28 +21,34 @@
 
 #define FRAME_BYTES	(2 * sizeof(uintptr_t))
 
-/* fp can be read as a whole frame: aligned and [fp, fp + 16) inside [lo, hi). No overflow. */
-static bool frame_ok(uintptr_t fp, uintptr_t lo, uintptr_t hi)
-{
-	if (fp & (sizeof(uintptr_t) - 1))
-		return false;
-	if (hi < lo || hi - lo < FRAME_BYTES)
-		return false;
-	return fp >= lo && fp - lo <= hi - lo - FRAME_BYTES;
-}
-
+/*
+ * The walk checks the first frame against both bounds; after that a frame pointer only
+ * grows (next > fp, or the walk ends), so lo holds by induction and each step checks
+ * alignment and the top alone: [fp, fp + 16) inside [lo, hi) without overflow, as
+ * fp <= top = hi - 16. The loop is the hot path's, a dozen instructions a frame.
+ */
 unsigned oprof_backtrace(uintptr_t fp, uintptr_t lo, uintptr_t hi, uint64_t *frames,
 			 unsigned max, bool *truncated, bool *more)
 {
+	uintptr_t top = hi - FRAME_BYTES;
 	unsigned n = 0;
 
 	*truncated = false;
 	*more = false;
-	while (n < max && fp != 0) {
+	if (fp == 0)
+		return 0;
+	if (hi < lo || hi - lo < FRAME_BYTES || fp < lo)
+		top = 0;		/* no frame can be read: the first check below fails */
+	for (;;) {
 		const uintptr_t *frame = (const uintptr_t *)fp;
+		bool ok = !(fp & (sizeof(uintptr_t) - 1)) && fp <= top;
 		uintptr_t next, ret;
 
-		if (!frame_ok(fp, lo, hi)) {
+		if (n == max) {		/* is there a caller the depth left out? */
+			*more = ok && frame[1] != 0;
+			return n;
+		}
+		if (!ok) {
 			*truncated = true;
 			return n;
 		}
@@ -51,15 +57,13 @@ unsigned oprof_backtrace(uintptr_t fp, uintptr_t lo, uintptr_t hi, uint64_t *fra
 		if (ret == 0)
 			return n;
 		frames[n++] = ret;
+		if (next == 0)
+			return n;
 		/* Strictly increasing: rules out cycles and frames of another stack below. */
-		if (next != 0 && next <= fp) {
+		if (next <= fp) {
 			*truncated = n < max;
 			return n;
 		}
 		fp = next;
 	}
-	/* stopped at max: is there a caller the depth left out? */
-	if (n == max && fp != 0 && frame_ok(fp, lo, hi) && ((const uintptr_t *)fp)[1] != 0)
-		*more = true;
-	return n;
 }

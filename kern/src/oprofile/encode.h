@@ -30,7 +30,7 @@ static __force_inline void rec_sample(void *p, uint32_t len, uint16_t core, uint
 	s->tid = tid;
 	s->tsc = tsc;
 	s->pc = pc;
-	if (nframes)
+	if (nframes && frames != s->frames)	/* the hot path walks into the record itself */
 		memcpy(s->frames, frames, 8 * (size_t)nframes);
 }
 

@@ -222,9 +222,37 @@ static bool hot_report_lost(struct opcore *c, uint64_t tsc)
 	return true;
 }
 
+/*
+ * Walk t's stack (up to depth frames) straight into the sample record s, which has room
+ * for depth: the leaf's caller when the arch found it unlinked, then the frame chain.
+ * Returns the frames written; adds the walk's flags to *flags.
+ */
+static __force_inline unsigned hot_walk(const struct oprof_tick *t, uint64_t *frames,
+					unsigned depth, unsigned *flags)
+{
+	bool trunc = false, more = false;
+	unsigned n = 0;
+
+	if (depth == 0)
+		return 0;
+	/* a frameless or half-built frame: its caller comes from the stack, then the chain */
+	if (t->leaf_ret)
+		frames[n++] = t->leaf_ret;
+	n += oprof_backtrace(t->fp, t->stack_lo, t->stack_hi, frames + n, depth - n, &trunc,
+			     &more);
+	if (unlikely(trunc | more))
+		*flags |= (trunc ? OPF_F_TRUNCATED : 0) | (more ? OPF_F_DEPTH : 0);
+	return n;
+}
+
+/*
+ * One sample: frames[0..nframes) walked already (an NMI's deferred sample), or, with walk,
+ * walked here into the record itself -- room for nframes (the depth) reserved, the rest
+ * given back -- which saves copying them.
+ */
 static __force_inline void hot_record(struct opcore *c, uint32_t tid, uint64_t tsc,
 				      uint64_t pc, const uint64_t *frames, unsigned nframes,
-				      unsigned flags)
+				      unsigned flags, const struct oprof_tick *walk)
 {
 	uint32_t len;
 	void *s;
@@ -240,6 +268,16 @@ static __force_inline void hot_record(struct opcore *c, uint32_t tid, uint64_t t
 		return;
 	}
 	NMI_POINT();
+	if (walk) {
+		uint64_t *fr = ((struct opf_sample *)s)->frames;
+		unsigned n = hot_walk(walk, fr, nframes, &flags);
+		uint32_t used = opf_sample_len(n);
+
+		c->buf.cur->wp -= len - used;	/* only an NMI can run meanwhile: it defers */
+		len = used;
+		nframes = n;
+		frames = fr;		/* already in place: rec_sample copies nothing */
+	}
 	rec_sample(s, len, hot_core(c), tid, tsc, pc, frames, nframes, flags);
 	c->buf.cur->aux++;
 	cnt_add(&c->cnt.written, 1);
@@ -313,7 +351,7 @@ static __force_inline void hot_housekeep(struct opcore *c, uint64_t tsc)
  */
 static __force_inline void hot_tick(struct opcore *c, uint32_t paused, uint32_t tid,
 				    uint64_t tsc, uint64_t pc, const uint64_t *frames,
-				    unsigned nframes, unsigned flags)
+				    unsigned nframes, unsigned flags, const struct oprof_tick *walk)
 {
 	cnt_add(&c->cnt.taken, 1);
 	if (unlikely(paused != c->buf.seen_pause))
@@ -323,7 +361,7 @@ static __force_inline void hot_tick(struct opcore *c, uint32_t paused, uint32_t 
 	else if (unlikely(c->buf.nmarks) && !hot_write_marks(c, tsc))
 		hot_lose(c, OPF_LOST_NO_BLOCK, 1);	/* no room for the marks before it */
 	else
-		hot_record(c, tid, tsc, pc, frames, nframes, flags);
+		hot_record(c, tid, tsc, pc, frames, nframes, flags, walk);
 	NMI_POINT();
 	hot_housekeep(c, tsc);
 }
@@ -337,7 +375,8 @@ static void hot_take_pending(struct opcore *c)
 		struct pend_sample *p = &c->pend.s;
 
 		COMPILER_FENCE();
-		hot_tick(c, p->paused, p->tid, p->tsc, p->pc, p->frames, p->nframes, p->flags);
+		hot_tick(c, p->paused, p->tid, p->tsc, p->pc, p->frames, p->nframes, p->flags,
+			 NULL);
 		if (p->missed)
 			__atomic_store_n(&c->cnt.missed, p->missed, __ATOMIC_RELAXED);
 		COMPILER_FENCE();
@@ -403,15 +442,7 @@ static __noinline void hot_defer(struct opcore *c, const struct oprof_tick *t, u
 		__atomic_store_n(&c->pend.overflow, c->pend.overflow + 1, __ATOMIC_RELAXED);
 		return;
 	}
-	if (depth > 0) {
-		bool trunc = false, more = false;
-
-		if (t->leaf_ret)
-			c->nmi_frames[n++] = t->leaf_ret;
-		n += oprof_backtrace(t->fp, t->stack_lo, t->stack_hi, c->nmi_frames + n,
-				     depth - n, &trunc, &more);
-		flags |= (trunc ? OPF_F_TRUNCATED : 0) | (more ? OPF_F_DEPTH : 0);
-	}
+	n = hot_walk(t, c->nmi_frames, depth, &flags);
 	p->tid = t->tid;
 	p->paused = (uint16_t)paused;
 	p->flags = (uint16_t)flags;
@@ -432,7 +463,7 @@ void oprof_sample_irq(int core, uint32_t tid, uint64_t tsc, uint64_t pc,
 	if ((unsigned)core >= MAX_CPUS || !hot_on(c) || c->nest)
 		return;
 	hot_enter(c);
-	hot_tick(c, flag_get(&oprof.paused), tid, tsc, pc, frames, nframes, flags);
+	hot_tick(c, flag_get(&oprof.paused), tid, tsc, pc, frames, nframes, flags, NULL);
 	hot_budget(c, tsc);
 	hot_leave(c);
 }
@@ -440,7 +471,7 @@ void oprof_sample_irq(int core, uint32_t tid, uint64_t tsc, uint64_t pc,
 void oprof_tick_irq(const struct oprof_tick *t)
 {
 	struct opcore *c;
-	unsigned n = 0, flags = t->flags, depth;
+	unsigned flags = t->flags, depth;
 	uint32_t paused;
 
 	if (t->core >= MAX_CPUS)
@@ -455,18 +486,7 @@ void oprof_tick_irq(const struct oprof_tick *t)
 		return;
 	}
 	hot_enter(c);
-	if (depth > 0) {
-		bool trunc = false, more = false;
-
-		/* a frameless or half-built frame: its caller comes from the stack, then the chain */
-		if (t->leaf_ret)
-			c->frames[n++] = t->leaf_ret;
-		n += oprof_backtrace(t->fp, t->stack_lo, t->stack_hi, c->frames + n, depth - n,
-				     &trunc, &more);
-		if (unlikely(trunc | more))
-			flags |= (trunc ? OPF_F_TRUNCATED : 0) | (more ? OPF_F_DEPTH : 0);
-	}
-	hot_tick(c, paused, t->tid, t->tsc, t->pc, c->frames, n, flags);
+	hot_tick(c, paused, t->tid, t->tsc, t->pc, NULL, depth, flags, t);
 	if (t->missed)
 		__atomic_store_n(&c->cnt.missed, t->missed, __ATOMIC_RELAXED);
 	hot_budget(c, t->tsc);

@@ -220,7 +220,6 @@ struct opcore {
 		uint64_t raises;	/* times it doubled it back (never above cfg.hz) */
 	} bud;
 
-	uint64_t frames[OPF_MAX_DEPTH];	/* the walk's scratch (the writer's own) */
 	uint64_t nmi_frames[OPF_MAX_DEPTH];	/* an NMI's, while it defers to a writer */
 
 	/* The worker's half (worker.c): session lock held. */

