@@ -80,9 +80,8 @@ static uint64_t sampler_missed(struct sampler *s, uint64_t now)
  * NULL (a core just online) or already the next thread while fp is still in the last one's
  * stack (mid swtch); the walk is bounded by cur's stack, so it then stops at once.
  */
-static void tick_from(struct oprof_tick *tick, const struct trapframe *tf)
+static void tick_from(struct oprof_tick *tick, const struct trapframe *tf, struct cpu *c)
 {
-	struct cpu *c = this_cpu();
 	struct thread *t = c->cur;
 
 	*tick = (struct oprof_tick){
@@ -104,11 +103,12 @@ static void tick_from(struct oprof_tick *tick, const struct trapframe *tf)
 /* Timer interrupt on the alarm's core, interrupts off. */
 static void sample_alarm(struct alarm *a, struct trapframe *tf)
 {
-	struct sampler *s = &samplers[core_id()];
+	struct cpu *c = this_cpu();
+	struct sampler *s = &samplers[c->id];
 	struct oprof_tick tick;
 	uint64_t now;
 
-	tick_from(&tick, tf);
+	tick_from(&tick, tf, c);
 	s->ticks++;
 	/* late by a period or more: alarm_interrupt skipped expiries, or the last tick moved */
 	if (a->missed != s->alarm_missed) {
@@ -131,7 +131,8 @@ static void sample_alarm(struct alarm *a, struct trapframe *tf)
  */
 static void nmi_sample(const struct trapframe *tf)
 {
-	struct sampler *s = &samplers[core_id()];
+	struct cpu *c = this_cpu();
+	struct sampler *s = &samplers[c->id];
 	struct oprof_tick tick;
 
 	if (s->skip) {
@@ -139,7 +140,7 @@ static void nmi_sample(const struct trapframe *tf)
 		return;
 	}
 	s->skip = s->div - 1;
-	tick_from(&tick, tf);
+	tick_from(&tick, tf, c);
 	if (!tf_irq_enabled(tf))
 		tick.flags |= OPF_F_IRQOFF;
 	s->ticks++;

@@ -183,6 +183,8 @@ long oprof_read(void *buf, size_t n)
 		if (rd.frag) {		/* the rest of a record the last read began */
 			k = MIN(rd.frag, n - got);
 			rd.frag -= (uint32_t)k;
+		} else if (BLEN(rd.blk) <= n - got) {
+			k = BLEN(rd.blk);	/* records never straddle blocks: all of it is whole */
 		} else if (!(k = reader_whole(rd.blk, n - got))) {
 			if (got > 0 && BLEN(rd.blk) > 0)
 				break;		/* the next record does not fit: the next read */

@@ -1,0 +1,232 @@
+#!/usr/bin/env bash
+# What profiling costs the profiled: `run matrix` on every core, nothing profiling against
+# the profiler at 1 and 10 kHz (depth 16, a reader streaming to /dev/null as in real use),
+# both sources, and an empty interrupt at the same rate as the control; beside it, Linux
+# perf under the same QEMU flags and workload (../shared/peer).
+#
+# The verdict is under -icount shift=1 (guest time follows instructions executed, 2 ns
+# each): every run does a fixed amount of work (run -n), so a core's time is exact to the
+# instruction and ratios resolve far below 0.1%; conditions take turns in each round, and
+# the table gives medians of ROUNDS. Plain TCG (host time) is the second column, with the
+# spread of its rounds as its noise. -smp 2 and -smp 8; under icount the virtual CPUs
+# share one host thread, so each core of an 8-core guest runs a quarter as many
+# instructions per second as one of a 2-core guest, and the same per-sample cost weighs
+# four times as much: the instructions per sample are the machine-independent figure.
+#
+# Then the cost by cause, before (c39d35f, the main the overhead issue was filed
+# against) and now, on one core under -icount shift=0 (one instruction a nanosecond):
+# the empty timer interrupt (tickload), the worker and reader threads (their share of
+# the profile's own samples: the timer sees them), and the rest, in the interrupt
+# (glue, walk, record).
+#
+# env: ROUNDS (5), PEER (1: run the Linux peer; 0: skip), BEFORE (the git ref, or "" to
+# skip the before/after table).
+set -u
+cd "$(dirname "$0")/../.."
+top=$PWD
+ROUNDS=${ROUNDS:-5}
+PEER=${PEER:-1}
+BEFORE=${BEFORE-c39d35f}
+work=$top/build/bench/overhead
+mkdir -p "$work"
+log=$work/runs.log
+[ "${REPORT_ONLY:-0}" = 1 ] || : > "$log"
+
+# measure LABEL NCPU ICOUNT(args or "") UNITS: ROUNDS interleaved rounds of every condition
+measure() {
+	NCPU=$2 MEM=512M ACCEL=tcg LABEL=$1 IC=$3 UNITS=$4 ROUNDS=$ROUNDS expect -c '
+		source tests/lib/kern.tcl
+		log_user 0
+		set timeout 600
+		if {$env(IC) ne ""} { boot -smp $env(NCPU) -icount $env(IC) } else { boot -smp $env(NCPU) }
+		set n $env(UNITS)
+		cmd "run matrix -c all -n $n" 600
+		set conds {off tick1000 t1000 n1000 ntick1000 tick10000 t10000 n10000 ntick10000}
+		for {set r 1} {$r <= $env(ROUNDS)} {incr r} {
+			# rotate the order each round: drift in the host hits every condition alike
+			set k [expr {($r - 1) % [llength $conds]}]
+			foreach c [concat [lrange $conds $k end] [lrange $conds 0 [expr {$k - 1}]]] {
+				switch -regexp -matchvar m -- $c {
+					{^tick(\d+)$} { cmd "tickload [lindex $m 1]" }
+					{^ntick(\d+)$} { cmd "tickload -m nmi [lindex $m 1]" }
+					{^t(\d+)$} { cmd "cat /dev/oprofile > /dev/null &"; cmd "oprofile start -m timer -f [lindex $m 1] -d 16" }
+					{^n(\d+)$} { cmd "cat /dev/oprofile > /dev/null &"; cmd "oprofile start -m nmi -f [lindex $m 1] -d 16" }
+				}
+				set out [cmd "run matrix -c all -n $n" 600]
+				regexp {total: ([0-9.]+)} $out -> rate
+				set taken 0; set missed 0; set secs 0
+				if {[regexp {^[tn]\d+$} $c]} {
+					cmd "oprofile stop" 120
+					for {set i 0} {[regexp { cat\M} [cmd "ps"]]} {incr i} { cmd "sleep 0.2" }
+					set st [cmd "cat /dev/oprofilestat"]
+					foreach {- v} [regexp -all -inline -line {^cpu\d+\.taken (\d+)$} $st] { incr taken $v }
+					foreach {- v} [regexp -all -inline -line {^cpu\d+\.missed (\d+)$} $st] { incr missed $v }
+				} elseif {[string match *tick* $c]} {
+					cmd "tickload 0"
+				}
+				# each core'"'"'s time: units / rate; the slowest bounds the session
+				set us 0
+				foreach {- v} [regexp -all -inline {\(\d+ in (\d+) us\)} $out] { if {$v > $us} { set us $v } }
+				puts "RES $env(LABEL) $c $r $rate $taken $missed $us"
+			}
+		}
+		poweroff
+	' >> "$log" 2>&1 || { echo "overhead: the $1 boot failed; see $log" >&2; return 1; }
+}
+
+if [ "${REPORT_ONLY:-0}" != 1 ]; then	# REPORT_ONLY=1: the tables again, from the last log
+	measure icount2 2 shift=1,align=off,sleep=off 300 || exit 1
+	measure icount8 8 shift=1,align=off,sleep=off 80 || exit 1
+	measure tcg2 2 "" 2000 || exit 1
+	measure tcg8 8 "" 500 || exit 1
+fi
+
+# The per-round paired ratios of LABEL COND to off, one a line, sorted. Under -icount: the
+# machine's throughput, the same work on every core over the time until the last core is
+# done (not the sum of per-core rates: a core that finishes first leaves the host thread to
+# the others, which then run faster; the total of instructions, and so the makespan, does
+# not depend on who finished when). Under plain TCG each vCPU is a host thread and a core
+# that finishes early changes nothing for the others, while the makespan is whichever core
+# the host descheduled longest: there the sum of per-core rates.
+ratios() {
+	awk -v l=$1 -v c=$2 'BEGIN {tcg = (l ~ /^tcg/)}
+		$1 == "RES" && $2 == l && $3 == "off" {off[$4] = tcg ? $5 : $8}
+		$1 == "RES" && $2 == l && $3 == c {x[$4] = tcg ? $5 : $8}
+		END {for (r in x) if ((r in off) && x[r] > 0 && off[r] > 0)
+			print tcg ? x[r] / off[r] : off[r] / x[r]}' "$log" | sort -g
+}
+median() { awk '{v[NR] = $1} END {if (NR) printf "%s", v[int((NR + 1) / 2)]; else printf "-"}'; }
+col() {	# col LABEL COND: the median paired ratio to off
+	ratios $1 $2 | awk '{printf "%.4f\n", $1}' | median
+}
+spread() {	# half the range of the paired ratios: the noise of a TCG column
+	ratios $1 $2 | awk 'NR == 1 {lo = $1} {hi = $1} END {if (NR > 1) printf "±%.3f", (hi - lo) / 2}'
+}
+rate_of() {	# samples per second per core obtained, median over rounds
+	awk -v l=$1 -v c=$2 -v ncpu=$3 '$1 == "RES" && $2 == l && $3 == c && $8 > 0 {
+			printf "%.0f\n", $6 / ncpu / ($8 / 1e6)}' "$log" | sort -n | median
+}
+# guest instructions per sample under icount shift=1: the makespan grows by 2 ns for every
+# instruction any core executes, so its growth over all the samples taken
+insns() {
+	awk -v l=$1 -v c=$2 '$1 == "RES" && $2 == l && $3 == "off" {off[$4] = $8}
+		$1 == "RES" && $2 == l && $3 == c {t[$4] = $8; s[$4] = $6}
+		END {for (r in t) if ((r in off) && s[r] > 0)
+			printf "%.0f\n", (t[r] - off[r]) * 1000 / 2 / s[r]}' "$log" |
+		sort -n | median
+}
+
+echo "## Profiling overhead: run matrix on every core (depth 16, reader streaming)"
+echo
+echo "Ratios to nothing profiling, median of $ROUNDS interleaved rounds of fixed work (run -n);"
+echo "icount: -icount shift=1 (the verdict, exact to the instruction); TCG: plain, ± half the"
+echo "spread of its rounds. \"empty\" is an interrupt at the rate doing nothing (tickload): the"
+echo "floor any sampler on that interrupt pays. Samples/s is per core, asked 1000 or 10000."
+echo
+echo "| machine | source | 1 kHz | 10 kHz | empty 1 kHz | empty 10 kHz | samples/s at 10 kHz | instructions per sample | target |"
+echo "|---|---|---|---|---|---|---|---|---|"
+for m in icount2:2 icount8:8 tcg2:2 tcg8:8; do
+	l=${m%%:*}; n=${m##*:}
+	for src in timer:t:tick nmi:n:ntick; do
+		IFS=: read -r sname s e <<< "$src"
+		c1=$(col $l ${s}1000); c10=$(col $l ${s}10000)
+		if [[ $l == tcg* ]]; then
+			c1="$c1 $(spread $l ${s}1000)"; c10="$c10 $(spread $l ${s}10000)"
+			ins="-"
+		else
+			ins=$(insns $l ${s}10000)
+		fi
+		echo "| ${l%%[0-9]*} -smp $n | $sname | $c1 | $c10 | $(col $l ${e}1000) | $(col $l ${e}10000) | $(rate_of $l ${s}10000 $n 10000) | $ins | >= 0.995, >= 0.97 |"
+	done
+done
+
+if [ "$PEER" = 1 ]; then
+	echo
+	echo "### The peer: Linux perf (perf record -e cpu-clock -g -a), same QEMU flags, -smp 2"
+	echo
+	if ROUNDS=$ROUNDS T=2 CFGS=off,g1000,g10000 ../shared/peer/run.sh icount tcg \
+		> "$work/peer.log" 2>&1; then
+		echo '```'
+		sed -n '/^|/p;/^[A-Za-z].*:$/p' "$work/peer.log" | head -40
+		echo '```'
+	else
+		echo "Skipped: ../shared/peer/run.sh failed (its packages could not be installed, or"
+		echo "QEMU failed); the last lines of its output:"
+		echo '```'
+		tail -5 "$work/peer.log"
+		echo '```'
+	fi
+fi
+
+[ -n "$BEFORE" ] || exit 0
+# ---- cost by cause, before and now ----
+bt=$work/before
+if [ ! -d "$bt/.git" ] && [ ! -f "$bt/.git" ]; then
+	git worktree add --detach -f "$bt" "$BEFORE" >/dev/null 2>&1 ||
+		{ echo "overhead: cannot check out $BEFORE" >&2; exit 1; }
+fi
+make -s -C "$bt" build/kern.iso >/dev/null 2>&1 || { echo "overhead: cannot build $BEFORE" >&2; exit 1; }
+make -s -C "$top/user" >/dev/null 2>&1
+
+# cause TREE LABEL MODEFLAG: one core, shift=0; off, the empty timer, the profiler streaming
+# to the host share (for its own thread view); fixed time (the old run has no -n), 4 s
+cause() {
+	local share
+	share=$(mktemp -d)
+	NCPU=1 MEM=512M ACCEL=tcg SHARE=$share QEMU=$1/scripts/qemu LABEL=$2 MODE="$3" expect -c '
+		source tests/lib/kern.tcl
+		log_user 0
+		set timeout 600
+		spawn -noecho $env(QEMU) -icount shift=0,align=off,sleep=off
+		expect -ex $prompt
+		cmd "run matrix -t 1" 60
+		foreach c {off tick t} {
+			switch $c {
+				tick { cmd "tickload 10000" }
+				t { cmd "cat /dev/oprofile > /host/prof.out &"; cmd "oprofile start $env(MODE) -f 10000 -d 16" }
+			}
+			set out [cmd "run matrix -t 4" 120]
+			regexp {total: ([0-9]+)} $out -> rate
+			set taken 0
+			switch $c {
+				tick { cmd "tickload 0" }
+				t {
+					cmd "oprofile stop" 60
+					for {set i 0} {[regexp { cat\M} [cmd "ps"]]} {incr i} { cmd "sleep 0.2" }
+					regexp -line {^cpu0\.taken (\d+)$} [cmd "cat /dev/oprofilestat"] -> taken
+				}
+			}
+			puts "CAUSE $env(LABEL) $c $rate $taken"
+		}
+		poweroff
+	' >> "$log" 2>&1 || { rm -rf "$share"; return 1; }
+	# the worker's and the reader's share of the profile's samples
+	"$top/user/opreport" --thread -k "$1/build/kernel.elf" "$share/prof.out" 2>/dev/null |
+		awk -v l=$2 '/%/ && ($NF == "oprof-worker" || $NF == "cat" || $NF == "oprofiled") {
+			s += $2} END {printf "THREADS %s %.4f\n", l, s}' >> "$log"
+	rm -rf "$share"
+}
+cause "$bt" before "" || { echo "overhead: the before boot failed" >&2; exit 1; }
+cause "$top" now "-m timer" || { echo "overhead: the now boot failed" >&2; exit 1; }
+
+row() {	# row LABEL: instructions per 10 kHz sample by cause
+	awk -v l=$1 '$1 == "CAUSE" && $2 == l {r[$3] = $4; if ($3 == "t") tk = $5}
+		$1 == "THREADS" && $2 == l {th = $3}
+		END {spt = tk / 4			# samples per second
+		     tot = (1 - r["t"] / r["off"]) * 1e9 / spt
+		     irq = (1 - r["tick"] / r["off"]) * 1e9 / 10000
+		     thr = th / 100 * 1e9 / spt
+		     printf "| %s | %.0f | %.0f | %.0f | %.0f | %.4f |\n", l, irq, tot - irq - thr, thr, tot,
+			r["t"] / r["off"]}' "$log"
+}
+echo
+echo "### Where a 10 kHz timer sample's cost went (one core, -icount shift=0, guest instructions)"
+echo
+echo "| kernel | timer interrupt (empty) | sampling in the interrupt | worker + reader threads | total | matrix vs off |"
+echo "|---|---|---|---|---|---|"
+row before
+row now
+echo
+echo "Before is $BEFORE, the main the overhead issue was measured on; \"threads\" is the share of"
+echo "the profile's own samples in the worker and in cat (the timer sees them; what runs with"
+echo "interrupts off, the interrupt itself, it cannot), and the interrupt's part is the rest."
