@@ -114,3 +114,43 @@ proc pass {} {
 	puts "\nOK"
 	exit 0
 }
+
+# host_audit FILE: the stream FILE (on the host) judged by opreport --stats, independently of
+# the kernel's counters: fails unless it exits 0 with "Conservation: ok"; returns a dict core
+# -> {in-file taken delivered no-block out-full paused other} from its per-core table (in-file
+# counted in the stream itself, the rest from each core's closing record).
+proc host_audit {file} {
+	global top
+	if {[catch {exec $top/user/opreport --stats $file} out]} { fail "opreport --stats $file:\n$out" }
+	expect_in $out "Conservation: ok" "opreport --stats $file"
+	set cores [dict create]
+	set re {(?n)^ +(\d+) +(\d+) +(\d+) +(\d+) +(\d+) +(\d+) +(\d+) +(\d+)}
+	foreach {- k infile taken deliv nob outf paused other} [regexp -all -inline $re $out] {
+		if {![dict exists $cores $k]} {
+			dict set cores $k [list $infile $taken $deliv $nob $outf $paused $other]
+		}
+	}
+	return $cores
+}
+
+# host_matches_kernel FILE STAT NCPU: FILE's audit agrees with /dev/oprofilestat's STAT on
+# every core: the samples in the stream are the kernel's delivered count, and each core's
+# closing record says the kernel's taken and lost counts.
+proc host_matches_kernel {file stat ncpu} {
+	set cores [host_audit $file]
+	for {set c 0} {$c < $ncpu} {incr c} {
+		if {![dict exists $cores $c]} { fail "opreport --stats $file has no row for core $c" }
+		lassign [dict get $cores $c] infile taken deliv nob outf paused other
+		set want {}
+		foreach n {taken delivered lost_noblock lost_outfull lost_paused lost_other} {
+			if {![regexp "(?n)^cpu$c.$n (\[0-9\]+)$" $stat -> v]} { fail "no cpu$c.$n in:\n$stat" }
+			lappend want $v
+		}
+		if {[list $taken $infile $nob $outf $paused $other] ne $want} {
+			fail "core $c: the stream holds $infile samples and says taken $taken, lost\
+			      $nob/$outf/$paused/$other (no-block/out-full/paused/other); the kernel\
+			      says [lrange $want 0 1] and [lrange $want 2 end]"
+		}
+	}
+	return $cores
+}
