@@ -1,6 +1,6 @@
 # The front door. `make` builds the kernel ELF (build/kernel.elf, symbols and a GNU
 # build-id kept), the bootable ISO (build/kern.iso) and the host tools (user/opreport).
-# `make qemu`, `make qemu-gdb`, `make test`, `make bench`, `make fuzz`.
+# `make qemu`, `make qemu-gdb`, `make test`, `make bench`, `make fuzz`, `make mutants`.
 # CROSS is a toolchain prefix (e.g. CROSS=x86_64-elf-); the host gcc works as it is.
 CROSS ?=
 CC := $(CROSS)gcc
@@ -120,10 +120,17 @@ bench: deps
 fuzz: deps
 	$(MAKE) -C user fuzz
 
+# each deliberate bug of tests/mutants/ against the tests that must catch it (not in `test`:
+# slow); M=pattern picks mutants
+mutants: deps
+	$(MAKE) all
+	$(MAKE) -s -C tests/host
+	tests/mutants/run '$(M)'
+
 clean:
 	rm -rf $(B) .gdbinit
 	$(MAKE) -s -C user clean
 
-.PHONY: all user kernel deps qemu qemu-gdb test bench fuzz clean
+.PHONY: all user kernel deps qemu qemu-gdb test bench fuzz mutants clean
 
 -include $(KOBJS:.o=.d)
