@@ -28,6 +28,9 @@
 
 static volatile uint32_t *lapic;
 static uint64_t lapic_hz;	/* timer counts per second at divide 1 */
+/* for the timer path, set once at calibration: counts per TSC tick in 32.32 fixed point,
+ * and the farthest a deadline may be (a second of TSC) so that count stays in range */
+static uint64_t counts_per_tsc, max_ahead;
 
 /*
  * Register access. The timer path (EOI and TICR, twice per tick) writes without reading
@@ -151,6 +154,12 @@ void lapic_timer_calibrate(void)
 	lapic_hz = (uint64_t)(0xffffffffu - c1) * tsc_hz() / (t1 - t0);
 	if (lapic_hz == 0)
 		lapic_hz = 1000000000;
+	/* lapic_hz * 2^32 / tsc_hz, 16 bits at a time (no 128-bit division here) */
+	max_ahead = tsc_hz();
+	counts_per_tsc = lapic_hz / max_ahead << 32;
+	uint64_t r = lapic_hz % max_ahead << 16;
+	counts_per_tsc |= r / max_ahead << 16;
+	counts_per_tsc |= (r % max_ahead << 16) / max_ahead;
 }
 
 /*
@@ -166,7 +175,8 @@ void lapic_timer_set_deadline(uint64_t deadline)
 		return;
 	}
 	/* at most a second ahead (no overflow); alarm.c re-arms when woken early */
-	count = deadline > now ? MIN(deadline - now, tsc_hz()) * lapic_hz / tsc_hz() : 1;
+	count = deadline > now ?
+		(uint64_t)((unsigned __int128)MIN(deadline - now, max_ahead) * counts_per_tsc >> 32) : 1;
 	if (count == 0)
 		count = 1;
 	if (count > 0xffffffffu)

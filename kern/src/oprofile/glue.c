@@ -84,20 +84,21 @@ static void tick_from(struct oprof_tick *tick, const struct trapframe *tf, struc
 {
 	struct thread *t = c->cur;
 
-	*tick = (struct oprof_tick){
-		.tsc = tsc_read(),
-		.pc = tf_pc(tf),
-		.fp = tf_fp(tf),
-		.tid = (uint32_t)thread_tid(t),
-		.core = (uint16_t)c->id,
-	};
+	/* every field stored once (a compound literal would clear the struct first) */
+	tick->tsc = tsc_read();
+	tick->pc = tf_pc(tf);
+	tick->fp = tf_fp(tf);
+	tick->tid = (uint32_t)thread_tid(t);
+	tick->core = (uint16_t)c->id;
+	tick->flags = t == c->idle && READ_ONCE(c->in_idle) ? OPF_F_IDLE : 0;
+	tick->missed = 0;
 	if (t) {
 		thread_stack(t, &tick->stack_lo, &tick->stack_hi);
 		tick->leaf_ret = arch_unlinked_return(tick->pc, tf_sp(tf), tick->stack_lo,
 						      tick->stack_hi);
+	} else {
+		tick->stack_lo = tick->stack_hi = tick->leaf_ret = 0;
 	}
-	if (t == c->idle && READ_ONCE(c->in_idle))
-		tick->flags = OPF_F_IDLE;
 }
 
 /* Timer interrupt on the alarm's core, interrupts off. */
