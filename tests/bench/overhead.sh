@@ -20,7 +20,8 @@
 # (glue, walk, record).
 #
 # env: ROUNDS (5), PEER (1: run the Linux peer; 0: skip), BEFORE (the git ref, or "" to
-# skip the before/after table).
+# skip the before/after table), MACHINES (which boots to measure again, of "icount2 icount8
+# tcg2 tcg8"; the others' rows come from the last log), REPORT_ONLY=1 (tables from the log).
 set -u
 cd "$(dirname "$0")/../.."
 top=$PWD
@@ -30,7 +31,8 @@ BEFORE=${BEFORE-c39d35f}
 work=$top/build/bench/overhead
 mkdir -p "$work"
 log=$work/runs.log
-[ "${REPORT_ONLY:-0}" = 1 ] || : > "$log"
+MACHINES=${MACHINES-icount2 icount8 tcg2 tcg8}
+touch "$log"
 
 # measure LABEL NCPU ICOUNT(args or "") UNITS: ROUNDS interleaved rounds of every condition
 measure() {
@@ -75,10 +77,16 @@ measure() {
 }
 
 if [ "${REPORT_ONLY:-0}" != 1 ]; then	# REPORT_ONLY=1: the tables again, from the last log
-	measure icount2 2 shift=1,align=off,sleep=off 300 || exit 1
-	measure icount8 8 shift=1,align=off,sleep=off 80 || exit 1
-	measure tcg2 2 "" 2000 || exit 1
-	measure tcg8 8 "" 500 || exit 1
+	for m in $MACHINES; do
+		sed -i "/^\(RES\|CAUSE\|THREADS\) $m /d" "$log"	# this boot's rows are new
+		case $m in
+		icount2) measure icount2 2 shift=1,align=off,sleep=off 300 ;;
+		icount8) measure icount8 8 shift=1,align=off,sleep=off 80 ;;
+		tcg2) measure tcg2 2 "" 2000 ;;
+		tcg8) measure tcg8 8 "" 500 ;;
+		*) echo "overhead: unknown machine $m" >&2; false ;;
+		esac || exit 1
+	done
 fi
 
 # The per-round paired ratios of LABEL COND to off, one a line, sorted. Under -icount: the
@@ -146,9 +154,9 @@ if [ "$PEER" = 1 ]; then
 	echo
 	if ROUNDS=$ROUNDS T=2 CFGS=off,g1000,g10000 ../shared/peer/run.sh icount tcg \
 		> "$work/peer.log" 2>&1; then
-		echo '```'
-		sed -n '/^|/p;/^[A-Za-z].*:$/p' "$work/peer.log" | head -40
-		echo '```'
+		# summarize.py's tables of every run, per mode (its "undisturbed only" repeats them)
+		awk '/^## / {show = ($0 !~ /undisturbed/); if (show) print "\n" $0 "\n"; next}
+			show && /^\|/' "$work/peer.log"
 	else
 		echo "Skipped: ../shared/peer/run.sh failed (its packages could not be installed, or"
 		echo "QEMU failed); the last lines of its output:"
@@ -169,7 +177,8 @@ make -s -C "$bt" build/kern.iso >/dev/null 2>&1 || { echo "overhead: cannot buil
 make -s -C "$top/user" >/dev/null 2>&1
 
 # cause TREE LABEL MODEFLAG: one core, shift=0; off, the empty timer, the profiler streaming
-# to the host share (for its own thread view); fixed time (the old run has no -n), 4 s
+# to the host share (for its own thread view); fixed time (the old run has no -n), 4 s of
+# run spin, whose rate (some 10^8 a second) resolves a few instructions a sample
 cause() {
 	local share
 	share=$(mktemp -d)
@@ -179,14 +188,14 @@ cause() {
 		set timeout 600
 		spawn -noecho $env(QEMU) -icount shift=0,align=off,sleep=off
 		expect -ex $prompt
-		cmd "run matrix -t 1" 60
+		cmd "run spin -t 1" 60
 		foreach c {off tick t} {
 			switch $c {
 				tick { cmd "tickload 10000" }
 				t { cmd "cat /dev/oprofile > /host/prof.out &"; cmd "oprofile start $env(MODE) -f 10000 -d 16" }
 			}
-			set out [cmd "run matrix -t 4" 120]
-			regexp {total: ([0-9]+)} $out -> rate
+			set out [cmd "run spin -t 4" 120]
+			regexp {total: ([0-9.]+)} $out -> rate
 			set taken 0
 			switch $c {
 				tick { cmd "tickload 0" }
@@ -200,19 +209,54 @@ cause() {
 		}
 		poweroff
 	' >> "$log" 2>&1 || { rm -rf "$share"; return 1; }
-	# the worker's and the reader's share of the profile's samples
+	# the worker's and the reader's share of the profile's periods
 	"$top/user/opreport" --thread -k "$1/build/kernel.elf" "$share/prof.out" 2>/dev/null |
-		awk -v l=$2 '/%/ && ($NF == "oprof-worker" || $NF == "cat" || $NF == "oprofiled") {
-			s += $2} END {printf "THREADS %s %.4f\n", l, s}' >> "$log"
+		awk -v l=$2 '/^Periods:/ {all = $2}
+			/%/ && ($NF == "oprof-worker" || $NF == "cat" || $NF == "oprofiled") {s += $1}
+			END {printf "THREADS %s %.6f\n", l, all ? 100 * s / all : 0}' >> "$log"
 	rm -rf "$share"
 }
-cause "$bt" before "" || { echo "overhead: the before boot failed" >&2; exit 1; }
-cause "$top" now "-m timer" || { echo "overhead: the now boot failed" >&2; exit 1; }
 
-row() {	# row LABEL: instructions per 10 kHz sample by cause
+# steps TREE LABEL MODEFLAG: one core, -icount shift=0, the profiler at 10 kHz, depth 16
+# (reader to /dev/null) over run spin; gdb single-steps 8 whole timer interrupts
+# (tests/bench/istep.py) and each becomes a STEP line: instructions, then per function.
+steps() {
+	local port=$((20000 + RANDOM % 20000)) out
+	out=$(mktemp)
+	NCPU=1 MEM=512M ACCEL=tcg QEMU=$1/scripts/qemu MODE="$3" PORT=$port ELF=$1/build/kernel.elf \
+	OUT=$out PY=$top/tests/bench/istep.py expect -c '
+		source tests/lib/kern.tcl
+		log_user 0
+		set timeout 300
+		spawn -noecho $env(QEMU) -icount shift=0,align=off,sleep=off -gdb tcp::$env(PORT)
+		expect -ex $prompt
+		cmd "cat /dev/oprofile > /dev/null &"
+		cmd "oprofile start $env(MODE) -f 10000 -d 16"
+		# in the foreground (a background job on the only core starves the old shell)
+		send "run spin -t 20\r"
+		after 2000
+		set env(ISTEP_N) 24
+		set env(ISTEP_PORT) $env(PORT); set env(ISTEP_ELF) $env(ELF); set env(ISTEP_OUT) $env(OUT)
+		exec gdb -batch -nx -x $env(PY) 2>@1
+		expect -timeout 120 -ex $prompt
+		poweroff
+	' >> "$log" 2>&1 || { rm -f "$out"; return 1; }
+	sed "s/^/STEP $2 /" "$out" >> "$log"
+	rm -f "$out"
+}
+
+if [ "${REPORT_ONLY:-0}" != 1 ]; then
+	sed -i '/^\(CAUSE\|THREADS\|STEP\) /d' "$log"
+	cause "$bt" before "" || { echo "overhead: the before boot failed" >&2; exit 1; }
+	cause "$top" now "-m timer" || { echo "overhead: the now boot failed" >&2; exit 1; }
+	steps "$bt" before "" || { echo "overhead: stepping the before kernel failed" >&2; exit 1; }
+	steps "$top" now "-m timer" || { echo "overhead: stepping the kernel failed" >&2; exit 1; }
+fi
+
+row() {	# row LABEL: instructions per 10 kHz sample by cause (tk: taken, for the log)
 	awk -v l=$1 '$1 == "CAUSE" && $2 == l {r[$3] = $4; if ($3 == "t") tk = $5}
 		$1 == "THREADS" && $2 == l {th = $3}
-		END {spt = tk / 4			# samples per second
+		END {spt = 10000	# samples per second: the rate asked (icount: none missed)
 		     tot = (1 - r["t"] / r["off"]) * 1e9 / spt
 		     irq = (1 - r["tick"] / r["off"]) * 1e9 / 10000
 		     thr = th / 100 * 1e9 / spt
@@ -222,7 +266,7 @@ row() {	# row LABEL: instructions per 10 kHz sample by cause
 echo
 echo "### Where a 10 kHz timer sample's cost went (one core, -icount shift=0, guest instructions)"
 echo
-echo "| kernel | timer interrupt (empty) | sampling in the interrupt | worker + reader threads | total | matrix vs off |"
+echo "| kernel | timer interrupt (empty) | sampling in the interrupt | worker + reader threads | total | run spin vs off |"
 echo "|---|---|---|---|---|---|"
 row before
 row now
@@ -230,3 +274,45 @@ echo
 echo "Before is $BEFORE, the main the overhead issue was measured on; \"threads\" is the share of"
 echo "the profile's own samples in the worker and in cat (the timer sees them; what runs with"
 echo "interrupts off, the interrupt itself, it cannot), and the interrupt's part is the rest."
+
+# Per kernel, the interrupt with the fewest instructions is the common sample (no block
+# switch, no budget timing, which is one tick in eight). A sleeping thread's alarm may fall
+# due in the same interrupt (the shell's run command waits on one): its wake-up is not the
+# sampler's, so it is left out of the count.
+step_groups() {
+	awk 'function group(f) {
+		if (f ~ /^(thread_wake|sleep_alarm_fire|rq_.*|irq_save|irq_restore|read_rflags|cli|sti)$/) return "other"
+		if (f ~ /^(trap_common|trap_return|trap|lapic_eoi|sched_preempt_irq)$/) return "entry"
+		if (f ~ /^(alarm_.*|insert|reprogram|unlink|arch_timer_set|lapic_timer_set_deadline|wr|tsc_read|rdtsc|tsc_hz|sampler_missed|tick)$/) return "alarm"
+		if (f ~ /^(sample_alarm|tick_from|tf_pc|tf_fp|tf_sp|thread_tid|thread_stack|this_cpu|core_id)$/) return "context"
+		if (f ~ /^(arch_unlinked_return|is_frameless_leaf|cached_leaf|in_text|ksym_.*)$/) return "leaf"
+		if (f ~ /^(oprof_backtrace|hot_walk|frame_ok)$/) return "walk"
+		return "record"
+	}
+	$1 == "STEP" {
+		delete g
+		for (i = 4; i <= NF; i++) { split($i, fc, ":"); g[group(fc[1])] += fc[2] }
+		v = $3 - g["other"]
+		if (!($2 in best) || v < best[$2]) {
+			best[$2] = v
+			row[$2] = sprintf("| %s | %d | %d | %d | %d | %d | %d | %d |", $2, g["entry"],
+				g["alarm"], g["context"], g["leaf"], g["walk"], g["record"], v)
+			fns[$2] = $0
+		}
+	}
+	END { for (k in row) print (mode == "fns" ? fns[k] : row[k]) }' mode=$1 "$log" | sort -r
+}
+echo
+echo "### One 10 kHz timer sample, instruction by instruction (gdb single-step, one core)"
+echo
+echo "| kernel | interrupt entry and exit | alarm and timer re-arm | who and where (tick context) | frameless-leaf check | stack walk | record, counters, housekeeping | total |"
+echo "|---|---|---|---|---|---|---|---|"
+step_groups rows
+echo
+echo "Every instruction of one whole timer interrupt (trap_common to iretq) while the profiler"
+echo "samples run spin, counted by the function it belongs to (inlined ones by their own name:"
+echo "frame_ok and the cpu_* functions are the before kernel's walk and hot path); the fewest of"
+echo "24 interrupts. The functions of each, most first:"
+echo
+step_groups fns | awk '{s = ""; for (i = 4; i <= NF && i < 22; i++) s = s (i > 4 ? ", " : "") $i
+	gsub(/:/, " ", s); printf "- %s: `%s`\n", $2, s}'

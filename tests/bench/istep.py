@@ -1,0 +1,48 @@
+# gdb -batch -x tests/bench/istep.py, run by overhead.sh: attached to QEMU's gdb stub
+# (ISTEP_PORT) while the guest samples, single-step ISTEP_N whole timer interrupts, each
+# from trap_common to its iretq, and write one line per interrupt to ISTEP_OUT: the number
+# of instructions, then "function:count" for every function the instructions belong to
+# (the innermost, inlined functions by their own names, from the DWARF line table).
+import bisect
+import collections
+import os
+import subprocess
+
+import gdb
+
+elf = os.environ["ISTEP_ELF"]
+gdb.execute("set pagination off")
+gdb.execute("file " + elf)
+gdb.execute("target remote localhost:" + os.environ["ISTEP_PORT"])
+gdb.execute("hbreak trap_common")
+runs = []
+for _ in range(int(os.environ.get("ISTEP_N", "8"))):
+    gdb.execute("continue", to_string=True)
+    pcs = []
+    while len(pcs) < 5000:  # a sample is under 3000; past this it switched threads
+        pc = int(gdb.parse_and_eval("$pc")) & 0xFFFFFFFFFFFFFFFF
+        pcs.append(pc)
+        if bytes(gdb.selected_inferior().read_memory(pc, 2)) == b"\x48\xcf":  # iretq
+            break
+        gdb.execute("stepi", to_string=True)
+    runs.append(pcs)
+gdb.execute("delete")
+gdb.execute("detach")
+
+# assembly has no DWARF lines: name it by the symbol table
+syms = []
+for line in subprocess.run(["nm", "-n", elf], capture_output=True, text=True,
+                           check=True).stdout.splitlines():
+    f = line.split()
+    if len(f) == 3 and f[1] in "tTwW":
+        syms.append((int(f[0], 16), f[2]))
+starts = [a for a, _ in syms]
+
+with open(os.environ["ISTEP_OUT"], "w") as out:
+    for pcs in runs:
+        names = subprocess.run(["addr2line", "-f", "-e", elf] + ["%x" % p for p in pcs],
+                               capture_output=True, text=True, check=True).stdout.splitlines()
+        fns = [n if n != "??" else syms[bisect.bisect_right(starts, pc) - 1][1]
+               for n, pc in zip(names[0::2], pcs)]
+        count = collections.Counter(fns)
+        out.write("%d %s\n" % (len(pcs), " ".join("%s:%d" % kv for kv in count.most_common())))
