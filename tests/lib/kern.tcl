@@ -154,3 +154,9 @@ proc host_matches_kernel {file stat ncpu} {
 	}
 	return $cores
 }
+
+# stat_value STAT NAME: the number on NAME's line of /dev/oprofilestat's text STAT
+proc stat_value {stat name} {
+	if {![regexp "(?n)^$name (\[0-9\]+)$" $stat -> v]} { fail "no $name in /dev/oprofilestat:\n$stat" }
+	return $v
+}
