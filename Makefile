@@ -23,7 +23,7 @@ KLDFLAGS := -n -nostdlib -T kern/arch/x86/kernel.ld --build-id=sha1 -z max-page-
 # (kern/include holds them all); only kern/arch sees the arch's private headers.
 # arch: boot, traps, interrupt controllers, clocks, other cores (implements arch.h)
 ARCH_SRCS := $(addprefix kern/arch/x86/, boot.S trampoline.S trapentry.S swtch.S main.c \
-	uart.c cpu.c gdt.c trap.c multiboot.c acpi.c lapic.c ioapic.c hpet.c nmi.c fwcfg.c tsc.c \
+	uart.c cpu.c gdt.c trap.c multiboot.c acpi.c lapic.c ioapic.c hpet.c nmi.c fwcfg.c tsc.c machine.c \
 	smp.c ksyms.c thread_x86.c unwind.c io.c pci_x86.c)
 # portable core: the C library, memory, threads and time, blocks and I/O, files
 CORE_SRCS := $(addprefix kern/src/lib/, printf.c string.c parse.c errstr.c panic.c) \
@@ -32,7 +32,7 @@ CORE_SRCS := $(addprefix kern/src/lib/, printf.c string.c parse.c errstr.c panic
 	$(addprefix kern/src/io/, block.c qio.c cons.c) \
 	$(addprefix kern/src/fs/, ns.c devtab.c ramfs.c devcons.c devrandom.c)
 # the profiler
-OPROF_SRCS := $(addprefix kern/src/oprofile/, hotpath.c ring.c budget.c flight.c opcore.c encode.c \
+OPROF_SRCS := $(addprefix kern/src/oprofile/, hotpath.c ring.c budget.c flight.c opcore.c encode.c clock.c \
 	pool.c worker.c session.c ctl.c reader.c stat.c backtrace.c glue.c devoprofile.c)
 # drivers: PCI, virtio, the 9P client and its device
 DRIVER_SRCS := $(addprefix kern/drivers/, pci.c virtio_pci.c ninep.c dev9p.c)

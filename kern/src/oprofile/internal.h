@@ -7,6 +7,7 @@
  *	flight.c	the flight recorder: windows, their handover, snapshot dumps
  *	opcore.c	the ctl side of a core's state: set-up, quiesce, tear-down, totals
  *	encode.c	the stream encoder: every record the profiler writes is built there
+ *	clock.c		the session header's clock: what the machine is, what samples weigh
  *	pool.c		the pool of recycled blocks
  *	worker.c	the core-0 worker: cores' full blocks to the stream, empty ones back
  *	session.c	the state machine, the session lock, start and stop
@@ -338,6 +339,12 @@ void session_pause(bool pause);
 void session_flush(void);
 void session_discard(void);
 const char *session_state_name(uint32_t state);
+
+/* clock.c: the machine and its clock, for the session header and the stat file */
+uint32_t clock_kind(void);			/* enum opf_clock */
+void clock_describe(struct opf_session *s);
+const char *clock_machine_name(void);
+const char *clock_name(void);
 
 /* reader.c */
 bool reader_is_open(void);

@@ -10,6 +10,8 @@
  * OPF_CORE_END value, and taken == delivered + lost_* + overwritten. cpuN.hz is the
  * core's current rate (lower than hz once throttled), load_permille the hot path's share
  * of its time over the last budget window, missed the timer expiries it was too late for.
+ * machine, hypervisor (CPUID signature), clock and icount_shift say what samples weigh
+ * (clock.c).
  * Per-core lines stay until the next start.
  */
 #include "internal.h"
@@ -98,6 +100,10 @@ static void stat_global(struct sbuf *sb)
 	put(sb, "emptydepth", cfg->emptydepth);
 	putf(sb, "mode %s\n", cfg->snapshot ? "snapshot" : "stream");
 	putf(sb, "source %s\n", cfg->source == OPF_SRC_NMI ? "nmi" : "timer");
+	putf(sb, "machine %s\n", clock_machine_name());
+	putf(sb, "hypervisor %s\n", arch_machine()->hv_sig[0] ? arch_machine()->hv_sig : "-");
+	putf(sb, "clock %s\n", clock_name());
+	putf(sb, "icount_shift %d\n", arch_machine()->icount_shift);	/* -1: not -icount */
 	put(sb, "window", cfg->window);
 	put(sb, "snapshots", oprof.snapshots);
 	put(sb, "budget", cfg->budget);
