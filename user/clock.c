@@ -40,8 +40,9 @@ const char *clock_advice(const struct opf_session *h)
 {
 	if (h->clock != OPF_CLOCK_EMULATION)
 		return NULL;
-	return "Under plain TCG a sample weighs the host's time spent emulating, and calls, "
-	       "returns and jumps between translated blocks cost it far more than straight-line "
-	       "code, so callers and short callees look heavier (and tight loops lighter) than "
-	       "the instructions they execute; ICOUNT=1 scripts/RUN profiles by instructions.";
+	return "Under plain TCG a sample weighs the host's time spent emulating, and the "
+	       "emulator takes an interrupt only between translated blocks and pays far more for "
+	       "a call or return than for straight-line code, so callers look heavier and their "
+	       "callees lighter than the instructions they execute; ICOUNT=1 scripts/RUN "
+	       "profiles by instructions.";
 }

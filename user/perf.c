@@ -11,7 +11,8 @@
  * one attribute (software cpu-clock; sample_id_all, so every record carries pid/tid, time and
  * cpu); the data: a kernel mmap named "[kernel.kallsyms]_text" over the kernel's text, a
  * comm per named thread, the samples; and the build-id feature naming the kernel's build-id,
- * which is how perf finds the ELF (its build-id cache, e.g. `perf buildid-cache -a ELF`).
+ * which is how perf finds the ELF (its build-id cache, e.g. `perf buildid-cache -a ELF`),
+ * and the CPU description saying what the samples weigh (`perf report --header`: cpudesc).
  * All samples are kernel samples (PERF_RECORD_MISC_KERNEL): the profiled code is the kernel.
  */
 #include <linux/perf_event.h>
@@ -23,6 +24,7 @@
 
 #define PERF_MAGIC	0x32454c4946524550ULL	/* "PERFILE2" */
 #define HEADER_BUILD_ID	2			/* the build-id table feature bit */
+#define HEADER_CPUDESC	8			/* the CPU description: the machine, clock */
 #define NAME_ALIGN	64			/* perf pads build-id file names to this */
 #define MISC_BUILD_ID_SIZE (1 << 15)		/* the build-id record says its size */
 #define KERNEL_PID	((uint32_t)-1)		/* perf's pid of the host kernel */
@@ -185,6 +187,19 @@ static void put_build_id(const struct ctx *c, FILE *f)
 	fwrite(name, sizeof(name), 1, f);
 }
 
+/* HEADER_CPUDESC: a perf string (u32 length, padded with NULs to 64) naming the clock. */
+static void put_cpudesc(const struct ctx *c, FILE *f)
+{
+	char clk[128], s[NAME_ALIGN * 3] = { 0 };
+	uint32_t len;
+
+	snprintf(s, sizeof(s), "kern guest, clock: %s",
+		 clock_text(&c->p->sess[0].hdr, clk, sizeof(clk)));
+	len = (uint32_t)((strlen(s) + 1 + NAME_ALIGN - 1) / NAME_ALIGN * NAME_ALIGN);
+	fwrite(&len, sizeof(len), 1, f);
+	fwrite(s, 1, len, f);
+}
+
 static struct file_attr cpu_clock(const struct ctx *c)
 {
 	struct file_attr a;
@@ -229,7 +244,8 @@ static void check_id(const struct ctx *c, const char *path)
 int report_perf(const struct ctx *c, const char *path)
 {
 	struct file_header h = { PERF_MAGIC, sizeof(h), sizeof(struct file_attr), { 0, 0 },
-				 { 0, 0 }, { 0, 0 }, { 1ULL << HEADER_BUILD_ID, 0, 0, 0 } };
+				 { 0, 0 }, { 0, 0 },
+				 { 1ULL << HEADER_BUILD_ID | 1ULL << HEADER_CPUDESC, 0, 0, 0 } };
 	struct file_attr a = cpu_clock(c);
 	struct perf_samples *ps = c->perf;
 	FILE *f = fopen(path, "wb");
@@ -249,9 +265,17 @@ int report_perf(const struct ctx *c, const char *path)
 	if (copy_samples(ps, f))
 		goto out;
 	h.data.size = (uint64_t)ftell(f) - h.data.offset;
-	struct file_section feat = { h.data.offset + h.data.size + sizeof(feat), 0 };
-	feat.size = sizeof(struct build_id_rec) + NAME_ALIGN;
-	fwrite(&feat, sizeof(feat), 1, f);
+	/* the feature table, one section per bit in bit order, then the sections */
+	struct file_section feat[2] = { { h.data.offset + h.data.size + sizeof(feat),
+					  sizeof(struct build_id_rec) + NAME_ALIGN } };
+	feat[1].offset = feat[0].offset + feat[0].size;
+	if (fseek(f, (long)feat[1].offset, SEEK_SET))
+		goto out;
+	put_cpudesc(c, f);
+	feat[1].size = (uint64_t)ftell(f) - feat[1].offset;
+	if (fseek(f, (long)(h.data.offset + h.data.size), SEEK_SET))
+		goto out;
+	fwrite(feat, sizeof(feat), 1, f);
 	put_build_id(c, f);
 	rewind(f);
 	fwrite(&h, sizeof(h), 1, f);
