@@ -60,7 +60,7 @@ static inline bool hot_on(struct opcore *c)
 }
 
 /* n more lost samples (or records) of reason for the next OPF_LOST records to tell. */
-void hot_unreported(struct opcore *c, unsigned reason, uint64_t n)
+static void hot_unreported(struct opcore *c, unsigned reason, uint64_t n)
 {
 	c->lrep.unreported[reason] += n;
 	c->lrep.pending = 1;
@@ -80,10 +80,7 @@ static inline uint16_t hot_core(const struct opcore *c)
 /* b becomes cur: empty but for its header, taken at tsc. */
 static void hot_block_begin(struct opcore *c, struct block *b, uint64_t tsc)
 {
-	block_reset(b);
-	b->wp += BLK_HDR;	/* filled by hot_push */
-	b->aux = 0;
-	b->flags = 0;
+	blk_frame(b);		/* the header is filled by hot_push */
 	b->stamp = tsc;
 	c->buf.cur = b;
 }
@@ -97,7 +94,7 @@ bool hot_push(struct opcore *c)
 {
 	struct block *b = c->buf.cur;
 	struct opf_block *h = (struct opf_block *)b->base;
-	struct salvage sv;
+	struct blk_gone g = { 0 };
 
 	rec_block(h, hot_core(c), b->aux, cnt_get(&c->cnt.blocks), (uint32_t)BLEN(b));
 	NMI_POINT();
@@ -106,16 +103,14 @@ bool hot_push(struct opcore *c)
 		cnt_add(&c->cnt.blocks, 1);
 		return true;
 	}
-	rec_salvage(b, &sv);
-	cnt_add(&c->cnt.written, -sv.samples);
-	cnt_add(&c->cnt.truncated, -sv.truncated);
-	cnt_add(&c->cnt.depth_cut, -sv.depth_cut);
-	cnt_add(&c->cnt.threads, -sv.threads);
-	cnt_add(&c->cnt.threads_lost, sv.threads);
-	hot_lose(c, OPF_LOST_OTHER, sv.samples);
-	for (unsigned r = 0; r < OPF_LOST_NREASONS; r++)
-		if (sv.lost[r])
-			hot_unreported(c, r, sv.lost[r]);
+	/* never pushed: what it held was never written, its samples are lost */
+	blk_salvage(b, &g, c->lrep.unreported, &c->lrep.pending);
+	cnt_add(&c->cnt.written, -g.samples);
+	cnt_add(&c->cnt.truncated, -g.truncated);
+	cnt_add(&c->cnt.depth_cut, -g.depth_cut);
+	cnt_add(&c->cnt.threads, -g.threads);
+	cnt_add(&c->cnt.threads_lost, g.threads);
+	hot_lose(c, OPF_LOST_OTHER, g.samples);
 	hot_block_begin(c, b, b->stamp);
 	return false;
 }

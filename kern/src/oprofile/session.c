@@ -1,5 +1,6 @@
 /*
- * Sessions: the state machine, the session lock and the session's start and stop.
+ * Sessions: the state machine and the session's start and stop (the session lock, oprof.lock,
+ * is internal.h's).
  *
  *	IDLE --start--> RUNNING <--pause/resume--> PAUSED
  *	RUNNING, PAUSED --stop--> STOPPING --(closing records queued)--> DRAINING
@@ -26,18 +27,6 @@
 
 struct oprof_global oprof;
 
-static struct qlock session_qlock;
-
-void session_lock(void)
-{
-	qlock(&session_qlock);
-}
-
-void session_unlock(void)
-{
-	qunlock(&session_qlock);
-}
-
 const char *session_state_name(uint32_t state)
 {
 	static const char *const names[] = {
@@ -51,28 +40,9 @@ const char *session_state_name(uint32_t state)
 	return state < ARRAY_SIZE(names) ? names[state] : "?";
 }
 
-bool oprof_fault_take(unsigned fault)
-{
-	uint32_t old = __atomic_load_n(&oprof.faults, __ATOMIC_RELAXED);
-
-	/* armed and taken under the session lock (ctl, worker), but the glue asks too */
-	while (old & fault)
-		if (__atomic_compare_exchange_n(&oprof.faults, &old, old & ~fault, false,
-						__ATOMIC_RELAXED, __ATOMIC_RELAXED))
-			return true;
-	return false;
-}
-
-bool session_active(void)
-{
-	uint32_t s = flag_get(&oprof.state);
-
-	return s == OPROF_RUNNING || s == OPROF_PAUSED;
-}
-
 void oprof_init(const struct oprof_hooks *hooks)
 {
-	qlock_init(&session_qlock);
+	qlock_init(&oprof.lock);
 	rendez_init(&oprof.snap_r);
 	worker_init();
 	oprof.hooks = hooks;
@@ -265,7 +235,7 @@ int session_start(const struct oprof_cfg *cfg, char *err, size_t errlen)
 	}
 	tw.tsc = tsc_read();
 	rc = -ENOMEM;
-	if (!rec_session(tw.tsc))
+	if (!stream_session(tw.tsc))
 		goto fail;
 	for (int i = 0; i < oprof.ncores; i++)
 		opcore_enable(&opcores[i]);
@@ -317,7 +287,7 @@ void session_stop(void)
 		flight_stop();	/* nothing recorded is thrown away */
 	else
 		worker_drain();
-	worker_close_stream();
+	stream_close();
 	for (int i = 0; i < oprof.ncores; i++)
 		opcore_teardown(&opcores[i]);
 	session_free_reserve();
@@ -361,11 +331,9 @@ void session_discard(void)
 	if (eos && reader_in_session(oprof.session_id)) {
 		struct recw w = { .eos = true };
 
-		block_reset(eos);
-		eos->wp += BLK_HDR;
-		eos->flags = 0;
+		blk_frame(eos);
 		w.b = eos;
-		rec_session_end(&w, tsc_read(), OPF_SE_DISCARDED);
+		stream_session_end(&w, tsc_read(), OPF_SE_DISCARDED);
 		recw_finish(&w);
 	} else {
 		pool_put(eos);
