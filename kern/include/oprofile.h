@@ -118,8 +118,10 @@ void oprof_fini(void);
 /*
  * Run one line of /dev/oprofilectl (trailing newline allowed). 0 on success; otherwise
  * -errno, with a one-line message starting "oprofile: " in err (always NUL terminated).
- * The commands and settings are the tables in ctl.c; oprof_ctl_help lists them.
+ * The commands and settings are the tables in ctl.c; oprof_ctl_help lists them. A line is
+ * shorter than OPROF_CTL_LINE bytes; a longer one is refused ("command too long").
  */
+#define OPROF_CTL_LINE	160
 int oprof_ctl(const char *line, char *err, size_t errlen);
 /*
  * Every command with its usage and every setting with its range and next value, one per

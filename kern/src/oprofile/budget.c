@@ -13,7 +13,7 @@
  * so the two never chase each other.
  *
  * Contexts: hot_budget runs on the core at the end of its tick (between hot_enter and
- * hot_exit); budget_reset in the ctl thread before the core is enabled.
+ * hot_leave); budget_reset in the ctl thread before the core is enabled.
  */
 #include "internal.h"
 

@@ -21,7 +21,6 @@
 #include "error.h"
 
 #define CTL_MAXARGS	12
-#define CTL_LINE	160
 
 typedef int (*ctl_fn)(int argc, char **argv, char *err, size_t errlen);
 
@@ -356,11 +355,11 @@ static const struct ctl_cmd set_cmd = { "SETTING", "SETTING VALUE", NULL, ctl_se
 /* Split line into words in buf; returns the count, or -1 if the line is too long. */
 static int ctl_split(const char *line, char *buf, char **argv)
 {
-	size_t len = strnlen(line, CTL_LINE);
+	size_t len = strnlen(line, OPROF_CTL_LINE);
 	int argc = 0;
 	char *p;
 
-	if (len >= CTL_LINE)
+	if (len >= OPROF_CTL_LINE)
 		return -1;
 	memcpy(buf, line, len + 1);
 	for (p = buf; *p;) {
@@ -400,7 +399,7 @@ static void ctl_names(char *buf, size_t n)
 
 int oprof_ctl(const char *line, char *err, size_t errlen)
 {
-	char buf[CTL_LINE], *argv[CTL_MAXARGS];
+	char buf[OPROF_CTL_LINE], *argv[CTL_MAXARGS];
 	int argc = ctl_split(line, buf, argv), rc;
 	const struct ctl_cmd *cmd;
 

@@ -77,10 +77,10 @@ void flight_handover_here(void *arg)
 	struct opcore *c = arg;
 	uint32_t gen = __atomic_load_n(&oprof.snap_gen, __ATOMIC_ACQUIRE);
 
-	if (hot_begin(c)) {
+	if (hot_thread_enter(c)) {
 		if (__atomic_load_n(&c->fr.ack, __ATOMIC_ACQUIRE) != gen)
 			flight_handover(c, gen);
-		hot_end(c);
+		hot_thread_leave(c);
 	}
 }
 

@@ -17,11 +17,11 @@
  *
  * Contexts, and the re-entry guard. Whoever writes into a core's buffers -- its sampling
  * interrupt (timer or NMI), or a thread on that core with interrupts off (thread names,
- * a flight-recorder hand-over) -- does so between hot_begin and hot_end, which set and
- * clear nest. Interrupts are off in all of them, so only an NMI can land inside another:
+ * a flight-recorder hand-over) -- does so between hot_enter and hot_leave (a thread:
+ * hot_thread_enter and hot_thread_leave), which set and clear nest. Interrupts are off in all of them, so only an NMI can land inside another:
  * an NMI that finds nest set walks the stack with its own scratch and leaves the sample in
  * pend (or, if pend is taken, counts it in pend.overflow), touching nothing else; the
- * writer it interrupted records it on its way out (hot_end). nest and pend are the core's
+ * writer it interrupted records it on its way out (hot_leave). nest and pend are the core's
  * own, so plain loads and stores ordered against the compiler (signal fences) suffice.
  *
  * The gate: on says the core may record. The ctl thread sets it with release once the
@@ -410,7 +410,8 @@ static inline void hot_leave(struct opcore *c)
 	}
 }
 
-bool hot_begin(struct opcore *c)
+/* A thread on the core, interrupts off: enter the guard if the core records. */
+bool hot_thread_enter(struct opcore *c)
 {
 	if (!hot_on(c))
 		return false;
@@ -418,7 +419,7 @@ bool hot_begin(struct opcore *c)
 	return true;
 }
 
-void hot_end(struct opcore *c)
+void hot_thread_leave(struct opcore *c)
 {
 	hot_leave(c);
 }
@@ -500,7 +501,7 @@ void oprof_thread_created(uint32_t tid, int core, const char *name)
 	uint64_t tsc = tsc_read();
 	void *t;
 
-	if (hot_begin(c)) {
+	if (hot_thread_enter(c)) {
 		t = hot_reserve(c, rec_thread_len(name), tsc);
 		NMI_POINT();
 		if (t) {
@@ -509,7 +510,7 @@ void oprof_thread_created(uint32_t tid, int core, const char *name)
 		} else {
 			cnt_add(&c->cnt.threads_lost, 1);
 		}
-		hot_end(c);
+		hot_thread_leave(c);
 	}
 	irq_restore(irq);
 }

@@ -18,7 +18,7 @@
  *	glue.c, devoprofile.c	the kernel side: alarms, threads, device files
  *
  * Names say who may call: hot_* run on the core whose state they touch, interrupts off
- * (its sampling interrupt, or a thread on that core between hot_enter and hot_exit);
+ * (its sampling interrupt, or a thread on that core between hot_enter and hot_leave);
  * worker_*, session_*, stream_*, recw_*, opcore_*, flight_* (but flight_hot_*), ctl_* and
  * the stat file run in a thread with the session lock held; reader_* in the reader's
  * thread; pool_* in any thread; rec_* and blk_* touch only memory the caller owns (a
@@ -26,7 +26,7 @@
  *
  * Ownership of the shared state (see each file's opening comment for the why):
  *	struct opcore, hot half		written only by its core between hot_enter and
- *					hot_exit; read by the ctl thread after
+ *					hot_leave; read by the ctl thread after
  *					opcore_quiesce, counters by anyone with cnt_get.
  *	struct opcore, worker half	written only with the session lock held.
  *	struct oprof_global		written with the session lock held; the hot path reads
@@ -156,7 +156,7 @@ struct opcore {
 	/*
 	 * The gate and the re-entry guard (hotpath.c). on: the ctl thread lets the core record
 	 * (release; the core reads it with acquire). nest: a writer (a tick, or a thread on
-	 * this core writing a record) is between hot_begin and hot_end; an NMI that finds it
+	 * this core writing a record) is between hot_enter and hot_leave; an NMI that finds it
 	 * set leaves its sample in pend for that writer instead of touching the buffers.
 	 */
 	uint32_t on;
@@ -309,8 +309,8 @@ void *hot_reserve_slow(struct opcore *c, uint32_t len, uint64_t tsc);
 bool hot_push(struct opcore *c);
 bool hot_write_marks(struct opcore *c, uint64_t tsc);
 /* A thread on the core, interrupts off: bracket writing into the core's buffers. */
-bool hot_begin(struct opcore *c);
-void hot_end(struct opcore *c);
+bool hot_thread_enter(struct opcore *c);	/* false: the core does not record */
+void hot_thread_leave(struct opcore *c);
 
 /* budget.c */
 void budget_reset(struct opcore *c);

@@ -154,11 +154,18 @@ static void session_free_reserve(void)
 	}
 }
 
-/* Take back everything a failed start handed out. No core is recording. */
-static void session_undo(void)
+/*
+ * Take back everything a failed start handed out: the cores stopped (sampling: the source
+ * was started, so stop it too, which waits out every writer), their blocks, the reserve.
+ */
+static void session_undo(bool sampling)
 {
 	struct block *b;
 
+	for (int i = 0; i < oprof.ncores; i++)
+		opcore_disable(&opcores[i]);
+	if (sampling && oprof.hooks && oprof.hooks->stop_sampling)
+		oprof.hooks->stop_sampling();
 	for (int i = 0; i < oprof.ncores; i++)
 		opcore_teardown(&opcores[i]);
 	session_free_reserve();
@@ -201,16 +208,9 @@ static int session_size(const struct oprof_cfg *cfg, char *err, size_t errlen)
 	return 0;
 }
 
-/*
- * Session lock held, state IDLE, cfg checked. The cores are enabled before the live threads
- * are listed, so a thread created meanwhile is named at least once (maybe twice).
- */
-int session_start(const struct oprof_cfg *cfg, char *err, size_t errlen)
+/* A new session's state from cfg, before anything is allocated. */
+static void session_reset(const struct oprof_cfg *cfg)
 {
-	struct recw w = { .mode = RECW_FORCED };
-	struct thread_walk tw = { .w = &w };
-	int rc;
-
 	oprof.cfg = *cfg;
 	oprof.ncores = MIN(ncpus(), MAX_CPUS);
 	oprof.stale_ticks = (uint64_t)cfg->stale * cfg->period_ms * (tsc_hz() / 1000);
@@ -225,49 +225,60 @@ int session_start(const struct oprof_cfg *cfg, char *err, size_t errlen)
 	flag_set(&oprof.paused, 0);
 	flag_set(&oprof.wait_ms, cfg->period_ms);
 	qreopen(oprof.outq);
+}
+
+/* Start the sampling source; 0, or -errno with the message in err. */
+static int session_arm(const struct oprof_cfg *cfg, char *err, size_t errlen)
+{
+	int rc = oprof.hooks && oprof.hooks->start_sampling ?
+		oprof.hooks->start_sampling(cfg->hz, cfg->source) : 0;
+
+	if (rc == -ENODEV && cfg->source == OPF_SRC_NMI)
+		snprintf(err, errlen, "oprofile: cannot sample by NMI: this machine has no "
+			 "NMI timer (HPET); use -m timer");
+	else if (rc < 0)
+		snprintf(err, errlen, "oprofile: cannot start sampling: %s", strerror(rc));
+	return rc;
+}
+
+/*
+ * Session lock held, state IDLE, cfg checked. The cores are enabled before the live threads
+ * are listed, so a thread created meanwhile is named at least once (maybe twice).
+ */
+int session_start(const struct oprof_cfg *cfg, char *err, size_t errlen)
+{
+	struct recw w = { .mode = RECW_FORCED };
+	struct thread_walk tw = { .w = &w };
+	int rc;
+
+	session_reset(cfg);
 	if ((rc = session_size(cfg, err, errlen)) < 0) {
-		session_undo();
+		session_undo(false);
 		return rc;
 	}
-	for (int i = 0; i < oprof.ncores; i++) {
-		if ((rc = opcore_setup(&opcores[i])) < 0)
-			goto fail;
-	}
+	for (int i = 0; i < oprof.ncores && rc == 0; i++)
+		rc = opcore_setup(&opcores[i]);
 	tw.tsc = tsc_read();
-	rc = -ENOMEM;
-	if (!stream_session(tw.tsc))
-		goto fail;
+	if (rc == 0 && !stream_session(tw.tsc))
+		rc = -ENOMEM;
+	if (rc < 0) {
+		session_undo(false);
+		snprintf(err, errlen, "oprofile: cannot start: %s", strerror(rc));
+		return rc;
+	}
 	for (int i = 0; i < oprof.ncores; i++)
 		opcore_enable(&opcores[i]);
 	if (oprof.hooks && oprof.hooks->foreach_thread)
 		oprof.hooks->foreach_thread(session_thread, &tw);
 	recw_finish(&w);
 	flag_set(&oprof.state, OPROF_RUNNING);
-	rc = oprof.hooks && oprof.hooks->start_sampling ?
-		oprof.hooks->start_sampling(cfg->hz, cfg->source) : 0;
-	if (rc < 0) {
-		if (rc == -ENODEV && cfg->source == OPF_SRC_NMI)
-			snprintf(err, errlen, "oprofile: cannot sample by NMI: this machine has no "
-				 "NMI timer (HPET); use -m timer");
-		else
-			snprintf(err, errlen, "oprofile: cannot start sampling: %s", strerror(rc));
-		for (int i = 0; i < oprof.ncores; i++)
-			opcore_disable(&opcores[i]);
-		if (oprof.hooks && oprof.hooks->stop_sampling)
-			oprof.hooks->stop_sampling();	/* also waits out every writer */
-		session_undo();
+	if ((rc = session_arm(cfg, err, errlen)) < 0) {
+		session_undo(true);
 		return rc;
 	}
 	if (tw.nomem)
 		printk("oprofile: out of memory naming threads; some are unnamed\n");
 	return 0;
-fail:
-	for (int i = 0; i < oprof.ncores; i++)
-		opcore_disable(&opcores[i]);
-	recw_finish(&w);
-	session_undo();
-	snprintf(err, errlen, "oprofile: cannot start: %s", strerror(rc));
-	return rc;
 }
 
 /*
