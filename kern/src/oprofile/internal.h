@@ -5,17 +5,18 @@
  *	hotpath.c	the sampling interrupt on each core: reserve, record, push, switch
  *	budget.c	the overhead budget: a core over it halves its own rate
  *	flight.c	the flight recorder: windows, their handover, snapshot dumps
- *	opcore.c	the ctl side of a core's state: set-up, quiesce, tear-down, totals
+ *	opcore.c	the ctl side of a core's state: set-up, quiesce, tear-down, accounting
  *	encode.c	the record builders: every record the profiler writes is built there
  *	stream.c	the stream writer: the output queue, the kernel's own records on it
  *	pool.c		the pool of recycled blocks
  *	worker.c	the core-0 worker: cores' full blocks to the stream, empty ones back
- *	session.c	the state machine, the session lock, start and stop
+ *	session.c	the state machine, start and stop
  *	ctl.c		the command language of /dev/oprofilectl (one table)
  *	reader.c	/dev/oprofile's reader
- *	stat.c		/dev/oprofilestat
+ *	stat.c		/dev/oprofilestat (two tables), and the text buffer sbuf
  *	backtrace.c	the frame-pointer walk
- *	glue.c, devoprofile.c	the kernel side: alarms, threads, device files
+ *	sampler.c	the kernel side: the sampling source (timer or NMI), missed periods
+ *	glue.c, devoprofile.c	the kernel side: hooks, the worker thread, device files
  *
  * Names say who may call: hot_* run on the core whose state they touch, interrupts off
  * (its sampling interrupt, or a thread on that core between hot_enter and hot_leave);
