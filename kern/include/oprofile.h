@@ -11,7 +11,8 @@
  *					oprof_stat_text (thread context; they may sleep)
  *	boot				oprof_init, once, before any of the above
  *
- * The glue (kern/src/oprofile/glue.c) implements struct oprof_hooks: the profiler's
+ * The glue (kern/src/oprofile/glue.c, its sampling source in sampler.c) implements
+ * struct oprof_hooks: the profiler's
  * portable core never touches timers, trap frames or the thread list itself.
  */
 #ifndef OPROFILE_H
@@ -97,7 +98,8 @@ struct oprof_hooks {
 };
 
 /*
- * Failures a test arms with the ctl command "inject" (ctl.c), each taken once: the code
+ * Failures a test arms with the ctl command "inject" (ctl.c, which also holds
+ * oprof_fault_take), each taken once: the code
  * that would fail asks oprof_fault_take (any context) and acts as if it had.
  */
 #define OPROF_FAULT_DROP_BLOCK	0x1	/* the worker frees a full block and counts nothing */
