@@ -18,10 +18,11 @@
  * Contexts, and the re-entry guard. Whoever writes into a core's buffers -- its sampling
  * interrupt (timer or NMI), or a thread on that core with interrupts off (thread names,
  * a flight-recorder hand-over) -- does so between hot_enter and hot_leave (a thread:
- * hot_thread_enter and hot_thread_leave), which set and clear nest. Interrupts are off in all of them, so only an NMI can land inside another:
- * an NMI that finds nest set walks the stack with its own scratch and leaves the sample in
- * pend (or, if pend is taken, counts it in pend.overflow), touching nothing else; the
- * writer it interrupted records it on its way out (hot_leave). nest and pend are the core's
+ * hot_thread_enter and hot_thread_leave), which set and clear nest. Interrupts are off
+ * in all of them, so only an NMI can land inside another: an NMI that finds nest set walks
+ * the stack with its own scratch and leaves the sample in pend (or, if pend is taken,
+ * counts it in pend.overflow), touching nothing else; the writer it interrupted records
+ * it on its way out (hot_leave). nest and pend are the core's
  * own, so plain loads and stores ordered against the compiler (signal fences) suffice.
  *
  * The gate: on says the core may record. The ctl thread sets it with release once the

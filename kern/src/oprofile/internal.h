@@ -235,7 +235,7 @@ struct opcore {
 
 	/* The worker's half (worker.c): session lock held. */
 	struct {
-		struct blk_gone gone;		/* blocks dropped: their samples lost OUTPUT_FULL */
+		struct blk_gone gone;		/* dropped blocks: samples lost OUTPUT_FULL */
 		uint64_t unlisted;		/* dropped blocks no OPF_DROP will name */
 		uint64_t unlisted_samples;	/* their samples */
 		uint64_t unreported[OPF_LOST_NREASONS];	/* OPF_LOST of dropped blocks */

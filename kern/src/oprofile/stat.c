@@ -103,7 +103,8 @@ static void stat_global(struct sbuf *sb)
 		{ "outq_blocks", qblocks(oprof.outq), NULL },
 		/* the cap bounds outq_mem: the memory the queued blocks really hold (BMEM) */
 		{ "outq_mem", qmem(oprof.outq), NULL },
-		{ "outq_cap", state == OPROF_IDLE ? cfg->cap : oprof.cap, NULL },	/* in effect */
+		/* the cap in effect */
+		{ "outq_cap", state == OPROF_IDLE ? cfg->cap : oprof.cap, NULL },
 		{ "cap_setting", cfg->cap, NULL },
 		{ "marks_lost", oprof.marks_lost, NULL },
 		{ "stream_bytes", oprof.stream_bytes, NULL },

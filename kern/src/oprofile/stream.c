@@ -272,9 +272,11 @@ void stream_close(void)
 			break;
 	if (i == oprof.ncores)
 		stream_session_end(&w, tsc, 0);
-	if (!w.b && (w.b = pool_get(true)))	/* nothing written: the end still needs a block */
+	/* nothing written: the end still needs a block; no memory at all: end of file when the
+	   queue empties */
+	if (!w.b && (w.b = pool_get(true)))
 		blk_frame(w.b);
 	if (!w.b)
-		qhangup(oprof.outq);	/* no memory at all: end of file when the queue empties */
+		qhangup(oprof.outq);
 	recw_finish(&w);
 }
