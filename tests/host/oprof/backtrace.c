@@ -5,17 +5,19 @@
 #include "oprof_host.h"
 
 
-/* The walker on chains built in exactly sized heap buffers (ASan sees any stray read). */
-void test_backtrace(void)
+/*
+ * The walker on chains built in exactly sized heap buffers (ASan sees any stray read):
+ * st holds W words, lo and hi are its bounds.
+ */
+enum { W = 32 };
+
+/* A clean chain of 10 frames ending in fp 0, walked to several depths. */
+static void bt_clean(uintptr_t *st, uintptr_t lo, uintptr_t hi)
 {
-	enum { W = 32 };
-	uintptr_t *st = malloc(W * sizeof(uintptr_t));
-	uintptr_t lo = (uintptr_t)st, hi = (uintptr_t)(st + W);
 	uint64_t fr[OPF_MAX_DEPTH];
 	bool tr, more;
 	unsigned n;
 
-	/* a clean chain of 10 frames ending in fp 0 */
 	for (int i = 0; i < 10; i++) {
 		st[2 * i] = i < 9 ? (uintptr_t)&st[2 * i + 2] : 0;
 		st[2 * i + 1] = 0x1000 + (uintptr_t)i;
@@ -26,15 +28,22 @@ void test_backtrace(void)
 		CHECKF(fr[i] == 0x1000 + i, "frame %u", i);
 	n = oprof_backtrace(lo, lo, hi, fr, 4, &tr, &more);
 	CHECKF(n == 4 && !tr && more, "depth limit: n %u tr %d more %d (cut by the depth, not "
-	      "truncated)", n, tr, more);
+	       "truncated)", n, tr, more);
 	n = oprof_backtrace(lo, lo, hi, fr, 10, &tr, &more);
 	CHECKF(n == 10 && !tr && !more, "depth = chain length: n %u more %d", n, more);
 	n = oprof_backtrace(lo, lo, hi, fr, 0, &tr, &more);
 	CHECKF(n == 0 && !tr && more, "depth 0: the whole chain was left out");
 	n = oprof_backtrace(0, lo, hi, fr, 64, &tr, &more);
 	CHECKF(n == 0 && !tr, "fp 0 is a clean end");
+}
 
-	/* bad starting points: nothing may be read */
+/* Bad starting points and bounds: nothing may be read. */
+static void bt_bad_start(uintptr_t lo, uintptr_t hi)
+{
+	uint64_t fr[OPF_MAX_DEPTH];
+	bool tr, more;
+	unsigned n;
+
 	const uintptr_t bad[] = { lo + 4, lo - 8, lo - 16, hi - 8, hi, hi + 8, 8, UINTPTR_MAX - 7,
 				  UINTPTR_MAX & ~(uintptr_t)7 };
 	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
@@ -47,6 +56,14 @@ void test_backtrace(void)
 	CHECKF(n == 0 && tr, "inverted bounds");
 	n = oprof_backtrace(lo, lo, lo + 8, fr, 64, &tr, &more);
 	CHECKF(n == 0 && tr, "stack smaller than a frame");
+}
+
+/* The last frame ends at hi; cycles, escapes, misaligned links and a zero return. */
+static void bt_corrupt(uintptr_t *st, uintptr_t lo, uintptr_t hi)
+{
+	uint64_t fr[OPF_MAX_DEPTH];
+	bool tr, more;
+	unsigned n;
 
 	/* the last frame that fits exactly ends at hi */
 	st[W - 2] = 0;
@@ -79,9 +96,15 @@ void test_backtrace(void)
 	st[3] = 0;
 	n = oprof_backtrace(lo, lo, hi, fr, 64, &tr, &more);
 	CHECKF(n == 1 && !tr, "zero return: n %u tr %d", n, tr);
+}
 
-	/* random garbage, random starts, random bounds inside the buffer */
-	unsigned seed = 99;
+/* Random garbage, random starts, random bounds inside the buffer. */
+static void bt_fuzz(uintptr_t *st)
+{
+	uint64_t fr[OPF_MAX_DEPTH];
+	bool tr, more;
+	unsigned n, seed = 99;
+
 	for (int it = 0; it < 200000; it++) {
 		int a = rand_r(&seed) % W, b = rand_r(&seed) % (W + 1);
 		uintptr_t l = (uintptr_t)(st + MIN(a, b)), h = (uintptr_t)(st + MAX(a, b));
@@ -98,6 +121,16 @@ void test_backtrace(void)
 				    l, h, fr, 1 + rand_r(&seed) % 64, &tr, &more);
 		CHECKF(n <= (unsigned)W / 2, "garbage walk returned %u frames", n);
 	}
-	free(st);
 }
 
+void test_backtrace(void)
+{
+	uintptr_t *st = malloc(W * sizeof(uintptr_t));
+	uintptr_t lo = (uintptr_t)st, hi = (uintptr_t)(st + W);
+
+	bt_clean(st, lo, hi);
+	bt_bad_start(lo, hi);
+	bt_corrupt(st, lo, hi);
+	bt_fuzz(st);
+	free(st);
+}

@@ -33,10 +33,36 @@ static void body_snapshot(int core)
 	}
 }
 
+/* Phase 1: nothing streamed before the first snapshot, which dumps each core's newest. */
+static void snapshot_first(int nc)
+{
+	uint64_t hdr_bytes, dumped = 0, ow = 0;
+
+	hdr_bytes = stat_value("stream_bytes");
+	core_barrier(-1, nc + 1);
+	sleep_us(20000);	/* a few worker passes: they must not drain a window */
+	CHECKF(stat_value("stream_bytes") == hdr_bytes, "the flight recorder wrote %lu bytes "
+	       "before any snapshot", (unsigned long)(stat_value("stream_bytes") - hdr_bytes));
+	for (int c = 0; c < nc; c++) {
+		ow += stat_cpu(c, "overwritten");
+		CHECKF(stat_cpu(c, "window_blocks") <= 3, "core %d window %lu blocks", c,
+		       (unsigned long)stat_cpu(c, "window_blocks"));
+	}
+	CHECKF(ow > 0, "nothing overwritten with a window of 3 blocks");
+	ctl("snapshot");
+	for (int c = 0; c < nc; c++) {
+		uint64_t d = stat_cpu(c, "delivered"), o = stat_cpu(c, "overwritten");
+
+		CHECKF(d + o == SN1 && d > 0 && d < SN1, "core %d: delivered %lu + overwritten %lu",
+		       c, (unsigned long)d, (unsigned long)o);
+		dumped += d;
+	}
+	CHECKF(stat_value("snapshots") == 1, "snapshots %lu", (unsigned long)stat_value("snapshots"));
+}
+
 void test_snapshot(void)
 {
 	struct reader r = { .ps.checkframes = true, .ps.snapcheck = true };
-	uint64_t hdr_bytes, dumped = 0, ow = 0;
 	int nc = SNAP_CORES;
 
 	setup(nc, body_snapshot);
@@ -45,26 +71,7 @@ void test_snapshot(void)
 	reader_start(&r);
 	ctl("start -s -w 3 -b 2048 -d 16");
 	CHECKF(!strcmp(stat_str("mode"), "snapshot") && stat_value("window") == 3, "mode");
-	hdr_bytes = stat_value("stream_bytes");
-	core_barrier(-1, nc + 1);
-	sleep_us(20000);	/* a few worker passes: they must not drain a window */
-	CHECKF(stat_value("stream_bytes") == hdr_bytes, "the flight recorder wrote %lu bytes "
-	      "before any snapshot", (unsigned long)(stat_value("stream_bytes") - hdr_bytes));
-	for (int c = 0; c < nc; c++) {
-		ow += stat_cpu(c, "overwritten");
-		CHECKF(stat_cpu(c, "window_blocks") <= 3, "core %d window %lu blocks", c,
-		      (unsigned long)stat_cpu(c, "window_blocks"));
-	}
-	CHECKF(ow > 0, "nothing overwritten with a window of 3 blocks");
-	ctl("snapshot");
-	for (int c = 0; c < nc; c++) {
-		uint64_t d = stat_cpu(c, "delivered"), o = stat_cpu(c, "overwritten");
-
-		CHECKF(d + o == SN1 && d > 0 && d < SN1, "core %d: delivered %lu + overwritten %lu",
-		      c, (unsigned long)d, (unsigned long)o);
-		dumped += d;
-	}
-	CHECKF(stat_value("snapshots") == 1, "snapshots %lu", (unsigned long)stat_value("snapshots"));
+	snapshot_first(nc);
 	core_barrier(-1, nc + 1);
 	for (int i = 0; i < 6; i++) {
 		sleep_us(3000);
@@ -80,11 +87,11 @@ void test_snapshot(void)
 	ctl("stop");
 	reader_join(&r, plat.ticks);
 	CHECKF(r.ps.snap_begins == 8, "%lu dumps, want 6 + 1 + the last at stop",
-	      (unsigned long)r.ps.snap_begins);
+	       (unsigned long)r.ps.snap_begins);
 	CHECKF(r.ps.sess.flags & OPF_S_SNAPSHOT, "session flags");
 	for (int c = 0; c < nc; c++) {
 		CHECKF(r.ps.dump_last[1][c] == SN1, "core %d: dump 1 ends at %lu, want the newest %d",
-		      c, (unsigned long)r.ps.dump_last[1][c], SN1);
+		       c, (unsigned long)r.ps.dump_last[1][c], SN1);
 		CHECKF(r.ps.ce[c].lost[OPF_LOST_PAUSED] > 0, "core %d: no paused ticks", c);
 		CHECKF(r.ps.ce[c].overwritten > 0, "core %d: nothing overwritten", c);
 	}

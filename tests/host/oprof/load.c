@@ -61,6 +61,20 @@ static void body_stress(int core)
 	free(st);
 }
 
+/* Every thread record a core made is in the stream, unless counted lost or dropped. */
+static void stress_threads(const struct stress *s, const struct pstate *ps)
+{
+	for (int c = 0; c < s->ncores; c++) {
+		uint64_t made = stat_cpu(c, "threads") + stat_cpu(c, "threads_lost");
+
+		CHECKF(made == s->n / 5000, "core %d: %lu thread records made", c, (unsigned long)made);
+		CHECKF(ps->threads_new[c] == stat_cpu(c, "threads") - stat_cpu(c, "threads_dropped"),
+		       "core %d: %lu thread records in the stream, %lu written, %lu dropped", c,
+		       (unsigned long)ps->threads_new[c], (unsigned long)stat_cpu(c, "threads"),
+		       (unsigned long)stat_cpu(c, "threads_dropped"));
+	}
+}
+
 static void test_stress(const struct stress *s)
 {
 	struct reader r = { .ps.checkframes = true, .pace_us = s->pace_us, .delay_us = s->delay_us,
@@ -97,15 +111,7 @@ static void test_stress(const struct stress *s)
 	CHECKF(!s->want_full || full > 0, "no output-full losses");
 	CHECKF(!s->want_noblock || noblock > 0, "no no-empty-block losses");
 	CHECKF(delivered > 0, "nothing delivered");
-	for (int c = 0; c < s->ncores; c++) {
-		uint64_t made = stat_cpu(c, "threads") + stat_cpu(c, "threads_lost");
-
-		CHECKF(made == s->n / 5000, "core %d: %lu thread records made", c, (unsigned long)made);
-		CHECKF(r.ps.threads_new[c] == stat_cpu(c, "threads") - stat_cpu(c, "threads_dropped"),
-		      "core %d: %lu thread records in the stream, %lu written, %lu dropped", c,
-		      (unsigned long)r.ps.threads_new[c], (unsigned long)stat_cpu(c, "threads"),
-		      (unsigned long)stat_cpu(c, "threads_dropped"));
-	}
+	stress_threads(s, &r.ps);
 	check_no_leak("stress");
 	printf("    %s: %d cores x %lu samples: delivered %lu, lost no-block %lu, "
 	       "output-full %lu; %lu bytes read, %lu ms\n", s->name, s->ncores,
@@ -159,6 +165,52 @@ static void body_throttle(int core)
 	}
 }
 
+/* Round 0, after the load went: every core climbs back to 1000 Hz and stays there. */
+static void throttle_climb(int nc)
+{
+	__atomic_store_n(&plat.backdate, 0, __ATOMIC_RELAXED);
+	for (int waited = 0, c = 0; c < nc; ) {
+		if (stat_cpu(c, "hz") == 1000) {
+			c++;
+		} else if ((waited += 50) > 15000) {
+			FAIL("core %d still at %lu Hz 15 s after its load went", c,
+			     (unsigned long)stat_cpu(c, "hz"));
+			break;
+		} else {
+			sleep_us(50000);
+		}
+	}
+	sleep_us(300000);	/* and stays there */
+}
+
+/* At the end of a round: round 0 went down and back up, round 1 (budget 100) never moved. */
+static void throttle_verify(int round, int nc)
+{
+	for (int c = 0; c < nc; c++) {
+		uint64_t th = stat_cpu(c, "throttles"), hz = stat_cpu(c, "hz");
+
+		if (round == 0) {
+			uint64_t up = stat_cpu(c, "raises");
+
+			/* down th times, back up as many: at 1000 Hz, set_rate told each */
+			CHECKF(th >= 1 && up == th && hz == 1000 && plat.hz[c] == 1000 &&
+			       plat.set_rates[c] == th + up, "core %d: %lu throttles, %lu "
+			       "raises, rate %lu, set_rate %lu times, to %u", c,
+			       (unsigned long)th, (unsigned long)up, (unsigned long)hz,
+			       (unsigned long)plat.set_rates[c], plat.hz[c]);
+			CHECKF(th <= 3, "core %d throttled too far: %lu times", c,
+			       (unsigned long)th);
+		} else {
+			CHECKF(th == 0 && hz == 1000 && plat.set_rates[c] == 0,
+			       "budget 100: core %d throttled %lu times", c, (unsigned long)th);
+		}
+		CHECKF(round == 0 || stat_cpu(c, "load_permille") > 250,
+		       "core %d load %lu permille", c,
+		       (unsigned long)stat_cpu(c, "load_permille"));
+	}
+	CHECKF(plat.bad_rate_calls == 0, "set_rate from another core");
+}
+
 void test_throttle(void)
 {
 	for (int round = 0; round < 2; round++) {
@@ -177,50 +229,14 @@ void test_throttle(void)
 			uint64_t th = stat_cpu(c, "throttles"), hz = stat_cpu(c, "hz");
 
 			CHECKF(th >= 1 && hz == 1000u >> th && stat_cpu(c, "raises") == 0,
-			      "core %d: %lu throttles, rate %lu", c, (unsigned long)th,
-			      (unsigned long)hz);
+			       "core %d: %lu throttles, rate %lu", c, (unsigned long)th,
+			       (unsigned long)hz);
 		}
-		if (round == 0) {
-			/* cheap ticks from now on: every core climbs back to 1000 Hz */
-			__atomic_store_n(&plat.backdate, 0, __ATOMIC_RELAXED);
-			for (int waited = 0, c = 0; c < nc; ) {
-				if (stat_cpu(c, "hz") == 1000) {
-					c++;
-				} else if ((waited += 50) > 15000) {
-					FAIL("core %d still at %lu Hz 15 s after its load went", c,
-					     (unsigned long)stat_cpu(c, "hz"));
-					break;
-				} else {
-					sleep_us(50000);
-				}
-			}
-			sleep_us(300000);	/* and stays there */
-		}
+		if (round == 0)
+			throttle_climb(nc);
 		__atomic_store_n(&thr_stop, 1, __ATOMIC_RELEASE);
 		hook_stop();
-		for (int c = 0; c < nc; c++) {
-			uint64_t th = stat_cpu(c, "throttles"), hz = stat_cpu(c, "hz");
-
-			if (round == 0) {
-				uint64_t up = stat_cpu(c, "raises");
-
-				/* down th times, back up as many: at 1000 Hz, set_rate told each */
-				CHECKF(th >= 1 && up == th && hz == 1000 && plat.hz[c] == 1000 &&
-				      plat.set_rates[c] == th + up, "core %d: %lu throttles, %lu "
-				      "raises, rate %lu, set_rate %lu times, to %u", c,
-				      (unsigned long)th, (unsigned long)up, (unsigned long)hz,
-				      (unsigned long)plat.set_rates[c], plat.hz[c]);
-				CHECKF(th <= 3, "core %d throttled too far: %lu times", c,
-				      (unsigned long)th);
-			} else {
-				CHECKF(th == 0 && hz == 1000 && plat.set_rates[c] == 0,
-				      "budget 100: core %d throttled %lu times", c, (unsigned long)th);
-			}
-			CHECKF(round == 0 || stat_cpu(c, "load_permille") > 250,
-			      "core %d load %lu permille", c,
-			      (unsigned long)stat_cpu(c, "load_permille"));
-		}
-		CHECKF(plat.bad_rate_calls == 0, "set_rate from another core");
+		throttle_verify(round, nc);
 		ctl("stop");
 		reader_join(&r, plat.ticks);
 		check_no_leak("throttle");
@@ -284,7 +300,7 @@ void test_nmi(void)
 		for (int c = 0; c < nc; c++)
 			recorded += r.ps.nmi_samples[c];
 		CHECKF(nmis > 1000 && recorded > 0, "%lu NMIs landed, %lu of their samples in the "
-		      "stream", (unsigned long)nmis, (unsigned long)recorded);
+		       "stream", (unsigned long)nmis, (unsigned long)recorded);
 		printf("    %s: %lu NMIs landed inside writers, %lu recorded on the way out\n",
 		       round ? "flight recorder" : "streaming", (unsigned long)nmis,
 		       (unsigned long)recorded);
@@ -324,7 +340,7 @@ void test_marks_cap(void)
 	__atomic_store_n(&marks_stop, 1, __ATOMIC_RELEASE);
 	hook_stop();
 	CHECKF(most <= cap, "the output queue held %lu bytes against a cap of %lu",
-	      (unsigned long)most, (unsigned long)cap);
+	       (unsigned long)most, (unsigned long)cap);
 	ctl("stop");
 	reader_start(&r);
 	reader_join(&r, plat.ticks);
@@ -340,7 +356,7 @@ void test_cap_memory(void)
 	shim_set_free_memory(16 << 20);
 	ctl("start -b 4096");
 	CHECKF(stat_value("outq_cap") <= (4 << 20) && stat_value("cap_setting") == (64 << 20),
-	      "cap %lu with 16 MiB free", (unsigned long)stat_value("outq_cap"));
+	       "cap %lu with 16 MiB free", (unsigned long)stat_value("outq_cap"));
 	ctl("stop");
 	ctl("discard");
 	shim_set_free_memory(2 << 20);

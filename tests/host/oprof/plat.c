@@ -294,9 +294,9 @@ long base_allocs;
 void check_no_leak(const char *when)
 {
 	CHECKF(block_count() == base_blocks, "%s: %lu blocks live, baseline %lu", when,
-	      (unsigned long)block_count(), (unsigned long)base_blocks);
+	       (unsigned long)block_count(), (unsigned long)base_blocks);
 	CHECKF(shim_live_allocs() == base_allocs, "%s: %ld allocations live, baseline %ld", when,
-	      shim_live_allocs(), base_allocs);
+	       shim_live_allocs(), base_allocs);
 }
 
 /* Also: no overhead budget (a host thread's timing is not a test's to rely on). */

@@ -5,38 +5,44 @@
  */
 #include "oprof_host.h"
 
-void test_ctl(void)
-{
-	struct pstate ps = { 0 };
+/* Refused while idle: the command, its error number, and what the message must say. */
+static const struct {
+	const char *line;
+	int rc;
+	const char *want;
+} idle_refusals[] = {
+	{ "start -f 0", -EINVAL, "bad rate 0: must be 1..20000" },
+	{ "start -f 20001", -EINVAL, "bad rate 20001" },
+	{ "start -f abc", -EINVAL, "bad rate abc" },
+	{ "start -d 65", -EINVAL, "bad depth 65: must be 0..64" },
+	{ "start -b 100", -EINVAL, "bad block size 100" },
+	{ "start -b 1001", -EINVAL, "multiple of 8" },
+	{ "start -b 256 -d 64", -EINVAL, "too small for depth 64" },
+	{ "start -x 3", -EINVAL, "unknown option -x" },
+	{ "start -f", -EINVAL, "missing value after -f" },
+	{ "frob", -EINVAL, "unknown command 'frob'" },
+	{ "stop now", -EINVAL, "usage: stop" },
+	{ "stop", -EINVAL, "not running" },
+	{ "pause", -EINVAL, "not running" },
+	{ "flush", -EINVAL, "not running" },
+	{ "resume", -EINVAL, "not paused" },
+	{ "discard", -EINVAL, "nothing to discard" },
+	{ "period 0", -EINVAL, "bad period 0" },
+	{ "cap 10K", -EINVAL, "bad cap 10K" },
+	{ "cap 1X", -EINVAL, "bad cap 1X" },
+	{ "emptydepth", -EINVAL, "usage: emptydepth VALUE" },
+	{ "start -f 20001", -EINVAL, "raise the limit with 'maxhz N'" },
+	{ "start -w 4", -EINVAL, "needs -s" },
+	{ "start -s -w 0", -EINVAL, "bad window 0" },
+	{ "snapshot", -EINVAL, "not running" },
+	{ "snapshot now", -EINVAL, "usage: snapshot" },
+	{ "budget 0", -EINVAL, "bad budget 0: must be 1..100" },
+	{ "maxhz 100001", -EINVAL, "bad rate limit 100001: must be 20000..100000" },
+};
 
-	setup(2, body_none);
-	ctl_refused("start -f 0", -EINVAL, "bad rate 0: must be 1..20000");
-	ctl_refused("start -f 20001", -EINVAL, "bad rate 20001");
-	ctl_refused("start -f abc", -EINVAL, "bad rate abc");
-	ctl_refused("start -d 65", -EINVAL, "bad depth 65: must be 0..64");
-	ctl_refused("start -b 100", -EINVAL, "bad block size 100");
-	ctl_refused("start -b 1001", -EINVAL, "multiple of 8");
-	ctl_refused("start -b 256 -d 64", -EINVAL, "too small for depth 64");
-	ctl_refused("start -x 3", -EINVAL, "unknown option -x");
-	ctl_refused("start -f", -EINVAL, "missing value after -f");
-	ctl_refused("frob", -EINVAL, "unknown command 'frob'");
-	ctl_refused("stop now", -EINVAL, "usage: stop");
-	ctl_refused("stop", -EINVAL, "not running");
-	ctl_refused("pause", -EINVAL, "not running");
-	ctl_refused("flush", -EINVAL, "not running");
-	ctl_refused("resume", -EINVAL, "not paused");
-	ctl_refused("discard", -EINVAL, "nothing to discard");
-	ctl_refused("period 0", -EINVAL, "bad period 0");
-	ctl_refused("cap 10K", -EINVAL, "bad cap 10K");
-	ctl_refused("cap 1X", -EINVAL, "bad cap 1X");
-	ctl_refused("emptydepth", -EINVAL, "usage: emptydepth VALUE");
-	ctl_refused("start -f 20001", -EINVAL, "raise the limit with 'maxhz N'");
-	ctl_refused("start -w 4", -EINVAL, "needs -s");
-	ctl_refused("start -s -w 0", -EINVAL, "bad window 0");
-	ctl_refused("snapshot", -EINVAL, "not running");
-	ctl_refused("snapshot now", -EINVAL, "usage: snapshot");
-	ctl_refused("budget 0", -EINVAL, "bad budget 0: must be 1..100");
-	ctl_refused("maxhz 100001", -EINVAL, "bad rate limit 100001: must be 20000..100000");
+/* The rate limit, blank lines and settings while idle. */
+static void ctl_settings(void)
+{
 	ctl("maxhz 100000");
 	ctl_refused("start -f 100001", -EINVAL, "bad rate 100001: must be 1..100000");
 	ctl("hz 100000");
@@ -53,12 +59,15 @@ void test_ctl(void)
 	ctl_refused("start -b 65536", -EINVAL, "too small for block size");
 	ctl("cap 64");
 	ctl("period 2");
+}
 
-	/* an odd rate, a session, refusals while it runs */
+/* An odd rate, a session, refusals while it runs, then stopped but not read. */
+static void ctl_running(void)
+{
 	ctl("start -f 7777 -d 5 -b 1024\n");
 	/* what the rate fills in 8 periods: 124 samples of 72 bytes, 13 to a block, +1 */
 	CHECKF(stat_value("cpu1.emptyq") == 11, "empty queue filled at start for the rate: %lu",
-	      (unsigned long)stat_value("cpu1.emptyq"));
+	       (unsigned long)stat_value("cpu1.emptyq"));
 	ctl_refused("start", -EBUSY, "already running (stop it first)");
 	ctl_refused("period 5", -EBUSY, "cannot change period while running");
 	ctl_refused("cap 5", -EBUSY, "while running");
@@ -73,21 +82,36 @@ void test_ctl(void)
 	CHECKF(!strcmp(stat_str("state"), "draining"), "state %s", stat_str("state"));
 	ctl_refused("start", -EBUSY, "not read yet");
 	ctl("period 3");	/* settings are fine once stopped */
+}
 
-	/* second open is busy; the stream of the stopped session is intact */
+/* Second open is busy; the stream of the stopped session is intact. */
+static void ctl_stream(void)
+{
+	struct pstate ps = { 0 };
+
 	CHECKF(oprof_open() == 0, "open");
 	CHECKF(oprof_open() == -EBUSY, "second open not busy");
 	drain_stream(&ps);
 	oprof_close();
 	ps_verify(&ps, NULL);
 	CHECKF(ps.sess.hz == 7777 && ps.sess.depth == 5 && ps.sess.block_bytes == 1024 &&
-	      ps.sess.ncores == 2 && ps.sess.period_ms == 2 && ps.sess.build_id_len == 20 &&
-	      ps.sess.build_id[0] == 0x5e && ps.sess.tsc_hz == tsc_hz(),
-	      "session header fields");
+	       ps.sess.ncores == 2 && ps.sess.period_ms == 2 && ps.sess.build_id_len == 20 &&
+	       ps.sess.build_id[0] == 0x5e && ps.sess.tsc_hz == tsc_hz(),
+	       "session header fields");
 	/* no core ticked while paused, so none marked a pause: marks are the cores' own */
 	CHECKF(ps.pauses[0] + ps.pauses[1] + ps.resumes[0] + ps.resumes[1] == 0,
-	      "pause/resume marks without a tick");
+	       "pause/resume marks without a tick");
 	ps_free(&ps);
+}
+
+void test_ctl(void)
+{
+	setup(2, body_none);
+	for (size_t i = 0; i < ARRAY_SIZE(idle_refusals); i++)
+		ctl_refused(idle_refusals[i].line, idle_refusals[i].rc, idle_refusals[i].want);
+	ctl_settings();
+	ctl_running();
+	ctl_stream();
 
 	/* drained: a new session may start; stopped and discarded, it leaves nothing */
 	ctl("start");
@@ -129,14 +153,14 @@ void test_stream_eof(void)
 		for (int c = 0; c < 4; c++) {
 			CHECKF(r.ps.ce[c].lost[OPF_LOST_OUTPUT_FULL] == 0, "output full with a 64M cap");
 			CHECKF(r.ps.threads_new[c] == stat_cpu(c, "threads") &&
-			      stat_cpu(c, "threads") + stat_cpu(c, "threads_lost") == stream_n / 997,
-			      "thread records of core %d: stream %lu, written %lu, lost %lu", c,
-			      (unsigned long)r.ps.threads_new[c], (unsigned long)stat_cpu(c, "threads"),
-			      (unsigned long)stat_cpu(c, "threads_lost"));
+			       stat_cpu(c, "threads") + stat_cpu(c, "threads_lost") == stream_n / 997,
+			       "thread records of core %d: stream %lu, written %lu, lost %lu", c,
+			       (unsigned long)r.ps.threads_new[c], (unsigned long)stat_cpu(c, "threads"),
+			       (unsigned long)stat_cpu(c, "threads_lost"));
 		}
 		CHECKF(r.ps.sess.session_id == sid, "session id");
 		CHECKF(!strcmp(stat_str("state"), "idle") && stat_value("blocks_alloc") == 0,
-		      "idle after EOF");
+		       "idle after EOF");
 		check_no_leak("stream");
 	}
 }
@@ -184,13 +208,13 @@ void test_pause(void)
 	reader_join(&r, plat.ticks);
 	for (int c = 0; c < nc; c++)
 		CHECKF(r.ps.ce[c].lost[OPF_LOST_PAUSED] == PHASE, "core %d lost %lu paused", c,
-		      (unsigned long)r.ps.ce[c].lost[OPF_LOST_PAUSED]);
+		       (unsigned long)r.ps.ce[c].lost[OPF_LOST_PAUSED]);
 	for (int c = 0; c < nc; c++)
 		CHECKF(r.ps.pauses[c] == 1 && r.ps.resumes[c] == 1, "core %d: %lu pause and %lu "
-		      "resume marks (%lu lost, %lu samples found no block)", c,
-		      (unsigned long)r.ps.pauses[c], (unsigned long)r.ps.resumes[c],
-		      (unsigned long)stat_cpu(c, "marks_lost"),
-		      (unsigned long)r.ps.ce[c].lost[OPF_LOST_NO_BLOCK]);
+		       "resume marks (%lu lost, %lu samples found no block)", c,
+		       (unsigned long)r.ps.pauses[c], (unsigned long)r.ps.resumes[c],
+		       (unsigned long)stat_cpu(c, "marks_lost"),
+		       (unsigned long)r.ps.ce[c].lost[OPF_LOST_NO_BLOCK]);
 	pthread_barrier_destroy(&bar);
 	check_no_leak("pause");
 }
@@ -222,7 +246,7 @@ static void fs_blocks(int nc, uint64_t want, const char *why)
 {
 	for (int c = 0; c < nc; c++)
 		CHECKF(stat_cpu(c, "blocks") == want, "core %d: %lu blocks pushed, want %lu (%s)", c,
-		      (unsigned long)stat_cpu(c, "blocks"), (unsigned long)want, why);
+		       (unsigned long)stat_cpu(c, "blocks"), (unsigned long)want, why);
 }
 
 void test_flush_stale(void)
@@ -255,7 +279,7 @@ void test_flush_stale(void)
 	       now_ms() - t0 < 2000)
 		sleep_us(1000);
 	CHECKF(stat_value("stream_bytes") - bytes0 >= (uint64_t)nc * 4 * opf_sample_len(0),
-	      "flushed blocks not forwarded while running");
+	       "flushed blocks not forwarded while running");
 	ctl("stop");
 	reader_join(&r, plat.ticks);
 	check_no_leak("flush");
@@ -284,9 +308,9 @@ void test_silent_drop(void)
 		in_stream += r.ps.samples[c];
 	}
 	CHECKF(r.ps.unexplained == 1, "%lu blocks missing with no reason, want the one dropped",
-	      (unsigned long)r.ps.unexplained);
+	       (unsigned long)r.ps.unexplained);
 	CHECKF(delivered > in_stream, "the kernel says %lu delivered, the stream has %lu: the "
-	      "dropped block's samples", (unsigned long)delivered, (unsigned long)in_stream);
+	       "dropped block's samples", (unsigned long)delivered, (unsigned long)in_stream);
 	check_no_leak("silent drop");
 }
 
@@ -348,9 +372,9 @@ void test_late_worker(void)
 	reader_join(&r, plat.ticks);
 	for (int c = 0; c < 2; c++)
 		CHECKF(r.ps.ce[c].lost[OPF_LOST_NO_BLOCK] == 0 && r.ps.samples[c] == stream_n,
-		      "core %d: %lu of %lu samples in the stream, %lu lost for want of a block "
-		      "before the worker's first pass", c, (unsigned long)r.ps.samples[c],
-		      (unsigned long)stream_n, (unsigned long)r.ps.ce[c].lost[OPF_LOST_NO_BLOCK]);
+		       "core %d: %lu of %lu samples in the stream, %lu lost for want of a block "
+		       "before the worker's first pass", c, (unsigned long)r.ps.samples[c],
+		       (unsigned long)stream_n, (unsigned long)r.ps.ce[c].lost[OPF_LOST_NO_BLOCK]);
 	snprintf(line, sizeof(line), "period %lu", (unsigned long)period);
 	ctl(line);
 	check_no_leak("late worker");
@@ -388,7 +412,7 @@ void test_discard_reader(void)
 	reader_start(&r2);	/* the next reader gets the next session, whole */
 	reader_join(&r2, plat.ticks);
 	CHECKF(r2.ps.sess.session_id == ps.sess.session_id + 1, "next session id %lu after %lu",
-	      (unsigned long)r2.ps.sess.session_id, (unsigned long)ps.sess.session_id);
+	       (unsigned long)r2.ps.sess.session_id, (unsigned long)ps.sess.session_id);
 	check_no_leak("discard");
 }
 
