@@ -1,4 +1,5 @@
 /*
+ * mem_test.c: run by tests/t/host-mem (build/host/mem{,-tsan,-asan}), on the shared harness.
  * Host tests of the kernel's allocators (kern/src/mem/page.c, kmalloc.c) and of what blocks
  * and queues really hold (kern/src/io/block.c, qio.c), on the real allocators: the shim's
  * arch_mem_foreach hands pages_init 16 MiB of host memory in two regions, and the shim's

@@ -1,4 +1,5 @@
 /*
+ * printf_test.c: run by tests/t/host-printf (build/host/printf{,-tsan,-asan}), on the shared harness.
  * Host test of kern/src/lib/printf.c (vsnprintf/snprintf): a table of formats with the exact
  * expected output, truncation semantics, and a differential check of integer conversions
  * against the C library's vsnprintf (found with dlsym, since ours shadows it).

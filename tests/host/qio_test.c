@@ -1,4 +1,5 @@
 /*
+ * qio_test.c: run by tests/t/host-qio (build/host/qio{,-tsan,-asan}), on the shared harness.
  * Host tests of kern/src/io/block.c and kern/src/io/qio.c under pthreads (plain, TSan, ASan).
  * The shared harness (harness.h) prints "PASS name" or "FAIL name" per subtest; the exit
  * status is non-zero when one failed. After every subtest no block and no kmalloc may be

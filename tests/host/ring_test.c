@@ -1,4 +1,5 @@
 /*
+ * ring_test.c: run by tests/t/host-ring (build/host/ring{,-tsan,-asan}), on the shared harness.
  * Host tests of the profiler's single-producer single-consumer ring
  * (kern/src/oprofile/ring.h) under pthreads: plain, TSan and ASan builds.
  *

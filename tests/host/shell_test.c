@@ -1,4 +1,5 @@
 /*
+ * shell_test.c: run by tests/t/host-printf (build/host/shell{,-tsan,-asan}), on the shared harness.
  * Host test of kern/shell/shell.c: the tokenizer (quotes, operators, limits), command
  * dispatch and its messages, and the line editor fed scripted console bytes, then random
  * bytes (under ASan/UBSan this is the "nothing typed may crash" check). The console is
