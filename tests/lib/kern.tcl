@@ -52,13 +52,15 @@ proc fail {why} {
 # check COND WHY: fails with WHY unless the expression COND (in the caller's scope) holds
 proc check {cond why} { if {![uplevel 1 [list expr $cond]]} { fail $why } }
 
-# boot ?-smp N? ?-mem M? ?-share DIR | -tmpshare NAME? ?extra qemu args...?
+# boot ?-smp N? ?-mem M? ?-share DIR | -tmpshare NAME? ?-launcher CMD? ?extra qemu args...?
 # -tmpshare NAME shares $share, made by temp_share NAME unless the test made it already.
+# -launcher CMD (a list) runs QEMU instead of scripts/qemu: another copy, or under a wrapper.
 proc boot {args} {
 	global top env spawn_id prompt timeout share
 	set ncpu 4
 	set mem 512M
 	set dir ""
+	set launcher [list $top/scripts/qemu]
 	set extra {}
 	while {[llength $args]} {
 		set a [lindex $args 0]
@@ -67,6 +69,7 @@ proc boot {args} {
 			-smp { set ncpu [lindex $args 0]; set args [lrange $args 1 end] }
 			-mem { set mem [lindex $args 0]; set args [lrange $args 1 end] }
 			-share { set dir [lindex $args 0]; set args [lrange $args 1 end] }
+			-launcher { set launcher [lindex $args 0]; set args [lrange $args 1 end] }
 			-tmpshare {
 				if {$share eq ""} { temp_share [lindex $args 0] }
 				set dir $share
@@ -80,7 +83,13 @@ proc boot {args} {
 	# tests run under TCG; benchmarks may pass TEST_ACCEL=kvm
 	set env(ACCEL) [expr {[info exists env(TEST_ACCEL)] ? $env(TEST_ACCEL) : "tcg"}]
 	if {$dir ne ""} { set env(SHARE) $dir } else { catch {unset env(SHARE)} }
-	spawn -noecho {*}[list $top/scripts/qemu] {*}$extra
+	spawn -noecho {*}$launcher {*}$extra
+	wait_boot
+}
+
+# wait_boot: wait (60 s at most) for the first prompt of the QEMU just spawned
+proc wait_boot {} {
+	global spawn_id prompt timeout
 	set old $timeout
 	set timeout 60
 	expect {
