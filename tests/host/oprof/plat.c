@@ -20,6 +20,7 @@ uint64_t now_ms(void)
 	return nsec() / 1000000;
 }
 
+/* ---- platform hooks ---- */
 
 /*
  * hooks->on_core: a mailbox per core that the core's thread empties between ticks and while
