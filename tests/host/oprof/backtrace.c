@@ -4,7 +4,6 @@
  */
 #include "oprof_host.h"
 
-
 /*
  * The walker on chains built in exactly sized heap buffers (ASan sees any stray read):
  * st holds W words, lo and hi are its bounds.

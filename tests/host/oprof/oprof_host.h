@@ -125,7 +125,6 @@ struct pstate {
 	uint32_t thr_hz[MAXC];		/* new_hz of the last OPF_THROTTLE */
 };
 
-
 /* ---- the reader thread (reader.c) ---- */
 
 struct reader {
@@ -137,7 +136,6 @@ struct reader {
 	bool opened;		/* the caller already opened the device */
 	uint64_t bytes;
 };
-
 
 /* plat.c */
 extern const struct oprof_hooks hooks;

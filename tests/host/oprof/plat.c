@@ -227,6 +227,7 @@ uint64_t stat_cpu(int core, const char *what)
 	return stat_value(name);
 }
 
+/* ---- what the cores record: every sample is checkable on its own (oprof_host.h) ---- */
 
 /* Build seq's frame chain in st and take one tick with it. */
 void tick(int core, uint64_t seq, uintptr_t *st)

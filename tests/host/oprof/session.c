@@ -416,7 +416,6 @@ void test_discard_reader(void)
 	check_no_leak("discard");
 }
 
-
 /* Start/stop cycles leave no block and no allocation behind. */
 void test_cycles(void)
 {
