@@ -59,11 +59,12 @@ struct oprof_hooks {
 	 */
 	int (*start_sampling)(uint32_t hz, uint32_t source);
 	/*
-	 * Stop sampling and then run something in thread context on every online core
-	 * (for instance a thread that disarms the core's timer). It must not return before
-	 * that has happened everywhere: a thread can only run on a core once nothing there
-	 * has interrupts off -- no sampling interrupt and no oprof_thread_created is left
-	 * inside the hot path -- which is how the profiler knows a stopped core is quiet.
+	 * Stop sampling: return once no core is inside, or will enter, a sampling interrupt
+	 * or NMI (timer: a thread that disarms each core's timer has run there; NMI: no
+	 * core is in its handler). Thread-context writers (oprof_thread_created, on any
+	 * core) the profiler then waits out itself, with on_core on every core: a thread can
+	 * only run on a core once nothing there has interrupts off. Without on_core, this
+	 * hook must also wait for those (run a thread on every core) before returning.
 	 */
 	void (*stop_sampling)(void);
 	/*
@@ -86,7 +87,9 @@ struct oprof_hooks {
 	/*
 	 * Run fn(arg) on core in thread context with interrupts off and return when it did
 	 * (it waits for the core's interrupts to be on). For a core that did not hand its
-	 * flight-recorder window over in time. May be NULL: then the ctl thread waits.
+	 * flight-recorder window over in time, and at stop, to wait out a thread-context
+	 * writer on every core. May be NULL: then the ctl thread waits, and stop_sampling
+	 * must wait out those writers itself.
 	 */
 	void (*on_core)(int core, void (*fn)(void *), void *arg);
 	/*

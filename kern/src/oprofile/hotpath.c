@@ -26,9 +26,10 @@
  *
  * The gate: on says the core may record. The ctl thread sets it with release once the
  * session's state is ready; the core reads it with acquire (a plain load on x86). To stop
- * a core the ctl thread clears it and then has the glue stop the sampling source and run
- * a thread on every core (hooks->stop_sampling): afterwards no writer is inside, nor will
- * one enter. No handshake on the common path.
+ * a core the ctl thread clears it, has the glue stop the sampling source
+ * (hooks->stop_sampling) and runs a thread on every core (hooks->on_core, session.c):
+ * afterwards no writer of any context is inside, nor will one enter. No handshake on the
+ * common path.
  *
  * Lost samples: a sample that finds no room and no empty block, a sample while paused,
  * or one that cannot fit a block is counted in cnt.lost[reason] and lrep.unreported[reason];

@@ -231,6 +231,29 @@ static int session_size(const struct oprof_cfg *cfg, char *err, size_t errlen)
 	return 0;
 }
 
+static void session_quiet_here(void *arg)
+{
+	(void)arg;
+}
+
+/*
+ * Close every core's gate and wait out every writer context: the sampling source (the
+ * glue's stop_sampling waits for its interrupts or NMIs), then a thread-context writer
+ * (oprof_thread_created, interrupts off) on any core -- hooks->on_core runs on a core only
+ * once nothing there has interrupts off. A writer that read the gate open before it closed
+ * has finished when this returns; none enters after. From then on the ctl thread may act
+ * as the cores, and free their buffers.
+ */
+static void session_stop_cores(void)
+{
+	for (int i = 0; i < oprof.ncores; i++)
+		opcore_disable(&opcores[i]);
+	if (oprof.hooks && oprof.hooks->stop_sampling)
+		oprof.hooks->stop_sampling();
+	for (int i = 0; oprof.hooks && oprof.hooks->on_core && i < oprof.ncores; i++)
+		oprof.hooks->on_core(i, session_quiet_here, NULL);
+}
+
 /*
  * Session lock held, state IDLE, cfg checked. The cores are enabled before the live threads
  * are listed, so a thread created meanwhile is named at least once (maybe twice).
@@ -281,10 +304,7 @@ int session_start(const struct oprof_cfg *cfg, char *err, size_t errlen)
 				 "NMI timer (HPET); use -m timer");
 		else
 			snprintf(err, errlen, "oprofile: cannot start sampling: %s", strerror(rc));
-		for (int i = 0; i < oprof.ncores; i++)
-			opcore_disable(&opcores[i]);
-		if (oprof.hooks && oprof.hooks->stop_sampling)
-			oprof.hooks->stop_sampling();	/* also waits out every writer */
+		session_stop_cores();
 		session_undo();
 		return rc;
 	}
@@ -307,10 +327,7 @@ fail:
 void session_stop(void)
 {
 	flag_set(&oprof.state, OPROF_STOPPING);
-	for (int i = 0; i < oprof.ncores; i++)
-		opcore_disable(&opcores[i]);
-	if (oprof.hooks && oprof.hooks->stop_sampling)
-		oprof.hooks->stop_sampling();	/* no writer is inside any core after this */
+	session_stop_cores();
 	for (int i = 0; i < oprof.ncores; i++)
 		opcore_flush_partial(&opcores[i]);
 	if (oprof.cfg.snapshot)

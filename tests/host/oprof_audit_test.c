@@ -1,0 +1,310 @@
+/*
+ * Host tests of the profiler's portable core under pressure (the review of issue 24):
+ * deterministic interleavings under the shim, each driven from this program's threads --
+ * a thread per "core" where a writer must be held at a point, otherwise the main thread
+ * ticking every core in turn and running the worker's passes itself. Unlike oprof_test.c
+ * the glue is modelled per source: NMI mode's stop_sampling waits only until no "NMI"
+ * (a tick) is in flight, and hooks->on_core runs a function as a thread on the core would,
+ * once nothing there has interrupts off (shim_model_irqs).
+ *
+ * Each subtest checks the stream a reader gets (parsed with the ABI header) and prints
+ * PASS or FAIL NAME; the exit status is the verdict. Run with no arguments for all of them,
+ * or with subtest names.
+ */
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <semaphore.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#define strerror libc_strerror	/* error.h declares the kernel's own */
+#include <string.h>
+#undef strerror
+#include <unistd.h>
+
+#include "kernel.h"
+#include "abi/oprofile.h"
+#include "arch.h"
+#include "block.h"
+#include "error.h"
+#include "oprofile.h"
+#include "shim.h"
+
+#define MAXC	8
+
+static int failures, sub_failed;
+
+static __printf(1, 2) void fail(const char *fmt, ...)
+{
+	va_list ap;
+
+	if (sub_failed++ < 8) {
+		va_start(ap, fmt);
+		fprintf(stderr, "    ");
+		vfprintf(stderr, fmt, ap);
+		fprintf(stderr, "\n");
+		va_end(ap);
+	}
+}
+
+#define CHECK(c, ...) do { if (!(c)) fail(__VA_ARGS__); } while (0)
+
+static void verdict(const char *name)
+{
+	printf("%s %s\n", sub_failed ? "FAIL" : "PASS", name);
+	failures += sub_failed != 0;
+	sub_failed = 0;
+}
+
+/* ---- the modelled glue ---- */
+
+static uint32_t cur_source;
+static int nmis_in_flight;	/* ticks running now (NMI mode: "in nmi_sample") */
+
+static int hook_start(uint32_t hz, uint32_t source)
+{
+	(void)hz;
+	cur_source = source;
+	return 0;
+}
+
+/*
+ * NMI mode, as glue.c's nmi_stop: arch_nmi_stop returns once no core is in its NMI
+ * handler; nothing runs on the cores. Timer mode here has no core threads to join.
+ */
+static void hook_stop(void)
+{
+	while (__atomic_load_n(&nmis_in_flight, __ATOMIC_ACQUIRE))
+		sched_yield();
+}
+
+static void hook_threads(oprof_thread_fn fn, void *arg) { fn(arg, 1, 0, "shell"); }
+
+static int on_core_calls[MAXC];
+
+static void hook_on_core(int core, void (*fn)(void *), void *arg)
+{
+	__atomic_add_fetch(&on_core_calls[core], 1, __ATOMIC_RELEASE);
+	shim_on_core(core, fn, arg);
+}
+
+static const struct oprof_hooks hooks = {
+	.start_sampling = hook_start,
+	.stop_sampling = hook_stop,
+	.foreach_thread = hook_threads,
+	.on_core = hook_on_core,
+};
+
+static int ctl(const char *line)
+{
+	char err[256];
+	int rc = oprof_ctl(line, err, sizeof(err));
+
+	if (rc < 0)
+		fail("ctl '%s' failed: %d %s", line, rc, err);
+	return rc;
+}
+
+/* One sampling "NMI" on core: no walk (fp 0), pc as given. */
+static void tick(int core, uint64_t pc)
+{
+	struct oprof_tick t = {
+		.tsc = tsc_read(), .pc = pc, .tid = 1000 + (uint32_t)core, .core = (uint16_t)core,
+	};
+
+	__atomic_add_fetch(&nmis_in_flight, 1, __ATOMIC_ACQ_REL);
+	oprof_tick_irq(&t);
+	__atomic_sub_fetch(&nmis_in_flight, 1, __ATOMIC_ACQ_REL);
+}
+
+/* ---- the stream a reader gets ---- */
+
+struct stream {
+	uint8_t *data;
+	size_t len;
+	bool bad;		/* a record that is not one (reason in why) */
+	char why[160];
+	uint32_t ncores;
+	uint64_t samples[MAXC];		/* OPF_SAMPLE records per core */
+	uint64_t thread_recs;		/* OPF_THREAD records with tid want_tid */
+	uint32_t want_tid;
+	bool have_end;			/* OPF_SESSION_END seen */
+	struct opf_core_end end[MAXC];
+};
+
+/* Everything the next reader reads up to end of file. */
+static void read_stream(struct stream *s)
+{
+	size_t cap = 1 << 16;
+	long n;
+
+	s->data = malloc(cap);
+	s->len = 0;
+	if (oprof_open() != 0) {
+		fail("open /dev/oprofile failed");
+		return;
+	}
+	for (;;) {
+		if (cap - s->len < 4096)
+			s->data = realloc(s->data, cap *= 2);
+		if ((n = oprof_read(s->data + s->len, cap - s->len)) <= 0)
+			break;
+		s->len += (size_t)n;
+	}
+	oprof_close();
+}
+
+static void stream_bad(struct stream *s, size_t off, const char *what)
+{
+	if (!s->bad)
+		snprintf(s->why, sizeof(s->why), "record at byte %zu: %s", off, what);
+	s->bad = true;
+}
+
+static void parse_record(struct stream *s, const struct opf_rec *r, size_t off)
+{
+	if (r->type == OPF_SAMPLE) {
+		const struct opf_sample *p = (const void *)r;
+
+		if (p->core < MAXC)
+			s->samples[p->core]++;
+	} else if (r->type == OPF_THREAD) {
+		s->thread_recs += ((const struct opf_thread *)r)->tid == s->want_tid;
+	} else if (r->type == OPF_CORE_END) {
+		const struct opf_core_end *e = (const void *)r;
+
+		if (e->core < MAXC)
+			memcpy(&s->end[e->core], e, MIN(sizeof(*e), (size_t)r->len));
+	} else if (r->type == OPF_SESSION_END) {
+		s->have_end = true;
+	} else if (r->type == 0 || r->type > OPF_DROP) {
+		stream_bad(s, off, "unknown type (an unfilled record?)");
+	}
+}
+
+/* Walk every record; a stream starts with OPF_SESSION and ends with OPF_SESSION_END. */
+static void parse_stream(struct stream *s)
+{
+	size_t off = 0;
+
+	while (off + sizeof(struct opf_rec) <= s->len && !s->bad) {
+		const struct opf_rec *r = (const void *)(s->data + off);
+
+		if (r->len < sizeof(*r) || r->len % OPF_ALIGN || r->len > s->len - off) {
+			stream_bad(s, off, "bad length");
+			break;
+		}
+		if (off == 0 && r->type != OPF_SESSION)
+			stream_bad(s, off, "the stream does not start with OPF_SESSION");
+		if (r->type == OPF_SESSION)
+			s->ncores = ((const struct opf_session *)r)->ncores;
+		parse_record(s, r, off);
+		off += r->len;
+	}
+	if (!s->bad && off != s->len)
+		stream_bad(s, off, "a partial record at the end");
+	if (!s->bad && !s->have_end)
+		stream_bad(s, off, "no OPF_SESSION_END");
+	if (s->bad)
+		fail("stream: %s", s->why);
+}
+
+/* ---- nmistop: NMI-mode stop waits for a thread-context writer on another core ---- */
+
+static sem_t at_point, release_writer;
+static __thread int hold_here;
+static int stop_done;
+
+/* The NMI point inside the writer: tell main, then wait to be let go. */
+static void hold_hook(void)
+{
+	if (hold_here) {
+		hold_here = 0;
+		sem_post(&at_point);
+		sem_wait(&release_writer);
+	}
+}
+
+static void *core1_writer(void *arg)
+{
+	(void)arg;
+	shim_set_core(1);
+	for (int i = 0; i < 5; i++)
+		tick(1, 0x1000 + (uint64_t)i);
+	hold_here = 1;
+	oprof_thread_created(4242, 1, "victim-thread");	/* a thread created on core 1 */
+	return NULL;
+}
+
+static void *stopper(void *arg)
+{
+	(void)arg;
+	ctl("stop");
+	__atomic_store_n(&stop_done, 1, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+/*
+ * A thread on core 1 is inside oprof_thread_created (between reserving its record and
+ * filling it) while "oprofile stop" runs on core 0 in NMI mode. Stop must not return, nor
+ * free anything, until that writer is out: then its record is in the stream, filled.
+ */
+static void test_nmistop(void)
+{
+	pthread_t w, st;
+	struct stream s = { .want_tid = 4242 };
+	bool early;
+
+	shim_set_ncpus(2);
+	sem_init(&at_point, 0, 0);
+	sem_init(&release_writer, 0, 0);
+	stop_done = 0;
+	shim_set_nmi_hook(hold_hook);
+	ctl("start -b 1024 -d 4 -m nmi");
+	pthread_create(&w, NULL, core1_writer, NULL);
+	sem_wait(&at_point);
+	pthread_create(&st, NULL, stopper, NULL);
+	/* either stop returns (wrong) or it waits for core 1 (its on_core call comes) */
+	while (!__atomic_load_n(&stop_done, __ATOMIC_ACQUIRE) &&
+	       !__atomic_load_n(&on_core_calls[1], __ATOMIC_ACQUIRE))
+		sched_yield();
+	early = __atomic_load_n(&stop_done, __ATOMIC_ACQUIRE);
+	CHECK(!early, "stop returned while a thread-context writer was inside core 1");
+	sem_post(&release_writer);
+	pthread_join(w, NULL);
+	pthread_join(st, NULL);
+	shim_set_nmi_hook(NULL);
+	read_stream(&s);
+	parse_stream(&s);
+	CHECK(s.thread_recs == 1, "core 1's OPF_THREAD for tid 4242: %lu in the stream, want 1",
+	      (unsigned long)s.thread_recs);
+	CHECK(s.samples[1] == 5, "core 1 delivered %lu samples, want 5",
+	      (unsigned long)s.samples[1]);
+	free(s.data);
+	memset(on_core_calls, 0, sizeof(on_core_calls));
+	verdict("nmistop");
+}
+
+static const struct {
+	const char *name;
+	void (*fn)(void);
+} tests[] = {
+	{ "nmistop", test_nmistop },
+};
+
+int main(int argc, char **argv)
+{
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	shim_model_irqs(1);
+	oprof_init(&hooks);
+	for (size_t i = 0; i < ARRAY_SIZE(tests); i++) {
+		bool pick = argc < 2;
+
+		for (int a = 1; a < argc; a++)
+			pick |= !strcmp(argv[a], tests[i].name);
+		if (pick)
+			tests[i].fn();
+	}
+	oprof_fini();
+	return failures ? 1 : 0;
+}
