@@ -285,11 +285,88 @@ static void test_nmistop(void)
 	verdict("nmistop");
 }
 
+/* A stat line's value (0 if absent). */
+static uint64_t stat_value(const char *name)
+{
+	static char buf[16384];
+	size_t n = strlen(name);
+
+	oprof_stat_text(buf, sizeof(buf));
+	for (char *p = buf; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
+		if (!strncmp(p, name, n) && p[n] == ' ')
+			return strtoull(p + n + 1, NULL, 10);
+	return 0;
+}
+
+/*
+ * fairdrop: 8 identical cores under the cap with a slow reader. Every round each core
+ * fills two blocks (ticks interleaved, so its blocks are as old as everyone's), the worker
+ * passes and the reader takes 4 KiB. The queue stays full, so most blocks are dropped --
+ * the newest, whichever core wrote them: each core's share of the delivered samples must
+ * be its share of the work (1/8), not decided by its number.
+ */
+#define FD_CORES	8
+#define FD_ROUNDS	200
+
+static void fairdrop_round(uint64_t *pc)
+{
+	static uint8_t buf[4096];
+
+	for (int k = 0; k < 62; k++)	/* 31 samples of depth 0 fill a 1 KiB block */
+		for (int c = 0; c < FD_CORES; c++)
+			tick(c, (*pc)++);
+	oprof_worker_pass();
+	if (stat_value("outq_blocks") > 0 && oprof_read(buf, sizeof(buf)) < 0)
+		fail("read failed");
+}
+
+static void test_fairdrop(void)
+{
+	struct stream s = { 0 };
+	uint64_t pc = 0x100000, total = 0, dropped = 0;
+
+	shim_set_ncpus(FD_CORES);
+	shim_set_core(0);
+	ctl("cap 64K");
+	ctl("start -b 1024 -d 0 -m timer");
+	if (oprof_open() != 0)
+		fail("open failed");
+	for (int r = 0; r < FD_ROUNDS; r++)
+		fairdrop_round(&pc);
+	oprof_close();		/* the rest of its block goes back for the next reader */
+	ctl("stop");
+	ctl("cap 64M");
+	read_stream(&s);
+	parse_stream(&s);
+	for (int c = 0; c < FD_CORES; c++) {
+		total += s.samples[c];
+		dropped += s.end[c].lost[OPF_LOST_OUTPUT_FULL];
+	}
+	CHECK(dropped > total, "only %lu samples dropped (%lu delivered): the cap did not bite",
+	      (unsigned long)dropped, (unsigned long)total);
+	/* the first reader's part is not in s: compare the cores' totals from OPF_CORE_END */
+	total = 0;
+	for (int c = 0; c < FD_CORES; c++)
+		total += s.end[c].delivered;
+	printf("  fairdrop: delivered per core:");
+	for (int c = 0; c < FD_CORES; c++)
+		printf(" %lu", (unsigned long)s.end[c].delivered);
+	printf(" (dropped %lu)\n", (unsigned long)dropped);
+	for (int c = 0; c < FD_CORES; c++)
+		CHECK(s.end[c].delivered * FD_CORES * 4 >= total * 3 &&
+		      s.end[c].delivered * FD_CORES * 4 <= total * 5,
+		      "core %d delivered %lu of %lu samples: not within 25%% of an eighth", c,
+		      (unsigned long)s.end[c].delivered, (unsigned long)total);
+	free(s.data);
+	verdict("fairdrop");
+}
+
 static const struct {
 	const char *name;
 	void (*fn)(void);
 } tests[] = {
 	{ "nmistop", test_nmistop },
+	{ "fairdrop", test_fairdrop },
 };
 
 int main(int argc, char **argv)

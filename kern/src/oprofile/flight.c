@@ -148,8 +148,7 @@ static void flight_dump(uint64_t seq)
 	if (oprof.hooks && oprof.hooks->foreach_thread)
 		oprof.hooks->foreach_thread(flight_thread, &w);
 	recw_finish(&w);
-	for (int i = 0; i < oprof.ncores; i++)
-		worker_drain_ring(&opcores[i], &opcores[i].fr.snap);
+	worker_drain_rings(true);
 	worker_report_drops(false);
 	flight_mark(OPF_SNAP_END, seq);
 	oprof.snapshots = seq;

@@ -325,7 +325,7 @@ void worker_init(void);
 void worker_kick(void);		/* any context, NMI included */
 void outq_put(struct block *b);
 void worker_drain(void);
-void worker_drain_ring(struct opcore *c, struct ring *r);
+void worker_drain_rings(bool snap);	/* full rings (snap: the windows), oldest first */
 void worker_report_drops(bool closing);
 void worker_refill(void);
 uint32_t worker_start_target(void);
