@@ -129,6 +129,9 @@ struct stream {
 	uint64_t thread_recs;		/* OPF_THREAD records with tid want_tid */
 	uint32_t want_tid;
 	bool have_end;			/* OPF_SESSION_END seen */
+	uint32_t nsessions;		/* OPF_SESSION records */
+	uint64_t first_id;		/* the first one's session_id */
+	size_t blk_off, blk_bytes;	/* the open block: where it starts, what it says */
 	struct opf_core_end end[MAXC];
 };
 
@@ -182,6 +185,19 @@ static void parse_record(struct stream *s, const struct opf_rec *r, size_t off)
 	}
 }
 
+/* The open block, ending at off, holds the bytes its header says. */
+static void block_check(struct stream *s, size_t off)
+{
+	char what[96];
+
+	if (s->blk_bytes && off - s->blk_off != s->blk_bytes) {
+		snprintf(what, sizeof(what), "the block there says %zu bytes but has %zu",
+			 s->blk_bytes, off - s->blk_off);
+		stream_bad(s, s->blk_off, what);
+	}
+	s->blk_bytes = 0;
+}
+
 /* Walk every record; a stream starts with OPF_SESSION and ends with OPF_SESSION_END. */
 static void parse_stream(struct stream *s)
 {
@@ -196,13 +212,23 @@ static void parse_stream(struct stream *s)
 		}
 		if (off == 0 && r->type != OPF_SESSION)
 			stream_bad(s, off, "the stream does not start with OPF_SESSION");
-		if (r->type == OPF_SESSION)
+		if (r->type == OPF_SESSION || r->type == OPF_BLOCK)
+			block_check(s, off);
+		if (r->type == OPF_SESSION) {
 			s->ncores = ((const struct opf_session *)r)->ncores;
+			s->first_id = s->nsessions++ ? s->first_id :
+				((const struct opf_session *)r)->session_id;
+		}
+		if (r->type == OPF_BLOCK) {
+			s->blk_off = off;
+			s->blk_bytes = ((const struct opf_block *)r)->bytes;
+		}
 		parse_record(s, r, off);
 		off += r->len;
 	}
 	if (!s->bad && off != s->len)
 		stream_bad(s, off, "a partial record at the end");
+	block_check(s, off);
 	if (!s->bad && !s->have_end)
 		stream_bad(s, off, "no OPF_SESSION_END");
 	if (s->bad)
@@ -260,7 +286,10 @@ static void test_nmistop(void)
 	sem_init(&release_writer, 0, 0);
 	stop_done = 0;
 	shim_set_nmi_hook(hold_hook);
-	ctl("start -b 1024 -d 4 -m nmi");
+	if (ctl("start -b 1024 -d 4 -m nmi") < 0) {
+		verdict("nmistop");
+		return;
+	}
 	pthread_create(&w, NULL, core1_writer, NULL);
 	sem_wait(&at_point);
 	pthread_create(&st, NULL, stopper, NULL);
@@ -361,12 +390,124 @@ static void test_fairdrop(void)
 	verdict("fairdrop");
 }
 
+/* ---- hand-backs: a reader that closes part way leaves the rest for the next ---- */
+
+/* A reader that reads n bytes per read, reads times (or to the end), and closes. */
+static size_t read_some(size_t n, int reads)
+{
+	static uint8_t buf[1 << 16];
+	size_t total = 0;
+	long r;
+
+	if (oprof_open() != 0) {
+		fail("open failed");
+		return 0;
+	}
+	for (int i = 0; i < reads && (r = oprof_read(buf, n)) > 0; i++)
+		total += (size_t)r;
+	oprof_close();
+	return total;
+}
+
+/* A stopped one-core session of n samples, 4 KiB blocks. */
+static void one_session(int n, uint64_t pc)
+{
+	shim_set_ncpus(1);
+	shim_set_core(0);
+	ctl("start -b 4096 -d 4 -m timer");
+	for (int i = 0; i < n; i++)
+		tick(0, pc + (uint64_t)i);
+	ctl("stop");
+}
+
+/*
+ * reput: reader 1 stops part way into core 0's first block (its rest goes back, framed
+ * again); reader 2 reads only the repeated header and takes that block without copying
+ * any of it; reader 3 must get a stream whose blocks add up, holding every sample.
+ */
+static void test_reput(void)
+{
+	struct stream s = { 0 };
+
+	one_session(300, 0x5000);
+	read_some(1000, 1);
+	read_some(150, 1);
+	read_stream(&s);
+	parse_stream(&s);
+	CHECK(s.nsessions == 1, "reader 3 got %u session headers", s.nsessions);
+	free(s.data);
+	verdict("reput");
+}
+
+/* hdrput: a reader that read 64 bytes of the session header; the next gets it once. */
+static void test_hdrput(void)
+{
+	struct stream s = { 0 };
+
+	one_session(100, 0x9000);
+	read_some(64, 1);
+	read_stream(&s);
+	parse_stream(&s);
+	CHECK(s.nsessions == 1, "the next reader got %u session headers, want 1", s.nsessions);
+	CHECK(s.samples[0] == 100, "the next reader got %lu samples, want 100",
+	      (unsigned long)s.samples[0]);
+	free(s.data);
+	verdict("hdrput");
+}
+
+/*
+ * discardput: a reader part way into session 1 at "discard"; session 2 runs and stops;
+ * then the reader closes (dd reached its count). The next reader gets session 2's stream.
+ */
+static void test_discardput(void)
+{
+	static uint8_t buf[1000];
+	struct stream s = { 0 };
+	uint64_t id;
+
+	one_session(300, 0x6000);
+	if (oprof_open() != 0 || oprof_read(buf, sizeof(buf)) <= 0)
+		fail("reader 1 read nothing");
+	ctl("discard");
+	one_session(300, 0x7000);
+	id = stat_value("session");
+	oprof_close();
+	read_stream(&s);
+	parse_stream(&s);
+	CHECK(s.nsessions == 1 && s.first_id == id,
+	      "the next reader got %u sessions, the first %lu, want session %lu alone",
+	      s.nsessions, (unsigned long)s.first_id, (unsigned long)id);
+	CHECK(s.samples[0] == 300, "the next reader got %lu samples, want 300",
+	      (unsigned long)s.samples[0]);
+	free(s.data);
+	verdict("discardput");
+}
+
+/* Between tests: whatever a failed one left, the next starts from idle. */
+static void settle(void)
+{
+	char buf[4096], err[256];
+
+	oprof_stat_text(buf, sizeof(buf));
+	if (strstr(buf, "state running") || strstr(buf, "state paused"))
+		oprof_ctl("stop", err, sizeof(err));
+	oprof_stat_text(buf, sizeof(buf));
+	if (strstr(buf, "state draining"))
+		oprof_ctl("discard", err, sizeof(err));
+	oprof_ctl("cap 64M", err, sizeof(err));
+	shim_set_ncpus(1);
+	shim_set_core(0);
+}
+
 static const struct {
 	const char *name;
 	void (*fn)(void);
 } tests[] = {
 	{ "nmistop", test_nmistop },
 	{ "fairdrop", test_fairdrop },
+	{ "reput", test_reput },
+	{ "hdrput", test_hdrput },
+	{ "discardput", test_discardput },
 };
 
 int main(int argc, char **argv)
@@ -379,8 +520,10 @@ int main(int argc, char **argv)
 
 		for (int a = 1; a < argc; a++)
 			pick |= !strcmp(argv[a], tests[i].name);
-		if (pick)
+		if (pick) {
 			tests[i].fn();
+			settle();
+		}
 	}
 	oprof_fini();
 	return failures ? 1 : 0;
