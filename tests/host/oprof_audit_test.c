@@ -130,6 +130,7 @@ struct stream {
 	uint32_t want_tid;
 	bool have_end;			/* OPF_SESSION_END seen */
 	uint32_t nsessions;		/* OPF_SESSION records */
+	char marks[MAXC][16];		/* each core's pause (P) and resume (R) marks, in order */
 	uint64_t first_id;		/* the first one's session_id */
 	size_t blk_off, blk_bytes;	/* the open block: where it starts, what it says */
 	struct opf_core_end end[MAXC];
@@ -178,6 +179,12 @@ static void parse_record(struct stream *s, const struct opf_rec *r, size_t off)
 
 		if (e->core < MAXC)
 			memcpy(&s->end[e->core], e, MIN(sizeof(*e), (size_t)r->len));
+	} else if (r->type == OPF_PAUSE || r->type == OPF_RESUME) {
+		const struct opf_mark *m = (const void *)r;
+		size_t n = m->core < MAXC ? strlen(s->marks[m->core]) : 15;
+
+		if (n < 15)
+			s->marks[m->core][n] = r->type == OPF_PAUSE ? 'P' : 'R';
 	} else if (r->type == OPF_SESSION_END) {
 		s->have_end = true;
 	} else if (r->type == 0 || r->type > OPF_DROP) {
@@ -483,6 +490,110 @@ static void test_discardput(void)
 	verdict("discardput");
 }
 
+/* ---- marks and losses while paused ---- */
+
+/*
+ * marks: a resume noticed when no block is left stays pending; the next pause is noticed
+ * before it could be written. The stream must say pause, resume, pause (each mark its own
+ * type), not three pauses.
+ */
+static void test_marks(void)
+{
+	struct stream s = { 0 };
+
+	shim_set_ncpus(1);
+	shim_set_core(0);
+	ctl("emptydepth 1");
+	ctl("start -f 1 -b 256 -d 0 -m timer");	/* one empty block; no worker runs */
+	for (int i = 0; i < 3; i++)
+		tick(0, 0x2000 + (uint64_t)i);
+	ctl("pause");
+	tick(0, 0x2100);		/* notices the pause: OPF_PAUSE written */
+	for (int i = 0; i < 8; i++)	/* names fill the block; no empty block is left */
+		oprof_thread_created(500 + (uint32_t)i, 0, "t");
+	ctl("resume");
+	tick(0, 0x2200);		/* notices the resume: no block, the mark stays pending */
+	ctl("pause");
+	tick(0, 0x2300);		/* notices the pause: (resume, pause) pending */
+	ctl("stop");			/* writes the pending pair */
+	ctl("emptydepth 4");
+	read_stream(&s);
+	parse_stream(&s);
+	CHECK(!strcmp(s.marks[0], "PRP"), "core 0's marks: %s, want PRP (P pause, R resume)",
+	      s.marks[0]);
+	free(s.data);
+	verdict("marks");
+}
+
+static __thread int nested_nmis;
+
+/* Two NMIs land inside one thread-context writer while the session is paused. */
+static void ovf_hook(void)
+{
+	if (nested_nmis > 0) {
+		nested_nmis--;
+		tick(0, 0x4000);
+	}
+}
+
+/*
+ * pauseovf: a tick while paused, then a thread-context writer that two NMIs interrupt
+ * (the second finds the deferred slot taken): all three periods are lost PAUSED.
+ */
+static void test_pauseovf(void)
+{
+	struct stream s = { 0 };
+
+	shim_set_ncpus(1);
+	shim_set_core(0);
+	ctl("start -b 1024 -d 4 -m nmi");
+	tick(0, 0x4001);
+	ctl("pause");
+	tick(0, 0x4002);
+	shim_set_nmi_hook(ovf_hook);
+	nested_nmis = 2;
+	oprof_thread_created(777, 0, "while-paused");
+	shim_set_nmi_hook(NULL);
+	ctl("stop");
+	read_stream(&s);
+	parse_stream(&s);
+	CHECK(s.end[0].taken == 4 && s.end[0].lost[OPF_LOST_PAUSED] == 3 &&
+	      s.end[0].lost[OPF_LOST_OTHER] == 0,
+	      "core 0: taken %lu, lost paused %lu, other %lu; want 4, 3, 0",
+	      (unsigned long)s.end[0].taken, (unsigned long)s.end[0].lost[OPF_LOST_PAUSED],
+	      (unsigned long)s.end[0].lost[OPF_LOST_OTHER]);
+	free(s.data);
+	verdict("pauseovf");
+}
+
+/* ---- the block-size check counts the block's header ---- */
+
+static void test_blocksize(void)
+{
+	char err[256];
+	struct stream s = { 0 };
+	int rc = oprof_ctl("start -b 256 -d 28 -m timer", err, sizeof(err));
+
+	/* a depth-28 sample is 256 bytes, and a block's OPF_BLOCK header 32 more */
+	CHECK(rc == -EINVAL && strstr(err, "at least 288"),
+	      "start -b 256 -d 28: %d '%s', want -EINVAL naming 288", rc, rc ? err : "");
+	if (rc == 0) {
+		ctl("stop");
+		ctl("discard");
+	}
+	ctl("start -b 288 -d 28 -m timer");
+	for (int i = 0; i < 10; i++)
+		tick(0, 0x3000 + (uint64_t)i);
+	ctl("stop");
+	read_stream(&s);
+	parse_stream(&s);
+	CHECK(s.samples[0] == 10 && s.end[0].lost[OPF_LOST_OTHER] == 0,
+	      "-b 288 -d 28: %lu samples, %lu lost other; want 10, 0",
+	      (unsigned long)s.samples[0], (unsigned long)s.end[0].lost[OPF_LOST_OTHER]);
+	free(s.data);
+	verdict("blocksize");
+}
+
 /* Between tests: whatever a failed one left, the next starts from idle. */
 static void settle(void)
 {
@@ -508,6 +619,9 @@ static const struct {
 	{ "reput", test_reput },
 	{ "hdrput", test_hdrput },
 	{ "discardput", test_discardput },
+	{ "marks", test_marks },
+	{ "pauseovf", test_pauseovf },
+	{ "blocksize", test_blocksize },
 };
 
 int main(int argc, char **argv)

@@ -145,7 +145,7 @@ static int ctl_not_running(char *err, size_t errlen)
 /* A whole session's settings must fit together, whichever way they were set. */
 static int cfg_check(const struct oprof_cfg *cfg, char *err, size_t errlen)
 {
-	uint32_t need = opf_sample_len(cfg->depth);
+	uint32_t need = opf_sample_len(cfg->depth) + BLK_HDR;	/* a block's header, and one */
 
 	if (cfg->block_bytes < need) {
 		snprintf(err, errlen, "oprofile: block size %u too small for depth %u "

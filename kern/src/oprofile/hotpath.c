@@ -20,8 +20,8 @@
  * a flight-recorder hand-over) -- does so between hot_begin and hot_end, which set and
  * clear nest. Interrupts are off in all of them, so only an NMI can land inside another:
  * an NMI that finds nest set walks the stack with its own scratch and leaves the sample in
- * pend (or, if pend is taken, counts it in pend.overflow), touching nothing else; the
- * writer it interrupted records it on its way out (hot_end). nest and pend are the core's
+ * pend (or, if pend is taken, counts it in pend.overflow -- pend.ovf_paused while paused),
+ * touching nothing else; the writer it interrupted records it on its way out (hot_end). nest and pend are the core's
  * own, so plain loads and stores ordered against the compiler (signal fences) suffice.
  *
  * The gate: on says the core may record. The ctl thread sets it with release once the
@@ -293,13 +293,15 @@ static __force_inline void hot_record(struct opcore *c, uint32_t tid, uint64_t t
 /*
  * Write the pause and resume marks this core noticed, in order, each with the time of the
  * tick that noticed it; false if one found no block (it stays pending, and so does the
- * record that wanted to follow it). The first mark of a pending pair is always a pause.
+ * record that wanted to follow it). Marks alternate, and the newest pending one is what
+ * the core saw last (seen_pause): of a pending pair the first is the other kind -- a
+ * resume, when a resume found no block and the next pause came before one did.
  */
 bool hot_write_marks(struct opcore *c, uint64_t tsc)
 {
 	while (c->buf.nmarks) {
-		/* the oldest is mark_tsc[0]: a pause, unless it is a lone resume */
-		bool pause = c->buf.nmarks == 2 || c->buf.seen_pause;
+		/* the oldest is mark_tsc[0] */
+		bool pause = (c->buf.nmarks == 2) != (c->buf.seen_pause != 0);
 		void *m = hot_reserve_slow(c, sizeof(struct opf_mark), tsc);
 
 		if (!m)
@@ -316,7 +318,7 @@ static __noinline void hot_notice_pause(struct opcore *c, uint32_t paused, uint6
 {
 	c->buf.seen_pause = paused;
 	if (c->buf.nmarks == 2) {
-		/* a pause and a resume still unwritten, and now another pause: give up that pair */
+		/* two marks still unwritten, and now a third that undoes them: give up the pair */
 		cnt_add(&c->cnt.marks_lost, 2);
 		c->buf.nmarks = 0;
 	}
@@ -383,12 +385,18 @@ static void hot_take_pending(struct opcore *c)
 		COMPILER_FENCE();
 		__atomic_store_n(&c->pend.full, 0, __ATOMIC_RELAXED);
 	}
+	/* periods sampled while the slot was taken: taken, and lost (paused, or no room) */
 	over = __atomic_load_n(&c->pend.overflow, __ATOMIC_RELAXED);
 	if (over != c->pend.folded) {
-		/* periods sampled while the slot was taken: taken, and lost (no room) */
 		cnt_add(&c->cnt.taken, over - c->pend.folded);
 		hot_lose(c, OPF_LOST_OTHER, over - c->pend.folded);
 		c->pend.folded = over;
+	}
+	over = __atomic_load_n(&c->pend.ovf_paused, __ATOMIC_RELAXED);
+	if (over != c->pend.folded_paused) {
+		cnt_add(&c->cnt.taken, over - c->pend.folded_paused);
+		hot_lose(c, OPF_LOST_PAUSED, over - c->pend.folded_paused);
+		c->pend.folded_paused = over;
 	}
 }
 
@@ -404,7 +412,9 @@ static inline void hot_leave(struct opcore *c)
 {
 	for (;;) {
 		if (unlikely(__atomic_load_n(&c->pend.full, __ATOMIC_RELAXED) ||
-			     __atomic_load_n(&c->pend.overflow, __ATOMIC_RELAXED) != c->pend.folded))
+			     __atomic_load_n(&c->pend.overflow, __ATOMIC_RELAXED) != c->pend.folded ||
+			     __atomic_load_n(&c->pend.ovf_paused, __ATOMIC_RELAXED) !=
+			     c->pend.folded_paused))
 			hot_take_pending(c);
 		COMPILER_FENCE();
 		c->nest = 0;
@@ -440,7 +450,12 @@ static __noinline void hot_defer(struct opcore *c, const struct oprof_tick *t, u
 	unsigned n = 0, flags = t->flags;
 
 	if (__atomic_load_n(&c->pend.full, __ATOMIC_RELAXED)) {
-		__atomic_store_n(&c->pend.overflow, c->pend.overflow + 1, __ATOMIC_RELAXED);
+		if (paused)
+			__atomic_store_n(&c->pend.ovf_paused, c->pend.ovf_paused + 1,
+					 __ATOMIC_RELAXED);
+		else
+			__atomic_store_n(&c->pend.overflow, c->pend.overflow + 1,
+					 __ATOMIC_RELAXED);
 		return;
 	}
 	n = hot_walk(t, c->nmi_frames, depth, &flags);

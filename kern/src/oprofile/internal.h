@@ -151,6 +151,8 @@ struct opcore {
 		uint32_t full;		/* NMI sets (sample in s), writer clears once recorded */
 		uint32_t overflow;	/* NMIs that found the slot full; written by NMIs only */
 		uint32_t folded;	/* of overflow, already counted by a writer */
+		uint32_t ovf_paused;	/* the same while paused; written by NMIs only */
+		uint32_t folded_paused;	/* of ovf_paused, already counted by a writer */
 		struct pend_sample s;
 	} pend;
 
