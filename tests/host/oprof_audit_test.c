@@ -130,6 +130,9 @@ struct stream {
 	uint32_t want_tid;
 	bool have_end;			/* OPF_SESSION_END seen */
 	uint32_t nsessions;		/* OPF_SESSION records */
+	uint32_t snap_marks[2];		/* OPF_SNAPSHOT begin and end marks */
+	uint32_t drop_recs;		/* OPF_DROP records */
+	uint64_t marks_lost;		/* OPF_SESSION_END's */
 	char marks[MAXC][16];		/* each core's pause (P) and resume (R) marks, in order */
 	uint64_t first_id;		/* the first one's session_id */
 	size_t blk_off, blk_bytes;	/* the open block: where it starts, what it says */
@@ -185,7 +188,12 @@ static void parse_record(struct stream *s, const struct opf_rec *r, size_t off)
 
 		if (n < 15)
 			s->marks[m->core][n] = r->type == OPF_PAUSE ? 'P' : 'R';
+	} else if (r->type == OPF_DROP) {
+		s->drop_recs++;
+	} else if (r->type == OPF_SNAPSHOT) {
+		s->snap_marks[(r->flags & OPF_SNAP_END) != 0]++;
 	} else if (r->type == OPF_SESSION_END) {
+		s->marks_lost = ((const struct opf_session_end *)r)->marks_lost;
 		s->have_end = true;
 	} else if (r->type == 0 || r->type > OPF_DROP) {
 		stream_bad(s, off, "unknown type (an unfilled record?)");
@@ -594,6 +602,46 @@ static void test_blocksize(void)
 	verdict("blocksize");
 }
 
+/*
+ * capmarks: the cap's headroom is for the kernel's own records. Flight recorder, no
+ * reader, 64 KiB cap of 4 KiB blocks: each of 6 snapshots dumps about 4 blocks of samples,
+ * so the queue is at its limit from the second on. The headroom between the limit and the
+ * cap must still take the kernel's records: a dump that finds the queue full still lists
+ * its drops (OPF_DROP) and ends (its end mark); every dump that begins ends; and every
+ * mark that found no room is counted in marks_lost.
+ */
+static void test_capmarks(void)
+{
+	struct stream s = { 0 };
+
+	shim_set_ncpus(1);
+	shim_set_core(0);
+	ctl("cap 64K");
+	ctl("start -s -w 4 -b 4096 -d 4 -m timer");
+	for (int n = 0; n < 6; n++) {
+		for (int i = 0; i < 1000; i++)
+			tick(0, 0x8000 + (uint64_t)n * 1000 + (uint64_t)i);
+		ctl("snapshot");
+	}
+	printf("  capmarks: after 6 snapshots outq_mem %lu of cap %lu, marks_lost %lu\n",
+	       (unsigned long)stat_value("outq_mem"), (unsigned long)stat_value("outq_cap"),
+	       (unsigned long)stat_value("marks_lost"));
+	ctl("stop");
+	read_stream(&s);
+	parse_stream(&s);
+	printf("  capmarks: %u begin and %u end marks in the stream, %lu marks lost\n",
+	       s.snap_marks[0], s.snap_marks[1], (unsigned long)s.marks_lost);
+	CHECK(s.snap_marks[0] >= 2 && s.snap_marks[0] == s.snap_marks[1],
+	      "%u dumps began and %u ended: want every dump that begins (2 at least) to end",
+	      s.snap_marks[0], s.snap_marks[1]);
+	CHECK(s.drop_recs > 0, "no OPF_DROP in the stream: the full queue did not say so");
+	CHECK(s.snap_marks[0] + s.snap_marks[1] + s.marks_lost >= 14,
+	      "marks in the stream (%u) and lost (%lu) do not cover 7 dumps' begin and end",
+	      s.snap_marks[0] + s.snap_marks[1], (unsigned long)s.marks_lost);
+	free(s.data);
+	verdict("capmarks");
+}
+
 /* Between tests: whatever a failed one left, the next starts from idle. */
 static void settle(void)
 {
@@ -622,6 +670,7 @@ static const struct {
 	{ "marks", test_marks },
 	{ "pauseovf", test_pauseovf },
 	{ "blocksize", test_blocksize },
+	{ "capmarks", test_capmarks },
 };
 
 int main(int argc, char **argv)

@@ -162,8 +162,9 @@ static struct block *recw_block(struct recw *w, uint32_t len)
 
 	switch (w->mode) {
 	case RECW_CAPPED:
-		/* this block and the writer's current one, both to be queued, under the cap */
-		if (qroom(oprof.outq) >= (w->b ? 2u : 1u) * oprof.bmem)
+		/* this block and the writer's current one, both to be queued, under the cap --
+		   not the queue's limit, which keeps the last block of it for these */
+		if (qmem(oprof.outq) + ((w->b ? 2u : 1u) + w->spare) * oprof.bmem <= oprof.cap)
 			b = pool_get(false);
 		break;
 	case RECW_FORCED:

@@ -90,6 +90,7 @@ struct recw {
 	struct block *b;	/* block being filled, not yet on outq */
 	enum recw_mode mode;
 	bool eos;		/* the last block ends the stream (BLK_EOS) */
+	uint32_t spare;		/* RECW_CAPPED: blocks of the cap to leave for what follows */
 };
 /* len bytes (zeroed) for one record, or NULL when no block is to be had. */
 void *recw_reserve(struct recw *w, uint32_t len);

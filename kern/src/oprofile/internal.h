@@ -329,6 +329,7 @@ void outq_put(struct block *b);
 void worker_drain(void);
 void worker_drain_rings(bool snap);	/* full rings (snap: the windows), oldest first */
 void worker_report_drops(bool closing);
+void worker_report_drops_to(struct recw *w);	/* the same into w, not finished */
 void worker_refill(void);
 uint32_t worker_start_target(void);
 void worker_close_stream(void);

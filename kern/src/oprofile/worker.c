@@ -27,9 +27,10 @@
  * way (worker_drain_rings).
  *
  * The cap: the output queue's limit is the cap less one block, which the kernel's own
- * blocks (snapshot marks, names in a dump, losses told) may still use, so that a queue full
- * of samples still has room to say so; the closing records come from blocks set aside at
- * start. The limit counts the queued blocks' memory, not just their data.
+ * blocks (snapshot marks, names in a dump, losses told) may still use -- they are checked
+ * against the cap itself (encode.c) -- so that a queue full of samples still has room to
+ * say so; the closing records come from blocks set aside at start. The limit counts the
+ * queued blocks' memory, not just their data.
  *
  * At stop, ctl runs the drain one last time and worker_close_stream appends the closing
  * records. outq_put queues the kernel's own blocks (encode.c's record writer), filling
@@ -217,18 +218,23 @@ void worker_drain_rings(bool snap)
 	}
 }
 
-/* OPF_DROP and OPF_LOST for what drops took from the stream, while they fit the cap. */
+/* OPF_DROP and OPF_LOST for what drops took from the stream, into w while they fit. */
+void worker_report_drops_to(struct recw *w)
+{
+	for (int i = 0; i < oprof.ncores; i++) {
+		struct opcore *c = &opcores[i];
+
+		if (!rec_drops(w, i) ||
+		    !rec_lost_all(c->w.unreported, (uint16_t)i, tsc_read(), recw_reserve_for, w))
+			break;
+	}
+}
+
 void worker_report_drops(bool closing)
 {
 	struct recw w = { .mode = closing ? RECW_RESERVED : RECW_CAPPED };
 
-	for (int i = 0; i < oprof.ncores; i++) {
-		struct opcore *c = &opcores[i];
-
-		if (!rec_drops(&w, i) ||
-		    !rec_lost_all(c->w.unreported, (uint16_t)i, tsc_read(), recw_reserve_for, &w))
-			break;
-	}
+	worker_report_drops_to(&w);
 	recw_finish(&w);
 }
 
