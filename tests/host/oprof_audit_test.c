@@ -642,6 +642,45 @@ static void test_capmarks(void)
 	verdict("capmarks");
 }
 
+/*
+ * dropmarks (suspected, confirmed): a pause and a resume mark inside a block the worker
+ * drops under the cap. The stream must not be silent about them: each mark is in the
+ * stream or counted in OPF_SESSION_END's marks_lost, or a reader takes the pause's time
+ * (or a throttle's rate) for sampled.
+ */
+static void test_dropmarks(void)
+{
+	struct stream s = { 0 };
+	uint64_t pc = 0xa000;
+
+	shim_set_ncpus(1);
+	shim_set_core(0);
+	ctl("cap 64K");
+	ctl("start -b 1024 -d 0 -m timer");
+	for (int r = 0; r < 100; r++) {	/* no reader: the queue fills, then blocks drop */
+		for (int i = 0; i < 31; i++)
+			tick(0, pc++);
+		oprof_worker_pass();
+	}
+	ctl("pause");
+	tick(0, pc++);
+	ctl("resume");
+	for (int i = 0; i < 40; i++)	/* the marks' block fills and is pushed */
+		tick(0, pc++);
+	oprof_worker_pass();		/* ... and dropped */
+	ctl("stop");
+	read_stream(&s);
+	parse_stream(&s);
+	printf("  dropmarks: marks in the stream %s, marks lost %lu, blocks dropped %lu\n",
+	       s.marks[0], (unsigned long)s.marks_lost, (unsigned long)s.end[0].blocks_dropped);
+	CHECK(s.end[0].blocks_dropped > 0, "no block was dropped");
+	CHECK(strlen(s.marks[0]) + s.marks_lost >= 2,
+	      "the pause and resume marks are neither in the stream (%s) nor in marks_lost (%lu)",
+	      s.marks[0], (unsigned long)s.marks_lost);
+	free(s.data);
+	verdict("dropmarks");
+}
+
 /* Between tests: whatever a failed one left, the next starts from idle. */
 static void settle(void)
 {
@@ -671,6 +710,7 @@ static const struct {
 	{ "pauseovf", test_pauseovf },
 	{ "blocksize", test_blocksize },
 	{ "capmarks", test_capmarks },
+	{ "dropmarks", test_dropmarks },
 };
 
 int main(int argc, char **argv)

@@ -148,6 +148,9 @@ void rec_salvage(const struct block *b, struct salvage *sv)
 				sv->lost[l->reason] += l->count;
 		} else if (r->type == OPF_THREAD) {
 			sv->threads++;
+		} else if (r->type == OPF_PAUSE || r->type == OPF_RESUME ||
+			   r->type == OPF_THROTTLE) {
+			sv->marks++;	/* pause time and rates a reader can no longer tell */
 		}
 		p += r->len;
 	}

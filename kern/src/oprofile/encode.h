@@ -72,6 +72,7 @@ void rec_drop(void *p, uint16_t flags, uint16_t core, uint64_t seq, uint32_t blo
 struct salvage {
 	uint64_t samples, truncated, depth_cut;	/* OPF_SAMPLE records, and flagged ones */
 	uint64_t threads;			/* OPF_THREAD records */
+	uint64_t marks;				/* OPF_PAUSE, OPF_RESUME, OPF_THROTTLE */
 	uint64_t lost[OPF_LOST_NREASONS];	/* what its OPF_LOST records told */
 };
 /* Any context: count what a block about to leave the stream unread held (see encode.c). */

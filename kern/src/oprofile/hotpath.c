@@ -113,6 +113,7 @@ bool hot_push(struct opcore *c)
 	cnt_add(&c->cnt.depth_cut, -sv.depth_cut);
 	cnt_add(&c->cnt.threads, -sv.threads);
 	cnt_add(&c->cnt.threads_lost, sv.threads);
+	cnt_add(&c->cnt.marks_lost, sv.marks);
 	hot_lose(c, OPF_LOST_OTHER, sv.samples);
 	for (unsigned r = 0; r < OPF_LOST_NREASONS; r++)
 		if (sv.lost[r])

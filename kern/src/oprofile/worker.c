@@ -141,6 +141,7 @@ static void worker_drop(struct opcore *c, struct block *b)
 
 	rec_salvage(b, &sv);
 	c->w.threads_dropped += sv.threads;
+	oprof.marks_lost += sv.marks;
 	c->w.dropped_samples += sv.samples;
 	c->w.dropped_truncated += sv.truncated;
 	c->w.dropped_depth += sv.depth_cut;
