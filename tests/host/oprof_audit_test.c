@@ -681,6 +681,58 @@ static void test_dropmarks(void)
 	verdict("dropmarks");
 }
 
+/*
+ * discardrace (suspected, confirmed): the reader has taken the session's header off the
+ * queue but not yet noted which session it is in when "discard" runs. It must still be
+ * treated as in the middle of the stream: its file ends with OPF_SESSION_END (discarded),
+ * not with the next session's stream after the first header.
+ */
+static __thread int reader_hold;
+
+static void reader_hold_hook(void)
+{
+	if (reader_hold) {
+		reader_hold = 0;
+		sem_post(&at_point);
+		sem_wait(&release_writer);
+	}
+}
+
+static void *held_reader(void *arg)
+{
+	struct stream *s = arg;
+
+	shim_set_core(1);
+	reader_hold = 1;
+	read_stream(s);
+	return NULL;
+}
+
+static void test_discardrace(void)
+{
+	struct stream s = { 0 };
+	pthread_t rt;
+
+	sem_init(&at_point, 0, 0);
+	sem_init(&release_writer, 0, 0);
+	one_session(100, 0xb000);
+	shim_set_nmi_hook(reader_hold_hook);
+	pthread_create(&rt, NULL, held_reader, &s);
+	sem_wait(&at_point);	/* the reader holds the header block, nothing noted yet */
+	ctl("discard");
+	sem_post(&release_writer);
+	one_session(50, 0xc000);	/* the next session (a reader left waiting gets it) */
+	pthread_join(rt, NULL);
+	shim_set_nmi_hook(NULL);
+	parse_stream(&s);
+	CHECK(s.nsessions == 1, "the reader got %u session headers, want 1 (then its end)",
+	      s.nsessions);
+	CHECK(s.samples[0] == 0, "the reader got %lu samples of a discarded session or the next",
+	      (unsigned long)s.samples[0]);
+	free(s.data);
+	verdict("discardrace");
+}
+
 /* Between tests: whatever a failed one left, the next starts from idle. */
 static void settle(void)
 {
@@ -711,6 +763,7 @@ static const struct {
 	{ "blocksize", test_blocksize },
 	{ "capmarks", test_capmarks },
 	{ "dropmarks", test_dropmarks },
+	{ "discardrace", test_discardrace },
 };
 
 int main(int argc, char **argv)

@@ -93,6 +93,8 @@ void shim_nmi_point(void);
 #else
 #define NMI_POINT()	do { } while (0)
 #endif
+/* Host tests only: a point outside the hot path where a test may interleave (same hook). */
+#define HOST_POINT()	NMI_POINT()
 
 /* A session's settings; ctl.c's table names each field. */
 struct oprof_cfg {
@@ -344,6 +346,5 @@ const char *session_state_name(uint32_t state);
 
 /* reader.c */
 bool reader_is_open(void);
-bool reader_in_session(uint64_t id);	/* a reader is open in the middle of session id */
 
 #endif

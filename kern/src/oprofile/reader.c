@@ -39,12 +39,6 @@ bool reader_is_open(void)
 	return __atomic_load_n(&rd.open, __ATOMIC_RELAXED) != 0;
 }
 
-/* Session lock held: a reader is open and in the middle of session id's stream. */
-bool reader_in_session(uint64_t id)
-{
-	return reader_is_open() && __atomic_load_n(&rd.in_session, __ATOMIC_RELAXED) == id;
-}
-
 int oprof_open(void)
 {
 	uint32_t closed = 0;
@@ -170,6 +164,7 @@ static struct block *reader_next(bool wait, long *err)
 		b = qget(oprof.outq);
 	else if ((r = qbread_intr(oprof.outq, &b)) <= 0)
 		*err = r;	/* 0: hung up, which happens only when memory ran out at stop */
+	HOST_POINT();	/* "discard" may run here: it must see this block as the reader's */
 	if (b && (b->flags & BLK_SESSION))
 		__atomic_store_n(&rd.in_session, b->stamp, __ATOMIC_RELAXED);
 	if (b)

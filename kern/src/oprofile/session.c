@@ -364,18 +364,23 @@ void session_flush(void)
  * Session lock held, DRAINING: throw the unread stream away. A reader in the middle of it
  * gets, instead of the rest, an OPF_SESSION_END saying so and then end of file (the block
  * that ended the stream carries it); the next session's records are the next reader's.
+ * An open reader is in the middle once the session's header has left the queue (to it,
+ * or to an earlier reader: then it gets a resumed copy) -- told by the queue, not by the
+ * reader's note of its session, which it makes a moment after taking the header.
  */
 void session_discard(void)
 {
 	struct block *b, *eos = NULL;
+	bool header_queued = false;
 
 	while ((b = qget(oprof.outq))) {
+		header_queued |= (b->flags & BLK_SESSION) && b->stamp == oprof.session_id;
 		if ((b->flags & BLK_EOS) && !eos)
 			eos = b;
 		else
 			pool_put(b);
 	}
-	if (eos && reader_in_session(oprof.session_id)) {
+	if (eos && reader_is_open() && !header_queued) {
 		struct recw w = { .eos = true };
 
 		block_reset(eos);
