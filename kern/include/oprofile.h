@@ -106,6 +106,8 @@ struct oprof_hooks {
 #define OPROF_FAULT_DROP_BLOCK	0x1	/* the worker frees a full block and counts nothing */
 #define OPROF_FAULT_ARM		0x2	/* arming the last core fails at the next start, and
 					   so does the first try at disarming core 0 after it */
+#define OPROF_FAULT_NOMEM	0x4	/* the pool refuses the next block it would give
+					   under its limit (pool_get, not forced) */
 bool oprof_fault_take(unsigned fault);
 
 /* Boot, thread context: the profiler's state, its worker on core 0 and its files (glue.c). */

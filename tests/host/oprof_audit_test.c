@@ -733,6 +733,47 @@ static void test_discardrace(void)
 	verdict("discardrace");
 }
 
+/* Core core's line NAME of the stat file. */
+static uint64_t stat_cpu(int core, const char *name)
+{
+	char line[64];
+
+	snprintf(line, sizeof(line), "cpu%d.%s", core, name);
+	return stat_value(line);
+}
+
+/*
+ * refill (suspected, confirmed): the pool refuses a block during a worker pass's refill.
+ * Every core's empty-ring target and low-water mark must still follow its use -- here
+ * core 1 went through many blocks and its target must grow -- and the blocks the pool did
+ * give must not all go to core 0.
+ */
+static void test_refill(void)
+{
+	uint64_t before, pc = 0xd000;
+
+	shim_set_ncpus(2);
+	shim_set_core(0);
+	ctl("start -f 100 -b 1024 -d 0 -m timer");
+	oprof_worker_pass();
+	before = stat_cpu(1, "emptyq_target");
+	for (int i = 0; i < 31 * 3; i++) {	/* both cores use three blocks at once */
+		tick(0, pc++);
+		tick(1, pc++);
+	}
+	ctl("inject nomem");
+	oprof_worker_pass();
+	printf("  refill: core 1's target %lu -> %lu; empty rings %lu and %lu\n",
+	       (unsigned long)before, (unsigned long)stat_cpu(1, "emptyq_target"),
+	       (unsigned long)stat_cpu(0, "emptyq"), (unsigned long)stat_cpu(1, "emptyq"));
+	CHECK(stat_cpu(1, "emptyq_target") > before,
+	      "core 1's empty-ring target stayed %lu after a pass whose refill the pool cut short",
+	      (unsigned long)before);
+	ctl("stop");
+	ctl("discard");
+	verdict("refill");
+}
+
 /* Between tests: whatever a failed one left, the next starts from idle. */
 static void settle(void)
 {
@@ -764,6 +805,7 @@ static const struct {
 	{ "capmarks", test_capmarks },
 	{ "dropmarks", test_dropmarks },
 	{ "discardrace", test_discardrace },
+	{ "refill", test_refill },
 };
 
 int main(int argc, char **argv)

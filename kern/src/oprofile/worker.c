@@ -289,28 +289,39 @@ uint32_t worker_start_target(void)
 
 /*
  * Top up every core's empty ring to its target (flight recorder: a window's worth) and
- * publish its low-water mark. Stops at the first block the pool refuses.
+ * publish its low-water mark. Every core's target and mark first, so all follow their use
+ * even when the pool runs short; then a block to each core short of its target in turn,
+ * from a core that turns every pass, so a pool that refuses part way (the fill stops at
+ * its first refusal) has shared what it gave.
  */
 void worker_refill(void)
 {
+	static int turn;
 	uint64_t now = tsc_read();
+	bool more = true;
+	int n = MAX(oprof.ncores, 1);
 
-	for (int i = 0; i < oprof.ncores; i++) {
+	for (int i = 0; i < oprof.ncores && !oprof.cfg.snapshot; i++) {
 		struct opcore *c = &opcores[i];
 
-		if (!oprof.cfg.snapshot) {
-			c->w.target = worker_target(c, now);
-			flag_set(&c->w.low, c->w.target / 2);
-		}
-		while (ring_count(&c->buf.empty) < c->w.target) {
-			struct block *b = pool_get(false);
+		c->w.target = worker_target(c, now);
+		flag_set(&c->w.low, c->w.target / 2);
+	}
+	turn = (turn + 1) % n;
+	while (more) {
+		more = false;
+		for (int j = 0; j < oprof.ncores; j++) {
+			struct opcore *c = &opcores[(turn + j) % n];
+			struct block *b;
 
-			if (!b)
+			if (ring_count(&c->buf.empty) >= c->w.target)
+				continue;
+			if (!(b = pool_get(false)))
 				return;
-			if (!ring_put(&c->buf.empty, b)) {
+			if (ring_put(&c->buf.empty, b))
+				more = true;
+			else
 				pool_put(b);
-				break;
-			}
 		}
 	}
 }
