@@ -182,7 +182,9 @@ struct oprof_tick {
 void oprof_tick_irq(const struct oprof_tick *t);
 /*
  * On core, interrupts off, once its sampling timer is disarmed (hooks->stop_sampling):
- * the timer expiries it skipped over the whole session, for OPF_CORE_END.missed. The
+ * the timer expiries it skipped over the whole session (periods owed less the ticks it
+ * delivered), for OPF_CORE_END.missed, to which the profiler adds the ticks it delivered
+ * after the core's gate closed at stop -- so taken + missed is every period owed. The
  * ticks report the running count themselves (oprof_tick.missed).
  */
 void oprof_missed(int core, uint64_t missed);

@@ -72,8 +72,12 @@ static int hook_start(uint32_t hz, uint32_t source)
  * NMI mode, as glue.c's nmi_stop: arch_nmi_stop returns once no core is in its NMI
  * handler; nothing runs on the cores. Timer mode here has no core threads to join.
  */
+static void (*stop_extra)(void);	/* a test's glue work at stop (ticks still arriving) */
+
 static void hook_stop(void)
 {
+	if (stop_extra)
+		stop_extra();
 	while (__atomic_load_n(&nmis_in_flight, __ATOMIC_ACQUIRE))
 		sched_yield();
 }
@@ -774,6 +778,46 @@ static void test_refill(void)
 	verdict("refill");
 }
 
+/*
+ * missedstop (suspected, confirmed): ticks keep coming between the gate closing and the
+ * glue's stop. A glue that owes a core P periods, delivered T ticks and so reports P - T
+ * missed (oprof_missed), must find the core's taken + missed equal to P: the ticks the
+ * closed gate refused are periods the core did not sample, missed like the rest.
+ */
+#define MS_TICKS	20	/* ticks while running */
+#define MS_SKIPPED	5	/* periods the glue skipped (held off) */
+#define MS_LATE		3	/* ticks after the gate closed, before the glue stopped */
+
+static void missedstop_glue(void)
+{
+	for (int i = 0; i < MS_LATE; i++)
+		tick(0, 0xe100);
+	oprof_missed(0, MS_SKIPPED);	/* owed - delivered: the glue's count */
+}
+
+static void test_missedstop(void)
+{
+	struct stream s = { 0 };
+
+	shim_set_ncpus(1);
+	shim_set_core(0);
+	ctl("start -b 1024 -d 0 -m timer");
+	for (int i = 0; i < MS_TICKS; i++)
+		tick(0, 0xe000 + (uint64_t)i);
+	stop_extra = missedstop_glue;
+	ctl("stop");
+	stop_extra = NULL;
+	read_stream(&s);
+	parse_stream(&s);
+	CHECK(s.end[0].taken + s.end[0].missed == MS_TICKS + MS_SKIPPED + MS_LATE,
+	      "taken %lu + missed %lu = %lu, want the %d periods the glue owed",
+	      (unsigned long)s.end[0].taken, (unsigned long)s.end[0].missed,
+	      (unsigned long)(s.end[0].taken + s.end[0].missed),
+	      MS_TICKS + MS_SKIPPED + MS_LATE);
+	free(s.data);
+	verdict("missedstop");
+}
+
 /* Between tests: whatever a failed one left, the next starts from idle. */
 static void settle(void)
 {
@@ -806,6 +850,7 @@ static const struct {
 	{ "dropmarks", test_dropmarks },
 	{ "discardrace", test_discardrace },
 	{ "refill", test_refill },
+	{ "missedstop", test_missedstop },
 };
 
 int main(int argc, char **argv)

@@ -494,8 +494,11 @@ void oprof_tick_irq(const struct oprof_tick *t)
 	if (t->core >= MAX_CPUS)
 		return;
 	c = &opcores[t->core];
-	if (!hot_on(c))
+	if (!hot_on(c)) {
+		/* the gate closed at stop, the glue's source not yet: a period not sampled */
+		cnt_add(&c->cnt.refused, 1);
 		return;
+	}
 	paused = flag_get(&oprof.paused);
 	depth = paused ? 0 : oprof.cfg.depth;
 	if (unlikely(c->nest)) {
@@ -510,9 +513,12 @@ void oprof_tick_irq(const struct oprof_tick *t)
 	hot_leave(c);
 }
 
+/* The glue's count leaves out the ticks it delivered after the gate closed: they are missed. */
 void oprof_missed(int core, uint64_t missed)
 {
-	__atomic_store_n(&opcores[core].cnt.missed, missed, __ATOMIC_RELAXED);
+	struct opcore *c = &opcores[core];
+
+	__atomic_store_n(&c->cnt.missed, missed + cnt_get(&c->cnt.refused), __ATOMIC_RELAXED);
 }
 
 void oprof_thread_created(uint32_t tid, int core, const char *name)

@@ -186,6 +186,7 @@ struct opcore {
 		uint64_t threads_lost;	/* OPF_THREAD records that found no block */
 		uint64_t marks_lost;	/* pause/resume marks that could never be written */
 		uint64_t missed;	/* sampling periods the core was too late for (glue) */
+		uint64_t refused;	/* ticks that found the gate closed (stopping) */
 		uint64_t lost[OPF_LOST_NREASONS];	/* all but OUTPUT_FULL */
 	} cnt;
 
