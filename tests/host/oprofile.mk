@@ -1,6 +1,7 @@
 # The profiler's portable core under pthreads (tests/host/oprof_test.c).
-OPROF_SRCS := $(wildcard $(TOP)/kern/src/oprofile/*.c)
-OPROF_SRCS := $(filter-out %/devoprofile.c %/glue.c,$(OPROF_SRCS))
+# The top Makefile names the portable files (OPROF_PORTABLE); the kernel-only ones stay out.
+OPROF_SRCS := $(addprefix $(TOP)/,$(shell $(MAKE) -s --no-print-directory -C $(TOP) \
+	print-OPROF_PORTABLE))
 HOST_TESTS += oprof
 HOST_TEST_SRCS_oprof := $(TOP)/tests/host/oprof_test.c $(OPROF_SRCS) \
 	$(TOP)/kern/src/io/qio.c $(TOP)/kern/src/io/block.c $(TOP)/kern/src/lib/parse.c \
