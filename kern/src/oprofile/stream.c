@@ -261,8 +261,9 @@ bool stream_session_end(struct recw *w, uint64_t tsc, uint16_t flags)
 	e->bytes = oprof.stream_bytes + BLEN(w->b) - sizeof(*e);
 	e->marks_lost = oprof.marks_lost;
 	for (int i = 0; i < oprof.ncores; i++)
-		e->marks_lost += cnt_get(&opcores[i].cnt.marks_lost) +
-				 cnt_get(&opcores[i].fr.gone.marks) + opcores[i].w.gone.marks;
+		e->marks_lost += cnt_get(&opcores[i].cnt.marks_lost);
+	for (int i = 0; i < oprof.ncores; i++)	/* in blocks that left the stream unread */
+		e->marks_lost += cnt_get(&opcores[i].fr.gone.marks) + opcores[i].w.gone.marks;
 	return true;
 }
 
