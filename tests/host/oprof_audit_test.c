@@ -1,8 +1,8 @@
 /*
- * Host tests of the profiler's portable core under pressure (the review of issue 24):
- * deterministic interleavings under the shim, each driven from this program's threads --
+ * oprof_audit_test.c: host tests of the profiler's portable core under pressure (the review
+ * of issue 24). Run by tests/t/host-oprofile-audit (plain, TSan and ASan builds). Deterministic interleavings under the shim, each driven from this program's threads --
  * a thread per "core" where a writer must be held at a point, otherwise the main thread
- * ticking every core in turn and running the worker's passes itself. Unlike oprof_test.c
+ * ticking every core in turn and running the worker's passes itself. Unlike tests/host/oprof
  * the glue is modelled per source: NMI mode's stop_sampling waits only until no "NMI"
  * (a tick) is in flight, and hooks->on_core runs a function as a thread on the core would,
  * once nothing there has interrupts off (shim_model_irqs).
