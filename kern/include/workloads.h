@@ -28,5 +28,6 @@ void matrix_multiply(struct matrix_state *m);
 uint64_t fib(int n);
 void memcpy_copy(uint8_t *buf);
 uint64_t irqoff_spin(uint64_t n);	/* runs with interrupts off */
+__noreturn void lockup_spin(void);	/* interrupts off, forever */
 
 #endif
