@@ -116,12 +116,12 @@ static uint32_t window_blocks(const struct crec *r)
 	return r->mem ? r->nsealed + (r->wp > BLK_HDR) : 0;
 }
 
-/* OPF_CRASH_CORE for core i at p; returns its length. */
-static uint32_t put_core(uint8_t *p, int i)
+/* OPF_CRASH_CORE for core i at p (mine: the panicking core's stack); returns its length. */
+static uint32_t put_core(uint8_t *p, int i, const struct cstop *mine)
 {
 	struct opf_crash_core *cc = (struct opf_crash_core *)p;
-	const struct cstop *s = &stops[i];
 	bool me = i == core_id();
+	const struct cstop *s = me ? mine : &stops[i];
 	bool ok = me || (__atomic_load_n(&s->valid, __ATOMIC_ACQUIRE) && arch_core_stopped(i));
 	uint16_t n = ok && !me ? s->nframes : 0;
 	uint32_t len = opf_align((uint32_t)sizeof(*cc) + 8 * n);
@@ -144,7 +144,7 @@ static void out_states(const char *msg, const struct cstop *me, uint16_t flags)
 
 	len += put_crash(kbuf + len, msg, me, flags);
 	for (int i = 0; i < ncpus(); i++)
-		len += put_core(kbuf + len, i);
+		len += put_core(kbuf + len, i, me);
 	rec_block((struct opf_block *)kbuf, OPF_CORE_STREAM, 0, 0, len);
 	out(kbuf, len);
 }
