@@ -1,6 +1,7 @@
 /*
  * crash.c: crash dumps (docs/FORMAT.md, "Crash dumps"): the records only a dump holds, the
- * lines of its report header, and what --stats can check in it.
+ * lines of its report header, and what --stats can check in it. Called by the parser
+ * (profile.c's sink table), header.c, audit.c and opreport.c's load.
  *
  * A dump is one session (flags OPF_S_CRASH) that the kernel wrote at a panic: every core's
  * last window of the crash recorder, which the report counts like any samples, plus who

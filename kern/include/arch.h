@@ -156,10 +156,11 @@ void arch_crash_write(const void *p, size_t n);
 /*
  * Any context: the stack of tf's context, or (tf NULL) of the function whose frame fp is
  * (pc: its return address), then up to max return addresses; the walk only checks
- * plausibility (a panic's stack may cross from an NMI's stack into a thread's).
+ * plausibility (a panic's stack may cross from an NMI's stack into a thread's). [lo, hi):
+ * the interrupted thread's stack (lo == hi: none), for a frameless function's caller.
  */
-unsigned arch_crash_walk(const struct trapframe *tf, uintptr_t fp, uint64_t *pc,
-			 uint64_t *frames, unsigned max);
+unsigned arch_crash_walk(const struct trapframe *tf, uintptr_t fp, uintptr_t lo, uintptr_t hi,
+			 uint64_t *pc, uint64_t *frames, unsigned max);
 /* Any context: this core is inside its NMI handler. */
 bool arch_in_nmi(void);
 /* Print pc and frames symbolized, one per line (panic context). */

@@ -1,6 +1,8 @@
 # The profiler's portable core under pthreads (tests/host/oprof_test.c).
 OPROF_SRCS := $(wildcard $(TOP)/kern/src/oprofile/*.c)
-OPROF_SRCS := $(filter-out %/devoprofile.c %/glue.c,$(OPROF_SRCS))
+# the crash recorder, its dump and the watchdog are kernel-only (threads, NMIs, the port)
+OPROF_SRCS := $(filter-out %/devoprofile.c %/glue.c %/crashrec.c %/crashdump.c %/watchdog.c,\
+	$(OPROF_SRCS))
 HOST_TESTS += oprof
 HOST_TEST_SRCS_oprof := $(TOP)/tests/host/oprof_test.c $(OPROF_SRCS) \
 	$(TOP)/kern/src/io/qio.c $(TOP)/kern/src/io/block.c $(TOP)/kern/src/lib/parse.c \

@@ -13,7 +13,6 @@
 #include "x86.h"
 #include "arch_x86.h"
 #include "cpu.h"
-#include "thread.h"
 
 #define CRASH_PORT	0xe9
 #define READBACK	0xe9
@@ -43,28 +42,20 @@ static bool plausible_fp(uintptr_t fp)
 	return fp && !(fp & 7) && fp >= 0x100000 && fp < (1ull << 32);
 }
 
-/* The stack tf's rsp is on: its thread's, the NMI stack, or the core's boot stack. */
-static void stack_of(const struct trapframe *tf, uintptr_t *lo, uintptr_t *hi)
-{
-	struct cpu *c = this_cpu();
-
-	*lo = c->irq_stack_lo;
-	*hi = c->irq_stack_hi;
-	if (c->cur)
-		thread_stack(c->cur, lo, hi);
-	nmi_stack_bounds(core_id(), lo, hi, tf->rsp);
-}
-
-unsigned arch_crash_walk(const struct trapframe *tf, uintptr_t fp, uint64_t *pc,
-			 uint64_t *frames, unsigned max)
+unsigned arch_crash_walk(const struct trapframe *tf, uintptr_t fp, uintptr_t lo, uintptr_t hi,
+			 uint64_t *pc, uint64_t *frames, unsigned max)
 {
 	unsigned n = 0;
-	uintptr_t lo, hi, ret;
+	uintptr_t ret;
 
 	if (tf) {
 		*pc = tf->rip;
 		fp = tf->rbp;
-		stack_of(tf, &lo, &hi);
+		if (lo == hi) {
+			lo = this_cpu()->irq_stack_lo;
+			hi = this_cpu()->irq_stack_hi;
+		}
+		nmi_stack_bounds(core_id(), &lo, &hi, tf->rsp);	/* a fault inside an NMI */
 		if ((ret = arch_unlinked_return(tf->rip, tf->rsp, lo, hi)) && n < max)
 			frames[n++] = ret;
 	} else {

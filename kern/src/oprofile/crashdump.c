@@ -37,6 +37,22 @@ static uint32_t note_cause = OPF_CRASH_PANIC;
 static uint8_t kbuf[MAX_CPUS * (sizeof(struct opf_crash_core) + 8 * CRASH_DEPTH) + 512]
 	__aligned(8);
 
+/* tf's stack (tf NULL: the function whose frame fp is): pc, then CRASH_DEPTH callers. */
+static uint16_t walk(const struct trapframe *tf, uintptr_t fp, uint64_t *pc, uint64_t *frames)
+{
+	struct cpu *c = this_cpu();
+	uintptr_t lo = 0, hi = 0;
+
+	if (c->cur)
+		thread_stack(c->cur, &lo, &hi);
+	return (uint16_t)arch_crash_walk(tf, fp, lo, hi, pc, frames, CRASH_DEPTH);
+}
+
+uint16_t crash_walk(const struct trapframe *tf, uint64_t *pc, uint64_t *frames)
+{
+	return walk(tf, 0, pc, frames);
+}
+
 static void fill_stop(struct cstop *s, const struct trapframe *tf, uintptr_t fp)
 {
 	struct cpu *c = this_cpu();
@@ -44,7 +60,7 @@ static void fill_stop(struct cstop *s, const struct trapframe *tf, uintptr_t fp)
 	s->tsc = tsc_read();
 	s->tid = c ? (uint32_t)thread_tid(c->cur) : 0;
 	s->flags = tf && !tf_irq_enabled(tf) ? OPF_CC_IRQOFF : 0;
-	s->nframes = (uint16_t)arch_crash_walk(tf, fp, &s->pc, s->frames, CRASH_DEPTH);
+	s->nframes = walk(tf, fp, &s->pc, s->frames);
 	__atomic_store_n(&s->valid, 1, __ATOMIC_RELEASE);
 }
 

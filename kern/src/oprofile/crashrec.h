@@ -41,6 +41,9 @@ struct crash_state {
 extern struct crash_state crash;
 extern struct crec crecs[MAX_CPUS];
 
+/* Any context: tf's stack, pc first, then up to CRASH_DEPTH callers (crashdump.c). */
+uint16_t crash_walk(const struct trapframe *tf, uint64_t *pc, uint64_t *frames);
+
 static inline uint8_t *crec_block(const struct crec *r, uint32_t i)
 {
 	return r->mem + (size_t)i * crash.bsize;

@@ -65,7 +65,7 @@ static void lockup(struct wdcore *w, const struct trapframe *tf, uint64_t now)
 		      "(%u NMIs with interrupts off)", core_id(), (unsigned long)ms, w->nmis);
 	}
 	w->ms = ms;
-	w->nframes = arch_crash_walk(tf, 0, &w->pc, w->frames, CRASH_DEPTH);
+	w->nframes = crash_walk(tf, &w->pc, w->frames);
 	__atomic_store_n(&w->pending, 1, __ATOMIC_RELEASE);
 }
 
