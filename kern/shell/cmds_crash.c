@@ -58,8 +58,10 @@ static int cmd_panic(int argc, char **argv)
 	char msg[OPF_CRASH_MSG] = "";
 	size_t n = 0;
 
+	if (argc < 2)
+		return -EINVAL;		/* never by accident: a message is required */
 	for (int i = 1; i < argc && n < sizeof(msg); i++)
 		n += (size_t)snprintf(msg + n, sizeof(msg) - n, "%s%s", i > 1 ? " " : "", argv[i]);
-	panic("%s", argc > 1 ? msg : "panic command");
+	panic("%s", msg);
 }
-SHELL_CMD("panic", "panic [MESSAGE]", "panic on purpose (writes a crash dump)", cmd_panic);
+SHELL_CMD("panic", "panic MESSAGE", "panic on purpose (writes a crash dump)", cmd_panic);

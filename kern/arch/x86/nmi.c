@@ -54,6 +54,18 @@
  *  - A panic elsewhere: arch_stop_other_cores calls nmi_panic, after which handlers only
  *    count, and core 0 stops fanning out.
  *
+ * The background fn (arch_nmi_background: the crash recorder and the hard-lockup
+ * watchdog, crash.h) runs before fn at every NMI of an online core. With no arch_nmi_start
+ * source it has a source of its own at its rate; arch_nmi_start takes the HPET over (the
+ * background fn then rides on the session's rate) and arch_nmi_stop gives it back.
+ *
+ * The panic stop (arch_stop_other_cores): the panicking core sets stop_by, then sends an
+ * NMI to every other online core. Any NMI that finds stop_by set on another core parks it
+ * for good (park): it reports its interrupted context (crash_core_stopped) and halts in
+ * the handler, so NMIs stay blocked and nothing wakes it. An NMI reaches a core with
+ * interrupts off -- a locked-up core included -- where the old stop IPI would wait forever.
+ * A core inside the handler when its stop NMI comes takes it at that handler's iretq.
+ *
  * The boot test (nmi_boot_test): when QEMU hands the kernel the fw_cfg file
  * opt/kern/nmi-boot (a rate in Hz), NMIs start on core 0 right after its IDT and LAPIC
  * are up, and reach each AP from the moment its IDT is loaded (nmi_cpu_armed), before its
