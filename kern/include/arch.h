@@ -155,7 +155,7 @@ bool arch_crash_channel(void);
 void arch_crash_write(const void *p, size_t n);
 /*
  * Any context: the stack of tf's context, or (tf NULL) of the function whose frame fp is
- * (pc: its return address), then up to max return addresses; the walk only checks
+ * (pc: inside the call it will return from), then up to max return addresses; the walk only checks
  * plausibility (a panic's stack may cross from an NMI's stack into a thread's). [lo, hi):
  * the interrupted thread's stack (lo == hi: none), for a frameless function's caller.
  */

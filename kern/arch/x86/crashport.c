@@ -59,7 +59,8 @@ unsigned arch_crash_walk(const struct trapframe *tf, uintptr_t fp, uintptr_t lo,
 		if ((ret = arch_unlinked_return(tf->rip, tf->rsp, lo, hi)) && n < max)
 			frames[n++] = ret;
 	} else {
-		*pc = plausible_fp(fp) ? ((uintptr_t *)fp)[1] : 0;
+		/* inside the call: a noreturn call's return address may be past its function */
+		*pc = plausible_fp(fp) && ((uintptr_t *)fp)[1] ? ((uintptr_t *)fp)[1] - 1 : 0;
 		fp = plausible_fp(fp) ? ((uintptr_t *)fp)[0] : 0;
 	}
 	while (n < max && plausible_fp(fp)) {
