@@ -180,7 +180,8 @@ static void core_lines(const struct ctx *c, const struct crash_info *ci, FILE *o
 static void status_line(const struct crash_info *ci, FILE *out)
 {
 	if (ci->have_end && !ci->cut_at)
-		fprintf(out, "Dump:        complete: every core's window arrived\n");
+		fprintf(out, "Dump:        complete: %s\n", ci->r.h.flags & OPF_C_NORECORD ?
+			"every core's state arrived (no windows)" : "every core's window arrived");
 	else
 		fprintf(out, "Dump:        CUT SHORT%s: what follows is what arrived before the cut; "
 			"the rest of the windows is missing\n", ci->cut_at ? " (the file ends inside "

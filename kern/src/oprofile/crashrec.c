@@ -20,7 +20,8 @@
  * (the TSC decides): the source runs faster while a session samples by NMI.
  *
  * Settings: the host's fw_cfg options at boot ("on" or "off", "hz=N window=KB watchdog=
- * panic|warn|off wdms=MS", each optional), and the shell's `crash` after.
+ * panic|warn|off wdms=MS", each optional; "bootpanic=1", for tests, panics just before the
+ * recorder would start), and the shell's `crash` after.
  */
 #include "crash.h"
 #include "crashrec.h"
@@ -52,6 +53,8 @@ static int parse_option(struct crash_cfg *cfg, const char *key, const char *val)
 		cfg->window_kb = (uint32_t)v;
 	else if (!strcmp(key, "wdms"))
 		cfg->wd_ms = (uint32_t)v;
+	else if (!strcmp(key, "bootpanic"))	/* tests: panic before the recorder starts */
+		crash.boot_panic = v != 0;
 	else
 		return -1;
 	return 0;
@@ -242,6 +245,8 @@ void crash_start(void)
 
 	if (!crash.host)
 		return;
+	if (crash.boot_panic)
+		panic("crash: a panic during boot, before the crash recorder started (bootpanic=1)");
 	watchdog_start();
 	if (crash_configure(&crash.cfg, err, sizeof(err)) < 0)
 		printk("crash: recorder not started: %s\n", err);

@@ -31,6 +31,7 @@ struct crash_state {
 	bool host;		/* the host gave options: it collects dumps */
 	bool channel;		/* the crash port answers */
 	bool recording;		/* windows exist and crash_nmi fills them */
+	bool boot_panic;	/* the host asked for a panic before the recorder starts */
 	uint32_t bsize;		/* bytes per block */
 	uint64_t period;	/* TSC ticks between samples */
 	uint64_t boot_tsc;	/* when crash_init ran */
