@@ -24,7 +24,7 @@ KLDFLAGS := -n -nostdlib -T kern/arch/x86/kernel.ld --build-id=sha1 -z max-page-
 # arch: boot, traps, interrupt controllers, clocks, other cores (implements arch.h)
 ARCH_SRCS := $(addprefix kern/arch/x86/, boot.S trampoline.S trapentry.S swtch.S main.c \
 	uart.c cpu.c gdt.c trap.c multiboot.c acpi.c lapic.c ioapic.c hpet.c nmi.c fwcfg.c tsc.c \
-	machine.c smp.c ksyms.c thread_x86.c unwind.c io.c pci_x86.c)
+	machine.c smp.c ksyms.c thread_x86.c unwind.c io.c pci_x86.c crashport.c)
 # portable core: the C library, memory, threads and time, blocks and I/O, files
 CORE_SRCS := $(addprefix kern/src/lib/, printf.c string.c parse.c errstr.c panic.c) \
 	$(addprefix kern/src/mem/, page.c kmalloc.c) \
@@ -33,17 +33,19 @@ CORE_SRCS := $(addprefix kern/src/lib/, printf.c string.c parse.c errstr.c panic
 	$(addprefix kern/src/fs/, ns.c devtab.c ramfs.c devcons.c devrandom.c)
 # the profiler: its portable core (also built for the host tests, tests/host/oprofile.mk,
 # which asks `make print-OPROF_PORTABLE`) and the kernel-only files that tie it to the
-# kernel (the sampling source, the hooks and worker thread, the device files)
+# kernel (the sampling source, the hooks and worker thread, the device files, the crash
+# recorder, its dump and the NMI watchdog)
 OPROF_PORTABLE := $(addprefix kern/src/oprofile/, hotpath.c ring.c budget.c flight.c opcore.c \
 	encode.c stream.c clock.c pool.c worker.c session.c ctl.c reader.c stat.c backtrace.c)
-OPROF_KERNEL := $(addprefix kern/src/oprofile/, sampler.c glue.c devoprofile.c)
+OPROF_KERNEL := $(addprefix kern/src/oprofile/, sampler.c glue.c devoprofile.c crashrec.c \
+	crashdump.c watchdog.c)
 OPROF_SRCS := $(OPROF_PORTABLE) $(OPROF_KERNEL)
 # drivers: PCI, virtio, the 9P client and its device
 DRIVER_SRCS := $(addprefix kern/drivers/, pci.c virtio_pci.c ninep.c dev9p.c)
 # the shell and its commands (the kernel's user interface: nothing below uses it), the
 # built-in workloads, benchmark-only code, and init, which wires every layer together
 SHELL_SRCS := $(addprefix kern/shell/, shell.c cmds_sys.c cmds_fs.c cmds_thread.c \
-	cmds_oprofile.c cmds_dd.c cmds_pci.c cmds_9p.c)
+	cmds_oprofile.c cmds_dd.c cmds_pci.c cmds_9p.c cmds_crash.c)
 APP_SRCS := kern/apps/workloads.c kern/apps/split.c
 BENCH_SRCS := $(addprefix kern/bench/, baseline.c opbench.c)
 INIT_SRCS := $(addprefix kern/init/, init.c init_late.c)

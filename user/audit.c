@@ -344,7 +344,9 @@ static void check_gaps_v2(struct audit *a, uint32_t k, const struct blk *u, uint
 			  const struct ranges *d)
 {
 	const struct core_acct *c = &a->s->cores[k];
-	uint64_t first = session_resumed(a->s) && n ? u[0].seq : 0;
+	/* a crash dump holds each core's window: its newest blocks, gapless */
+	int crash = session_is_crash(a->s);
+	uint64_t first = (session_resumed(a->s) || crash) && n ? u[0].seq : 0;
 	/* a discarded session's last blocks were thrown away: its end is its last block seen */
 	int closed = c->have_end && !session_discarded(a->s);
 	uint64_t end = closed ? c->end.blocks : n ? u[n - 1].seq + 1 : 0;
@@ -358,6 +360,10 @@ static void check_gaps_v2(struct audit *a, uint32_t k, const struct blk *u, uint
 	find_gaps(d, u, n, first, end, &g);
 	if (!g.blocks)
 		return;
+	if (crash) {
+		print_runs(a, who, &g, "missing inside the core's crash window", 1);
+		return;
+	}
 	if (!closed) {
 		print_runs(a, who, &g, "in no OPF_DROP; without OPF_CORE_END it cannot be told "
 			   "whether they were dropped unlisted", 0);
@@ -474,6 +480,10 @@ static void unchecked(struct audit *a)
 	uint32_t open = 0;
 	char buf[512] = "";
 
+	if (session_is_crash(s)) {
+		crash_audit(s, a->out, &a->fail, &a->incomplete);
+		return;
+	}
 	for (uint32_t k = 0; k < s->hdr.ncores; k++)
 		open += !s->cores[k].have_end;
 	if (session_resumed(s))

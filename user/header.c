@@ -147,7 +147,7 @@ static void status_lines(const struct profile *p, const struct totals *t, FILE *
 			h0->tsc_hz ? (double)t->paused_tsc / (double)h0->tsc_hz : 0.0);
 	if (p->unknown)
 		fprintf(out, "Skipped:     %" PRIu64 " record(s) of unknown type\n", p->unknown);
-	if (!profile_complete(p)) {
+	if (!profile_complete(p) && !session_is_crash(&p->sess[0])) {	/* crash_header's */
 		fprintf(out, "Status:      incomplete:");
 		incomplete_status(p, out);
 		fputc('\n', out);
@@ -220,6 +220,7 @@ int report_header(const struct ctx *c, FILE *out)
 	loss_lines(&t, nmi, out);
 	throttle_lines(p, out);
 	status_lines(p, &t, out);
+	crash_header(c, out);
 	fputc('\n', out);
 	return 0;
 }

@@ -381,6 +381,36 @@ static void warn_incomplete(const char *file, const struct profile *p)
 			"when copied?): missing OPF_CORE_END/OPF_SESSION_END records\n", file);
 }
 
+/*
+ * A crash dump the machine could not finish, or a truncated copy: the stream ends inside a
+ * record after at least the session header. Everything before the cut is kept. 1: so.
+ */
+static int crash_cut(const struct opf_parser *ps, struct profile *prof)
+{
+	struct session *s = prof->nsess == 1 ? &prof->sess[0] : NULL;
+
+	if (!ps->cut || !s || !session_is_crash(s))
+		return 0;
+	if (!s->crash && !(s->crash = calloc(1, sizeof(*s->crash))))
+		return 0;
+	s->crash->cut_at = ps->off;
+	return 1;
+}
+
+/* One line on stderr when a crash dump did not arrive whole. */
+static void crash_warn(const char *file, const struct profile *p)
+{
+	const struct crash_info *ci = p->sess[0].crash;
+
+	if (ci && ci->have_end && !ci->cut_at)
+		return;
+	fprintf(stderr, "opreport: warning: %s: crash dump cut short%s: reporting what arrived "
+		"before the cut\n", file, ci && ci->cut_at ? " inside a record" : "");
+	if (ci && ci->cut_at)
+		fprintf(stderr, "opreport: warning: %s: the cut is at byte %" PRIu64 "\n", file,
+			ci->cut_at);
+}
+
 /* Parse the stream into prof; on failure say why (one line) and return 2. */
 static int load(const struct options *o, struct profile *prof)
 {
@@ -388,7 +418,7 @@ static int load(const struct options *o, struct profile *prof)
 
 	opf_parser_init(&ps, &profile_sink, prof);
 	prof->snapshot = (uint64_t)o->snapshot;
-	if (opf_parse_file(&ps, o->file)) {
+	if (opf_parse_file(&ps, o->file) && !crash_cut(&ps, prof)) {
 		fprintf(stderr, "opreport: %s: %s\n", o->file, ps.err);
 		return 2;
 	}
@@ -398,7 +428,9 @@ static int load(const struct options *o, struct profile *prof)
 			profile_dumps(prof) ? " (numbered from 1)" : " (not a flight-recorder stream)");
 		return 2;
 	}
-	if (!profile_complete(prof))
+	if (prof->nsess && session_is_crash(&prof->sess[0]))
+		crash_warn(o->file, prof);
+	else if (!profile_complete(prof))
 		warn_incomplete(o->file, prof);
 	if (conservation_failed(prof) && !o->stats)
 		fprintf(stderr, "opreport: warning: %s: sample accounting does not add up; "

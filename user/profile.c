@@ -432,6 +432,9 @@ const struct opf_sink profile_sink = {
 		[OPF_RESUME] = on_mark,
 		[OPF_BLOCK] = on_block,
 		[OPF_DROP] = on_drop,
+		[OPF_CRASH] = crash_on_crash,
+		[OPF_CRASH_CORE] = crash_on_core,
+		[OPF_CRASH_END] = crash_on_end,
 	},
 	.unknown = on_unknown,
 	.every = on_every,
@@ -448,6 +451,7 @@ static void session_free(struct session *s)
 	free(s->dumps);
 	free(s->drops);
 	free(s->cores);
+	crash_free(s->crash);
 }
 
 void profile_free(struct profile *p)

@@ -8,6 +8,7 @@
 
 #include <stdint.h>
 
+#include "crash.h"
 #include "stacks.h"
 #include "stream.h"
 
@@ -86,6 +87,7 @@ struct session {
 	/* later readers' files of this session, concatenated after it (profile.c, on_session) */
 	uint32_t joins;			/* their repeated session headers, skipped */
 	uint64_t join_bytes;		/* bytes they add to the stream: headers repeated */
+	struct crash_info *crash;	/* a crash dump's own records (crash.c), or NULL */
 };
 
 /* Pauses of a session: the most any core had, and their length. */

@@ -250,6 +250,9 @@ static void verdict_line(const struct profile *p, int v, FILE *out)
 	else if (v & AUDIT_INCOMPLETE)
 		fprintf(out, "Conservation: incomplete stream: what it holds adds up, the rest "
 			"cannot be checked (see the incomplete lines above)\n");
+	else if (p->nsess && session_is_crash(&p->sess[0]))
+		fprintf(out, "Conservation: ok as far as a crash dump tells (per core: its window's "
+			"blocks gapless, each as its header says; see the crash dump lines above)\n");
 	else if (v2)
 		fprintf(out, "Conservation: ok (per core: every block in the stream, dropped or "
 			"overwritten, each as its header says; samples in stream == delivered; "

@@ -148,6 +148,11 @@ static const struct kind kinds[OPF_NTYPES] = {
 			 check_mark },
 	[OPF_BLOCK] = { "OPF_BLOCK", { 0, SZ(opf_block) }, SZ(opf_block), 0, 0, check_block },
 	[OPF_DROP] = { "OPF_DROP", { 0, SZ(opf_drop) }, SZ(opf_drop), 8, 2, NULL },
+	[OPF_CRASH] = { "OPF_CRASH", { 0, SZ(opf_crash) }, SZ(opf_crash), 8, 2, NULL },
+	[OPF_CRASH_CORE] = { "OPF_CRASH_CORE", { 0, SZ(opf_crash_core) }, SZ(opf_crash_core), 8, 2,
+			     NULL },
+	[OPF_CRASH_END] = { "OPF_CRASH_END", { 0, SZ(opf_crash_end) }, SZ(opf_crash_end), 0, 0,
+			    NULL },
 };
 
 const char *opf_type_name(uint16_t type)
@@ -270,6 +275,7 @@ int opf_finish(struct opf_parser *p, const uint8_t *rest, size_t restlen)
 			return (int)fail(p, p->off, "empty stream: no OPF_SESSION record");
 		return 0;
 	}
+	p->cut = 1;
 	if (restlen < sizeof(struct opf_rec))
 		return (int)fail(p, p->off, "stream ends inside a record header (%zu of 8 bytes)",
 				 restlen);

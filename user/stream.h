@@ -21,7 +21,7 @@
 #endif
 
 #define OPF_MAX_CORES	1024		/* this reader rejects sessions with more cores */
-#define OPF_NTYPES	(OPF_DROP + 1)	/* record types this reader knows are below this */
+#define OPF_NTYPES	(OPF_CRASH_END + 1)	/* record types this reader knows are below this */
 
 /* The fixed part of any known record, copied aligned and zero-extended. */
 union opf_any {
@@ -37,6 +37,9 @@ union opf_any {
 	struct opf_mark mark;
 	struct opf_block block;
 	struct opf_drop drop;
+	struct opf_crash crash;
+	struct opf_crash_core crash_core;
+	struct opf_crash_end crash_end;
 };
 
 /*
@@ -75,6 +78,7 @@ struct opf_parser {
 	int have_session;	/* an OPF_SESSION has been seen */
 	uint32_t ncores;	/* of the current session */
 	uint32_t version;	/* of the current session */
+	int cut;		/* the failure: the stream ends inside a record (at off) */
 	char err[256];		/* "offset N: reason" after a failure */
 };
 

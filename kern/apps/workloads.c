@@ -139,6 +139,29 @@ static uint64_t irqoff_step(void *st)
 	return IRQOFF_ROUND;
 }
 
+/*
+ * lockup: interrupts off, then spin forever (Linux's lkdtm HARDLOCKUP), for the NMI
+ * watchdog (crash.h) to catch. Only an NMI ever reaches the core again. The pause keeps
+ * TCG's round robin fair to the other virtual CPUs (see irqoff).
+ */
+__attribute__((noinline)) __noreturn void lockup_spin(void)
+{
+	volatile uint64_t x = 0;
+
+	for (;;) {
+		x++;
+		if ((x & 63) == 0)
+			cpu_relax();
+	}
+}
+
+static uint64_t lockup_step(void *st)
+{
+	(void)st;
+	irq_disable();
+	lockup_spin();
+}
+
 const struct workload workloads[] = {
 	{ "spin", "iterations", NULL, spin_step },
 	{ "matrix", "multiplies", matrix_setup, matrix_step },
@@ -146,6 +169,7 @@ const struct workload workloads[] = {
 	{ "memcpy", "bytes", memcpy_setup, memcpy_step },
 	{ "irqoff", "iterations", NULL, irqoff_step },
 	{ "split", "rounds", NULL, split_step },
+	{ "lockup", "never returns", NULL, lockup_step },
 	{ NULL, NULL, NULL, NULL },
 };
 

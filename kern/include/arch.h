@@ -137,6 +137,13 @@ bool arch_nmi_available(void);
 int arch_nmi_start(uint32_t hz, arch_nmi_fn fn);
 /* Stop; returns only when no core is inside fn or will enter it again. Thread context. */
 void arch_nmi_stop(void);
+/*
+ * The background NMI function (the crash recorder and watchdog): fn(tf) on every online
+ * core at every NMI period, whether or not arch_nmi_start's fn runs; while no arch_nmi_start
+ * source runs, the source runs at hz for fn alone. fn NULL stops it (returns once no core
+ * is inside). Thread context, not concurrently with arch_nmi_start/stop. 0 or -errno.
+ */
+int arch_nmi_background(uint32_t hz, arch_nmi_fn fn);
 /* Any context: NMIs this core has taken since boot (all, and those that hit with IF clear). */
 uint64_t arch_nmi_count(int core, uint64_t *irqoff);
 /*
@@ -149,7 +156,34 @@ uint64_t arch_nmi_extra_count(int core);
 
 /* --- Panic (panic.c) --- */
 
-void arch_stop_other_cores(void);	/* IPI every other core to halt, interrupts off */
+/*
+ * Stop every other online core with an NMI (so interrupts-off code stops too): each calls
+ * crash_core_stopped with what it was doing and halts for good. Returns once all answered
+ * or after about half a second; arch_core_stopped says which did.
+ */
+void arch_stop_other_cores(void);
+bool arch_core_stopped(int core);
+
+/* --- Crash dumps (kern/arch/x86/crashport.c) --- */
+
+/* Boot core, boot time: the host's crash options (a string), or -1 if it gave none. */
+int arch_crash_options(char *buf, size_t len);
+/* Any context: the host connected the crash port to a file. */
+bool arch_crash_channel(void);
+/* Any context (panic): bytes to the crash port, in order, no interrupt needed. */
+void arch_crash_write(const void *p, size_t n);
+/*
+ * Any context: the stack of tf's context, or (tf NULL) of the function whose frame fp is
+ * (pc: inside the call it will return from), then up to max return addresses; the walk only checks
+ * plausibility (a panic's stack may cross from an NMI's stack into a thread's). [lo, hi):
+ * the interrupted thread's stack (lo == hi: none), for a frameless function's caller.
+ */
+unsigned arch_crash_walk(const struct trapframe *tf, uintptr_t fp, uintptr_t lo, uintptr_t hi,
+			 uint64_t *pc, uint64_t *frames, unsigned max);
+/* Any context: this core is inside its NMI handler. */
+bool arch_in_nmi(void);
+/* Print pc and frames symbolized, one per line (panic context). */
+void arch_print_frames(uint64_t pc, const uint64_t *frames, unsigned n);
 void arch_backtrace_here(void);		/* print the caller's frame-pointer chain */
 
 #endif

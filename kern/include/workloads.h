@@ -35,5 +35,6 @@ uint64_t split_heavy(uint64_t x);
 uint64_t split_light(uint64_t x);
 uint64_t split_step(void *st);
 extern volatile uint64_t split_sink;
+__noreturn void lockup_spin(void);	/* interrupts off, forever */
 
 #endif

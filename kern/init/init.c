@@ -6,6 +6,7 @@
  */
 #include "cons.h"
 #include "cpu.h"
+#include "crash.h"
 #include "init.h"
 #include "kmalloc.h"
 #include "page.h"
@@ -26,6 +27,7 @@ __noreturn void kernel_main(void)
 {
 	pages_init();				/* free memory, as the arch found it */
 	cons_init();				/* console input sleeps on a rendez */
+	crash_init();				/* crash dumps, if the host collects them */
 	arch_start_cores();			/* the others wait in kernel_ap_main */
 	printk("kern: %d cpus, %lu MiB free, tsc %lu MHz\n", ncpus(),
 	       pages_free_count() * PGSIZE >> 20, tsc_hz() / 1000000);

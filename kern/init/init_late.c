@@ -2,6 +2,7 @@
  * Late initialization, in the shell thread's context (threads, sleeping and allocation
  * all work): the name space, device files, drivers, the profiler.
  */
+#include "crash.h"
 #include "dev.h"
 #include "init.h"
 #include "ninep.h"
@@ -17,6 +18,7 @@ void kernel_late_init(void)
 	devcons_init();				/* /dev/cons, /dev/null, /dev/zero */
 	devrandom_init();			/* /dev/random */
 	oprofile_init();			/* the profiler: worker, /dev/oprofile* */
+	crash_start();				/* crash recorder and NMI watchdog */
 	if (ninep_init() == 0)			/* virtio-9p tag "host" at /host */
 		kchdir("/host");		/* the shell starts in the host's directory */
 	else

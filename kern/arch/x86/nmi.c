@@ -54,6 +54,18 @@
  *  - A panic elsewhere: arch_stop_other_cores calls nmi_panic, after which handlers only
  *    count, and core 0 stops fanning out.
  *
+ * The background fn (arch_nmi_background: the crash recorder and the hard-lockup
+ * watchdog, crash.h) runs before fn at every NMI of an online core. With no arch_nmi_start
+ * source it has a source of its own at its rate; arch_nmi_start takes the HPET over (the
+ * background fn then rides on the session's rate) and arch_nmi_stop gives it back.
+ *
+ * The panic stop (arch_stop_other_cores): the panicking core sets stop_by, then sends an
+ * NMI to every other online core. Any NMI that finds stop_by set on another core parks it
+ * for good (park): it reports its interrupted context (crash_core_stopped) and halts in
+ * the handler, so NMIs stay blocked and nothing wakes it. An NMI reaches a core with
+ * interrupts off -- a locked-up core included -- where the old stop IPI would wait forever.
+ * A core inside the handler when its stop NMI comes takes it at that handler's iretq.
+ *
  * The boot test (nmi_boot_test): when QEMU hands the kernel the fw_cfg file
  * opt/kern/nmi-boot (a rate in Hz), NMIs start on core 0 right after its IDT and LAPIC
  * are up, and reach each AP from the moment its IDT is loaded (nmi_cpu_armed), before its
@@ -66,6 +78,7 @@
 #include "arch_x86.h"
 #include "cpu.h"
 #include "error.h"
+#include "crash.h"
 
 #define NMI_STACK	8192
 #define NMI_TOP_MAGIC	0x4e4d4931u		/* "NMI1" */
@@ -90,6 +103,7 @@ struct nmi_cpu {
 	int depth;		/* inside nmi_trap: 0 or 1, never more */
 	uint32_t apic_id;	/* for directed fan-out, known from nmi_cpu_armed on */
 	bool armed;		/* IDT loaded: the boot test may send it NMIs */
+	bool stopped;		/* parked for good by a panic's stop NMI (release) */
 } __aligned(CACHELINE);
 
 enum fanout {
@@ -104,6 +118,10 @@ enum { NMI_IDLE, NMI_BUSY, NMI_RUNNING };	/* nmi_state: start and stop exclude e
 static uint8_t nmi_stacks[MAX_CPUS][NMI_STACK] __aligned(16);
 static struct nmi_cpu nmi_cpus[MAX_CPUS];
 static arch_nmi_fn nmi_fn;		/* NULL: count only */
+static arch_nmi_fn nmi_bg;		/* the background fn (arch_nmi_background), or NULL */
+static uint32_t bg_hz;			/* its rate when no arch_nmi_start source runs */
+static bool bg_source;			/* the running source is the background fn's */
+static int stop_by = -1;		/* a panicking core stopping the others, or -1 */
 static int fanout;			/* enum fanout, read by core 0's handler */
 static int nmi_state;
 static bool nmi_boot_running;		/* the running source is the boot test's */
@@ -181,17 +199,34 @@ static void fan_out(void)
 	}
 }
 
+/* The background fn first (the crash recorder, so a fault in fn finds it up to date). */
 static void call_fn(struct nmi_cpu *n, const struct trapframe *tf, int core)
 {
-	arch_nmi_fn fn;
+	arch_nmi_fn fn, bg;
 
 	__atomic_store_n(&n->in_fn, 1, __ATOMIC_SEQ_CST);
+	bg = __atomic_load_n(&nmi_bg, __ATOMIC_SEQ_CST);
 	fn = __atomic_load_n(&nmi_fn, __ATOMIC_SEQ_CST);
+	if (bg)
+		bg(tf);
 	if (fn)
 		fn(tf);
 	__atomic_store_n(&n->in_fn, 0, __ATOMIC_RELEASE);
 	if (*(uint64_t *)nmi_stacks[core] != NMI_CANARY)
 		panic("NMI stack overflow on cpu %d", core);
+}
+
+/*
+ * A panic's stop: tell the crash dump what this core was doing, then halt for good. NMIs
+ * stay blocked (no iretq ever ends this one), so nothing wakes the core again.
+ */
+static __noreturn void park(struct nmi_cpu *n, const struct trapframe *tf, int core)
+{
+	if (READ_ONCE(cpus[core].online))
+		crash_core_stopped(tf);
+	__atomic_store_n(&n->stopped, true, __ATOMIC_RELEASE);
+	for (;;)
+		__asm__ volatile("cli; hlt");
 }
 
 /* trap(), NMI context, on the core's NMI stack, so tf is right below its record. */
@@ -214,6 +249,8 @@ void nmi_trap(struct trapframe *tf)
 	WRITE_ONCE(n->count, n->count + 1);
 	if (!(tf->rflags & RFLAGS_IF))
 		WRITE_ONCE(n->irqoff, n->irqoff + 1);
+	if (__atomic_load_n(&stop_by, __ATOMIC_ACQUIRE) >= 0 && stop_by != core)
+		park(n, tf, core);
 	if (!READ_ONCE(nmi_quiet)) {
 		if (core == 0 && READ_ONCE(fanout) != FAN_NONE) {
 			if (!new_period()) {
@@ -243,6 +280,33 @@ void nmi_panic(void)
 	WRITE_ONCE(nmi_quiet, true);
 }
 
+/*
+ * panic, interrupts off: every other online core takes an NMI -- interrupts off or not --
+ * and parks (park); wait for them, at most half a second (a virtual CPU may be slow to
+ * get a host thread). The NMI handlers stop calling their fns and core 0 stops fanning out.
+ */
+void arch_stop_other_cores(void)
+{
+	int me = core_id();
+	uint64_t end;
+
+	nmi_panic();
+	__atomic_store_n(&stop_by, me, __ATOMIC_SEQ_CST);
+	for (int c = 0; c < ncpus(); c++)
+		if (c != me && READ_ONCE(cpus[c].online))
+			lapic_send_nmi(nmi_cpus[c].apic_id);
+	end = rdtsc() + tsc_hz() / 2;
+	for (int c = 0; c < ncpus(); c++)
+		while (c != me && READ_ONCE(cpus[c].online) && !arch_core_stopped(c) &&
+		       rdtsc() < end)
+			pause();
+}
+
+bool arch_core_stopped(int core)
+{
+	return __atomic_load_n(&nmi_cpus[core].stopped, __ATOMIC_ACQUIRE);
+}
+
 /* The IOAPIC input of ISA IRQ 0, where the HPET's legacy route delivers timer 0. */
 static void route_on(void)
 {
@@ -269,6 +333,19 @@ static void source_stop(void)
 	WRITE_ONCE(fanout, FAN_NONE);
 }
 
+static enum fanout fanout_mode(void)
+{
+	/* every LAPIC in the MADT is an online core: none failed to start, none beyond 64 */
+	return ncpus() == acpi.lapics ? FAN_SHORTHAND : FAN_ONLINE;
+}
+
+static void wait_out_fns(void)
+{
+	for (int c = 0; c < MAX_CPUS; c++)
+		while (__atomic_load_n(&nmi_cpus[c].in_fn, __ATOMIC_SEQ_CST))
+			cpu_relax();
+}
+
 static bool claim(int from, int to)
 {
 	return __atomic_compare_exchange_n(&nmi_state, &from, to, false, __ATOMIC_ACQUIRE,
@@ -290,9 +367,12 @@ int arch_nmi_start(uint32_t hz, arch_nmi_fn fn)
 		arch_nmi_stop();		/* the boot test's source gives way */
 	if (!claim(NMI_IDLE, NMI_BUSY))
 		return -EBUSY;
+	if (bg_source) {		/* the background fn's source gives way too */
+		source_stop();
+		bg_source = false;
+	}
 	__atomic_store_n(&nmi_fn, fn, __ATOMIC_SEQ_CST);
-	/* every LAPIC in the MADT is an online core: none failed to start, none beyond 64 */
-	source_start(hz, ncpus() == acpi.lapics ? FAN_SHORTHAND : FAN_ONLINE);
+	source_start(hz, fanout_mode());
 	__atomic_store_n(&nmi_state, NMI_RUNNING, __ATOMIC_RELEASE);
 	return 0;
 }
@@ -303,11 +383,47 @@ void arch_nmi_stop(void)
 		return;
 	source_stop();
 	__atomic_store_n(&nmi_fn, NULL, __ATOMIC_SEQ_CST);
-	for (int c = 0; c < MAX_CPUS; c++)
-		while (__atomic_load_n(&nmi_cpus[c].in_fn, __ATOMIC_SEQ_CST))
-			cpu_relax();
+	wait_out_fns();
 	WRITE_ONCE(nmi_boot_running, false);
+	if (nmi_bg) {			/* the background fn's source again */
+		source_start(bg_hz, fanout_mode());
+		bg_source = true;
+	}
 	__atomic_store_n(&nmi_state, NMI_IDLE, __ATOMIC_RELEASE);
+}
+
+/*
+ * With no arch_nmi_start source, the source is the background fn's own; with one, the
+ * background fn rides on it (at its rate) and gets its own back at arch_nmi_stop.
+ */
+int arch_nmi_background(uint32_t hz, arch_nmi_fn fn)
+{
+	bool idle;
+
+	if (fn && !hpet_present())
+		return -ENODEV;
+	if (fn && (hz == 0 || hz > NMI_MAX_HZ))
+		return -EINVAL;
+	if (READ_ONCE(nmi_boot_running))
+		arch_nmi_stop();
+	idle = claim(NMI_IDLE, NMI_BUSY);
+	if (!idle && __atomic_load_n(&nmi_state, __ATOMIC_ACQUIRE) != NMI_RUNNING)
+		return -EBUSY;
+	if (idle && bg_source) {
+		source_stop();
+		bg_source = false;
+	}
+	bg_hz = hz;
+	__atomic_store_n(&nmi_bg, fn, __ATOMIC_SEQ_CST);
+	if (!fn)
+		wait_out_fns();
+	if (idle && fn) {
+		source_start(hz, fanout_mode());
+		bg_source = true;
+	}
+	if (idle)
+		__atomic_store_n(&nmi_state, NMI_IDLE, __ATOMIC_RELEASE);
+	return 0;
 }
 
 uint64_t arch_nmi_count(int core, uint64_t *irqoff)

@@ -53,29 +53,6 @@ void arch_timer_set(uint64_t tsc_deadline)
 	lapic_timer_set_deadline(tsc_deadline);
 }
 
-static void stop_ipi(struct trapframe *tf, void *arg)
-{
-	(void)tf;
-	(void)arg;
-	for (;;)
-		__asm__ volatile("cli; hlt");
-}
-
-/* For panic: every other online core halts with interrupts off. */
-void arch_stop_other_cores(void)
-{
-	static bool registered;
-
-	nmi_panic();		/* NMI handlers stop calling their fn (and fanning out) */
-	if (!registered) {
-		irq_register(T_IPI_STOP, stop_ipi, NULL);
-		registered = true;
-	}
-	for (int i = 0; i < ncpus(); i++)
-		if (i != core_id())
-			lapic_send_ipi(cpus[i].apic_id, T_IPI_STOP);
-}
-
 __attribute__((noinline)) void arch_backtrace_here(void)
 {
 	uintptr_t fp = read_rbp();

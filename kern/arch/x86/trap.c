@@ -13,6 +13,7 @@
 #include "arch_x86.h"
 #include "alarm.h"
 #include "cpu.h"
+#include "crash.h"
 #include "sched.h"
 #include "thread.h"
 
@@ -136,6 +137,7 @@ static __noreturn void trap_fatal(struct trapframe *tf)
 	printk("  r14 %016lx r15 %016lx cs %lx ss %lx\n", tf->r14, tf->r15, tf->cs, tf->ss);
 	printk("backtrace:\n");
 	backtrace_print_tf(tf);
+	crash_note(tf, OPF_CRASH_FAULT);
 	panic("%s at %016lx", name, tf->rip);
 }
 

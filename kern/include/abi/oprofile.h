@@ -49,6 +49,9 @@ enum opf_type {
 	OPF_RESUME = 10,	/* struct opf_mark: sampling resumed at tsc */
 	OPF_BLOCK = 11,		/* struct opf_block: v2, first record of every block */
 	OPF_DROP = 12,		/* struct opf_drop: v2, blocks the worker dropped */
+	OPF_CRASH = 20,		/* struct opf_crash: a crash dump's cause and panic stack */
+	OPF_CRASH_CORE = 21,	/* struct opf_crash_core: one core's state when stopped */
+	OPF_CRASH_END = 22,	/* struct opf_crash_end: the dump arrived whole */
 };
 
 /* Why a sample was not delivered. Indexes opf_core_end.lost[] and opf_lost.reason. */
@@ -77,6 +80,8 @@ struct opf_rec {
 #define OPF_S_SNAPSHOT	0x0001	/* flight-recorder mode: data arrives only in snapshots */
 #define OPF_S_RESUMED	0x0002	/* v2: a repeat of the session's header for a reader that
 				   opened mid-stream; what came before went to an earlier reader */
+#define OPF_S_CRASH	0x0008	/* v2: a crash dump (OPF_CRASH follows): each core's last
+				   window of the always-on crash recorder, written at a panic */
 #define OPF_S_CLOCK_TOLD 0x0010	/* clock OPF_CLOCK_INSN because the launcher said -icount
 				   (fw_cfg); without it the kernel measured it */
 
@@ -289,6 +294,70 @@ struct opf_drop {
 	uint32_t blocks;
 	uint64_t seq;
 	uint64_t samples;
+};
+
+/*
+ * Crash dumps (kern/src/oprofile/crash.c). The stream is OPF_SESSION (flags OPF_S_SNAPSHOT |
+ * OPF_S_CRASH), then a kernel block (OPF_CORE_STREAM, seq 0) holding OPF_CRASH and one
+ * OPF_CRASH_CORE per core, then every core's window (its blocks oldest first, the partial
+ * one last), then a kernel block (seq 1) holding OPF_CRASH_END. A dump without
+ * OPF_CRASH_END was cut short: everything before the cut is still valid.
+ */
+enum opf_crash_cause {
+	OPF_CRASH_PANIC = 0,	/* an explicit panic() */
+	OPF_CRASH_FAULT = 1,	/* a CPU exception (page fault, ...) */
+	OPF_CRASH_LOCKUP = 2,	/* the NMI watchdog: a core stopped taking timer interrupts */
+};
+
+/* opf_rec.flags of OPF_CRASH */
+#define OPF_C_IN_NMI	0x0001	/* the panic happened inside the NMI handler */
+#define OPF_C_NORECORD	0x0002	/* no window: the recorder was not running (off, or the
+				   panic came before it started); only the stacks are here */
+
+#define OPF_CRASH_MSG	96	/* bytes of the panic message, NUL-padded */
+
+struct opf_crash {
+	struct opf_rec h;
+	uint16_t core;		/* the core that panicked */
+	uint16_t nframes;	/* frames[] */
+	uint32_t cause;		/* enum opf_crash_cause */
+	uint64_t tsc;		/* when it panicked */
+	uint64_t ns;		/* nanoseconds since boot then */
+	uint64_t pc;		/* where: the faulting, locked-up, or panic()-calling pc */
+	char msg[OPF_CRASH_MSG];	/* the panic message */
+	uint64_t frames[];	/* pc's callers, innermost first */
+};
+
+/* opf_crash_core.state */
+enum opf_crash_state {
+	OPF_CS_PANICKED = 0,	/* the panicking core: its stack is in OPF_CRASH */
+	OPF_CS_STOPPED = 1,	/* stopped by the panic's NMI; pc and frames where it was */
+	OPF_CS_NO_ANSWER = 2,	/* did not answer the NMI in time: window copied anyway */
+	OPF_CS_OFFLINE = 3,	/* never came online */
+};
+
+/* opf_rec.flags of OPF_CRASH_CORE */
+#define OPF_CC_IRQOFF	0x0001	/* interrupts were off where the NMI stopped it */
+
+struct opf_crash_core {
+	struct opf_rec h;
+	uint16_t core;
+	uint16_t state;		/* enum opf_crash_state */
+	uint16_t nframes;	/* frames[] */
+	uint16_t pad;
+	uint32_t tid;		/* thread it was running (0: idle loop or none) */
+	uint32_t blocks;	/* blocks of its window that follow */
+	uint64_t tsc;		/* when it stopped */
+	uint64_t pc;
+	uint64_t taken;		/* samples the recorder took on it since it started */
+	uint64_t overwritten;	/* of those, in blocks reused for newer ones */
+	uint64_t frames[];
+};
+
+struct opf_crash_end {
+	struct opf_rec h;
+	uint64_t bytes;		/* of the dump before this record's block */
+	uint64_t tsc;
 };
 
 static inline uint32_t opf_align(uint32_t n)

@@ -18,6 +18,9 @@
  *	backtrace.c	the frame-pointer walk
  *	sampler.c	the kernel side: the sampling source (timer or NMI), missed periods
  *	glue.c, devoprofile.c	the kernel side: hooks, the worker thread, device files
+ *	crashrec.c, crashdump.c, watchdog.c	the always-on crash recorder, its dump at a
+ *			panic, the NMI hard-lockup watchdog (crash.h, crashrec.h; they share
+ *			only the record builders with the rest, not this header)
  *
  * Names say who may call: hot_* run on the core whose state they touch, interrupts off
  * (its sampling interrupt, or a thread on that core between hot_enter and hot_leave);

@@ -1,0 +1,234 @@
+/*
+ * The crash dump: at panic, every core's window (crashrec.c), what each core was doing
+ * when the panic's NMI stopped it, and the panicking core's own stack, written as one
+ * stream (docs/FORMAT.md, "Crash dumps") to the crash port (arch_crash_write), which QEMU
+ * connects to a file on the host.
+ *
+ * Contexts. crash_note: any context on the core about to panic (a fault report, the
+ * watchdog in NMI context); the first note wins. crash_core_stopped: NMI context on a core
+ * the panic stopped, once, before it halts for good; it writes only its own slot.
+ * crash_dump: panic(), interrupts off, every other core stopped (or given up on), so it
+ * owns everything: no lock, no allocation, no scheduler, no interrupt is needed; the
+ * scratch is static because only one core ever gets here (panic lets one through).
+ *
+ * A core that did not answer the stop may still be writing its window: its blocks are
+ * copied anyway and its OPF_CRASH_CORE says so (its newest block may then be torn).
+ */
+#include "crashrec.h"
+#include "arch.h"
+#include "cpu.h"
+#include "thread.h"
+
+/* What a core was doing when it stopped (or, for the panicking core, its note). */
+struct cstop {
+	uint32_t valid;		/* release: the slot is filled */
+	uint32_t tid;
+	uint16_t nframes;
+	uint16_t flags;		/* OPF_CC_* */
+	uint64_t tsc;
+	uint64_t pc;
+	uint64_t frames[CRASH_DEPTH];
+};
+
+static struct cstop stops[MAX_CPUS];
+static struct cstop note;
+static int note_core = -1;
+static uint32_t note_cause = OPF_CRASH_PANIC;
+static uint8_t kbuf[MAX_CPUS * (sizeof(struct opf_crash_core) + 8 * CRASH_DEPTH) + 512]
+	__aligned(8);
+
+/* tf's stack (tf NULL: the function whose frame fp is): pc, then CRASH_DEPTH callers. */
+static uint16_t walk(const struct trapframe *tf, uintptr_t fp, uint64_t *pc, uint64_t *frames)
+{
+	struct cpu *c = this_cpu();
+	uintptr_t lo = 0, hi = 0;
+
+	if (c->cur)
+		thread_stack(c->cur, &lo, &hi);
+	return (uint16_t)arch_crash_walk(tf, fp, lo, hi, pc, frames, CRASH_DEPTH);
+}
+
+uint16_t crash_walk(const struct trapframe *tf, uint64_t *pc, uint64_t *frames)
+{
+	return walk(tf, 0, pc, frames);
+}
+
+static void fill_stop(struct cstop *s, const struct trapframe *tf, uintptr_t fp)
+{
+	struct cpu *c = this_cpu();
+
+	s->tsc = tsc_read();
+	s->tid = c ? (uint32_t)thread_tid(c->cur) : 0;
+	s->flags = tf && !tf_irq_enabled(tf) ? OPF_CC_IRQOFF : 0;
+	s->nframes = walk(tf, fp, &s->pc, s->frames);
+	__atomic_store_n(&s->valid, 1, __ATOMIC_RELEASE);
+}
+
+void crash_note(const struct trapframe *tf, uint32_t cause)
+{
+	int none = -1;
+
+	if (!__atomic_compare_exchange_n(&note_core, &none, core_id(), false, __ATOMIC_ACQ_REL,
+					 __ATOMIC_RELAXED))
+		return;
+	note_cause = cause;
+	fill_stop(&note, tf, 0);
+}
+
+void crash_core_stopped(const struct trapframe *tf)
+{
+	fill_stop(&stops[core_id()], tf, 0);
+}
+
+static uint64_t dump_bytes;
+
+static void out(const void *p, size_t n)
+{
+	arch_crash_write(p, n);
+	dump_bytes += n;
+}
+
+static void out_session(void)
+{
+	struct opf_session s = { .h = { OPF_SESSION, 0, sizeof(s) } };
+	const uint8_t *id;
+	size_t idlen;
+
+	s.magic = OPF_MAGIC;
+	s.version = OPF_VERSION;
+	s.ncores = (uint32_t)ncpus();
+	s.hz = crash.cfg.hz;
+	s.depth = CRASH_DEPTH;
+	s.tsc_hz = tsc_hz();
+	s.start_tsc = crash.recording ? crash.start_tsc : crash.boot_tsc;
+	s.start_ns = crash.recording ? crash.start_ns : 0;
+	s.block_bytes = crash.bsize;
+	s.flags = OPF_S_SNAPSHOT | OPF_S_CRASH;
+	id = kernel_build_id(&idlen);
+	s.build_id_len = (uint32_t)MIN(idlen, (size_t)OPF_MAX_BUILD_ID);
+	if (id)
+		memcpy(s.build_id, id, s.build_id_len);
+	s.source = OPF_SRC_NMI;
+	out(&s, sizeof(s));
+}
+
+/* OPF_CRASH for the panicking core at p; returns its length. */
+static uint32_t put_crash(uint8_t *p, const char *msg, const struct cstop *me, uint16_t flags)
+{
+	struct opf_crash *c = (struct opf_crash *)p;
+	uint32_t len = opf_align((uint32_t)sizeof(*c) + 8 * me->nframes);
+
+	memset(c, 0, len);
+	*c = (struct opf_crash){ .h = { OPF_CRASH, flags, len }, .core = (uint16_t)core_id(),
+				 .nframes = me->nframes, .cause = note_cause, .tsc = me->tsc,
+				 .ns = nsec(), .pc = me->pc };
+	strlcpy(c->msg, msg, sizeof(c->msg));
+	memcpy(c->frames, me->frames, 8 * (size_t)me->nframes);
+	return len;
+}
+
+static uint32_t window_blocks(const struct crec *r)
+{
+	return r->mem ? r->nsealed + (r->wp > BLK_HDR) : 0;
+}
+
+/* OPF_CRASH_CORE for core i at p (mine: the panicking core's stack); returns its length. */
+static uint32_t put_core(uint8_t *p, int i, const struct cstop *mine)
+{
+	struct opf_crash_core *cc = (struct opf_crash_core *)p;
+	bool me = i == core_id();
+	const struct cstop *s = me ? mine : &stops[i];
+	bool ok = me || (__atomic_load_n(&s->valid, __ATOMIC_ACQUIRE) && arch_core_stopped(i));
+	uint16_t n = ok && !me ? s->nframes : 0;
+	uint32_t len = opf_align((uint32_t)sizeof(*cc) + 8 * n);
+
+	*cc = (struct opf_crash_core){ .h = { OPF_CRASH_CORE, ok ? s->flags : 0, len },
+		.core = (uint16_t)i, .nframes = n, .tid = ok ? s->tid : 0,
+		.blocks = crash.recording ? window_blocks(&crecs[i]) : 0,
+		.tsc = ok ? s->tsc : 0, .pc = ok ? s->pc : 0, .taken = crecs[i].taken,
+		.overwritten = crecs[i].overwritten };
+	cc->state = me ? OPF_CS_PANICKED : !READ_ONCE(cpus[i].online) ? OPF_CS_OFFLINE
+		  : ok ? OPF_CS_STOPPED : OPF_CS_NO_ANSWER;
+	memcpy(cc->frames, s->frames, 8 * (size_t)n);
+	return len;
+}
+
+/* The kernel's block seq 0: the cause, then every core's state. */
+static void out_states(const char *msg, const struct cstop *me, uint16_t flags)
+{
+	uint32_t len = BLK_HDR;
+
+	len += put_crash(kbuf + len, msg, me, flags);
+	for (int i = 0; i < ncpus(); i++)
+		len += put_core(kbuf + len, i, me);
+	rec_block((struct opf_block *)kbuf, OPF_CORE_STREAM, 0, 0, len);
+	out(kbuf, len);
+}
+
+/* Core i's window, oldest block first, then its partial block. */
+static void out_window(int i)
+{
+	const struct crec *r = &crecs[i];
+	struct opf_block h;
+
+	for (uint32_t k = r->nsealed; k > 0; k--) {
+		const uint8_t *b = crec_block(r, (r->cur + CRASH_NBLOCKS - k) % CRASH_NBLOCKS);
+
+		out(b, MIN(((const struct opf_block *)b)->bytes, crash.bsize));
+	}
+	if (r->wp <= BLK_HDR)
+		return;
+	rec_block(&h, (uint16_t)i, r->samples, r->seq, r->wp);
+	out(&h, sizeof(h));
+	out(crec_block(r, r->cur) + BLK_HDR, r->wp - BLK_HDR);
+}
+
+static void out_end(void)
+{
+	struct {
+		struct opf_block b;
+		struct opf_crash_end e;
+	} t;
+
+	rec_block(&t.b, OPF_CORE_STREAM, 0, 1, sizeof(t));
+	t.e = (struct opf_crash_end){ .h = { OPF_CRASH_END, 0, sizeof(t.e) },
+				      .bytes = dump_bytes, .tsc = tsc_read() };
+	out(&t, sizeof(t));
+}
+
+/* The panicking core's stack: the note's if this core wrote one, else panic()'s caller. */
+static void my_stack(struct cstop *me, uintptr_t fp)
+{
+	if (READ_ONCE(note_core) == core_id()) {
+		*me = note;
+		return;
+	}
+	fill_stop(me, NULL, fp);
+}
+
+void crash_dump(const char *msg, uintptr_t fp)
+{
+	static struct cstop me;
+	bool early = crash.cfg.record && !crash.recording;
+
+	if (!crash.host)
+		return;
+	my_stack(&me, fp);
+	if (note_core == core_id()) {
+		printk("crash: cpu %d was here:\n", core_id());
+		arch_print_frames(me.pc, me.frames, me.nframes);
+	}
+	if (!crash.cfg.record || !crash.channel) {
+		printk("crash: no crash dump written: %s\n", crash.channel ?
+		       "the crash recorder is off" : "the host connected no crash port");
+		return;
+	}
+	out_session();
+	out_states(msg, &me, (arch_in_nmi() ? OPF_C_IN_NMI : 0) | (early ? OPF_C_NORECORD : 0));
+	for (int i = 0; crash.recording && i < ncpus(); i++)
+		out_window(i);
+	out_end();
+	printk("crash: dump written to the crash port: %lu bytes, %d cores%s\n",
+	       (unsigned long)dump_bytes, ncpus(),
+	       early ? " (the panic came before the recorder started: stacks only)" : "");
+}
