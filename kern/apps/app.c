@@ -13,7 +13,8 @@
 #include "error.h"
 #include "kmalloc.h"
 #include "page.h"
-#include "shell.h"
+#include "cons.h"
+#include "dev.h"
 #include "thread.h"
 
 #define LIVE_MAX	64
@@ -103,7 +104,8 @@ void app_write(const char *s, size_t n)
 		in->why = "stopped";
 		arch_app_leave(&in->ctx, APP_ST_INT);
 	}
-	shell_write(s, n);
+	if (kwrite(1, s, n) == -EBADF)	/* inherited from the shell: its "> FILE" too */
+		cons_write(s, n);
 }
 
 void app_abort(const char *why)
@@ -179,7 +181,7 @@ static char **argv_copy(const char *name, int argc, char **args)
 	return v;
 }
 
-static void inst_free(struct app_inst *in)
+void app_inst_free(struct app_inst *in)
 {
 	if (in->stack) {
 		arch_page_map((uintptr_t)in->stack);
@@ -189,11 +191,12 @@ static void inst_free(struct app_inst *in)
 	kfree(in);
 }
 
-static struct app_inst *inst_new(const struct app *a, int core, size_t stack, int argc,
+struct app_inst *app_start(const struct app *a, int core, size_t stack, int argc,
 				 char **argv)
 {
 	struct app_inst *in = kzmalloc(sizeof(*in));
 	char name[THREAD_NAME_LEN];
+	void *spare;
 
 	if (!in)
 		return NULL;
@@ -203,29 +206,32 @@ static struct app_inst *inst_new(const struct app *a, int core, size_t stack, in
 	in->argc = argc + 1;
 	in->argv = argv_copy(a->name, argc, argv);
 	in->stack = pages_alloc(in->pages);
-	if (in->stack && arch_page_unmap((uintptr_t)in->stack) < 0) {
+	spare = page_alloc();
+	if (in->stack && arch_page_unmap((uintptr_t)in->stack, &spare) < 0) {
 		pages_free(in->stack, in->pages);
 		in->stack = NULL;
 	}
+	if (spare)
+		page_free(spare);
 	snprintf(name, sizeof(name), "%s.%d", a->name, core);
 	if (!in->argv || !in->stack || !(in->t = kthread_create(name, core, inst_main, in))) {
-		inst_free(in);
+		app_inst_free(in);
 		return NULL;
 	}
 	return in;
 }
 
-static void inst_report(struct app_inst *in)
+void app_result(struct app_inst *in, int *core, int *status, const char **why,
+		uint64_t *us)
 {
-	uint64_t us = (in->end - in->start) / (tsc_hz() / 1000000);
-
-	shell_printf("run %s: cpu %d: status %d%s%s in %lu.%06lu s\n", in->app->name, in->core,
-		     in->status, in->why ? ", " : "", in->why ? in->why : "",
-		     (unsigned long)(us / 1000000), (unsigned long)(us % 1000000));
+	*core = in->core;
+	*status = in->status;
+	*why = in->why;
+	*us = (in->end - in->start) / (tsc_hz() / 1000000);
 }
 
 /* Wait for every instance; Ctrl-C tells them all to stop and goes on waiting. */
-static bool inst_wait(struct app_inst **ins, int n)
+bool app_wait(struct app_inst **ins, int n)
 {
 	bool intr = false;
 
@@ -240,30 +246,4 @@ static bool inst_wait(struct app_inst **ins, int n)
 	for (int i = 0; i < n; i++)
 		kthread_join(ins[i]->t);
 	return intr;
-}
-
-int app_run(const struct app *a, uint64_t mask, size_t stack, int argc, char **argv)
-{
-	struct app_inst *ins[64];
-	int n = 0, bad = 0;
-	bool intr;
-
-	if (!stack)
-		stack = a->stack ? a->stack : APP_STACK_DEFAULT;
-	for (int c = 0; c < ncpus() && c < 64; c++)
-		if ((mask & (1ull << c)) && !(ins[n] = inst_new(a, c, stack, argc, argv))) {
-			shell_eprintf("run %s: cannot start on cpu %d (memory)\n", a->name, c);
-			break;
-		} else if (mask & (1ull << c)) {
-			n++;
-		}
-	intr = inst_wait(ins, n);
-	if (intr)
-		shell_eprintf("run: interrupted\n");
-	for (int i = 0; i < n; i++) {
-		inst_report(ins[i]);
-		bad |= ins[i]->status != 0;
-		inst_free(ins[i]);
-	}
-	return bad || intr ? 1 : 0;
 }

@@ -25,15 +25,24 @@ struct app {
 extern const struct app app_table[];
 const struct app *app_find(const char *name);
 
-/* Shell: run a on each core of mask with stack bytes (0: its default), argv[0] its name. */
-int app_run(const struct app *a, uint64_t mask, size_t stack, int argc, char **argv);
+/*
+ * Thread context (the shell's `run`). app_start: an instance of a on core with a stack of
+ * stack bytes and main's argv = { a->name, argv[0..argc) }; NULL when memory is out.
+ * app_wait: until every one of ins has ended; Ctrl-C (the caller's thread interrupted)
+ * stops them all, and then it returns true. app_result: how one ended (status, why it did
+ * not return or NULL, run time). app_inst_free after app_wait.
+ */
+struct app_inst;
+struct app_inst *app_start(const struct app *a, int core, size_t stack, int argc, char **argv);
+bool app_wait(struct app_inst **ins, int n);
+void app_result(struct app_inst *in, int *core, int *status, const char **why, uint64_t *us);
+void app_inst_free(struct app_inst *in);
 
 /* Saved by arch_app_enter (arch.h); the way out of main from anywhere inside it. */
 struct app_ctx {
 	uintptr_t rsp;
 };
 
-struct app_inst;
 /* The instance the current thread runs main for, or NULL. Any context, lock-free. */
 struct app_inst *app_current(void);
 bool app_in_guard(struct app_inst *in, uintptr_t addr);	/* addr is in its guard page */

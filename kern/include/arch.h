@@ -48,8 +48,12 @@ uintptr_t arch_unlinked_return(uintptr_t pc, uintptr_t sp, uintptr_t lo, uintptr
 
 /* --- Apps (kern/apps/app.c): the page map, and main on a stack of its own --- */
 
-/* Thread context: make the page at va fault on any access (0), or -1 (no memory). */
-int arch_page_unmap(uintptr_t va);
+/*
+ * Thread context: make the page at va (below 4 GiB) fault on any access: 0, or -1 when a
+ * page table is needed and *spare is NULL. A page table it needs it takes from *spare
+ * (a free page, PGSIZE aligned), setting *spare to NULL; the caller frees an untaken one.
+ */
+int arch_page_unmap(uintptr_t va, void **spare);
 void arch_page_map(uintptr_t va);	/* undo arch_page_unmap(va) */
 void arch_page_flush(uintptr_t va);	/* this core's TLB entry for va */
 struct app_ctx;

@@ -286,6 +286,35 @@ static int run_parse(int argc, char **argv, uint64_t *mask, uint64_t *ms, uint64
 	return 0;
 }
 
+/* An instance per core of mask; each one's status, how it ended and run time. */
+static int app_run(const struct app *a, uint64_t mask, size_t stack, int argc, char **argv)
+{
+	struct app_inst *ins[64];
+	int n = 0, bad = 0, core, status;
+	const char *why;
+	uint64_t us;
+
+	if (!stack)
+		stack = a->stack ? a->stack : APP_STACK_DEFAULT;
+	for (int c = 0; c < ncpus() && c < 64; c++)
+		if ((mask & (1ull << c)) && !(ins[n++] = app_start(a, c, stack, argc, argv))) {
+			shell_eprintf("run %s: cannot start on cpu %d (memory)\n", a->name, c);
+			n--;
+			break;
+		}
+	if (app_wait(ins, n))
+		shell_eprintf("run: interrupted\n");
+	for (int i = 0; i < n; i++) {
+		app_result(ins[i], &core, &status, &why, &us);
+		shell_printf("run %s: cpu %d: status %d%s%s in %lu.%06lu s\n", a->name, core,
+			     status, why ? ", " : "", why ? why : "", (unsigned long)(us / 1000000),
+			     (unsigned long)(us % 1000000));
+		bad |= status != 0;
+		app_inst_free(ins[i]);
+	}
+	return bad ? 1 : 0;
+}
+
 /* run NAME [-c CORES] [-s STACK] [-- ARGS...] for an app linked in with make APPS= */
 static int run_app(const struct app *a, int argc, char **argv)
 {

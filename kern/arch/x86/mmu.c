@@ -13,7 +13,6 @@
 #include "arch_x86.h"
 #include "arch.h"
 #include "lock.h"
-#include "page.h"
 
 #define PTE_P		0x1ull
 #define PTE_W		0x2ull
@@ -38,16 +37,20 @@ static uint64_t *pd_entry(uintptr_t va)
 	return &pd[(va >> 21) & 511];
 }
 
-/* The 4 KiB entry for va, splitting its 2 MiB page into pt (or a new page) if needed. */
-static uint64_t *pte_of(uintptr_t va, uint64_t *pt)
+/*
+ * The 4 KiB entry for va, splitting its 2 MiB page if needed into the page *spare, which
+ * is then taken (*spare = NULL; page tables are never given back: one per 2 MiB at most).
+ */
+static uint64_t *pte_of(uintptr_t va, void **spare)
 {
-	uint64_t *pde = pd_entry(va);
+	uint64_t *pde = pd_entry(va), *pt;
 
 	if (*pde & PTE_PS) {
 		uint64_t base = *pde & ~(uint64_t)(PGSIZE - 1) & PTE_ADDR;
 
-		if (!pt && !(pt = page_alloc()))
+		if (!spare || !(pt = *spare))
 			return NULL;
+		*spare = NULL;
 		for (int i = 0; i < 512; i++)
 			pt[i] = (base + (uint64_t)i * PGSIZE) | PTE_P | PTE_W;
 		__atomic_store_n(pde, (uintptr_t)pt | PTE_P | PTE_W, __ATOMIC_RELEASE);
@@ -58,19 +61,19 @@ static uint64_t *pte_of(uintptr_t va, uint64_t *pt)
 
 void mmu_init(void)
 {
-	uint64_t *pte = pte_of(0, low_pt);
+	void *spare = low_pt;
+	uint64_t *pte = pte_of(0, &spare);
 
 	*pte = 0;
 	invlpg(0);
 }
 
-/* Make the page at va (below 4 GiB, page-aligned) fault on any access; 0 or -1 (no memory). */
-int arch_page_unmap(uintptr_t va)
+int arch_page_unmap(uintptr_t va, void **spare)
 {
 	uint64_t *pte;
 
 	spin_lock(&mmu_lock);
-	pte = pte_of(va, NULL);
+	pte = pte_of(va, spare);
 	if (pte) {
 		*pte &= ~PTE_P;
 		invlpg(va);
