@@ -6,5 +6,6 @@
 #ifndef _LIBC_H
 #define _LIBC_H
 #define __LIBC(n) __asm__("libc_" #n)
-#define __LIBC_MISSING(what) _Pragma("GCC error \"" what " is not in this kernel's C library (libc/)\"")
+/* A function a hosted C library has and this one has not: calling it is a compile error. */
+#define __LIBC_MISSING(n) __attribute__((error(#n " is not in this kernel's C library (libc/)")))
 #endif

@@ -33,6 +33,19 @@ int putc(int c, FILE *f) __LIBC(fputc);
 size_t fwrite(const void *p, size_t size, size_t n, FILE *f) __LIBC(fwrite);
 int fflush(FILE *f) __LIBC(fflush);
 void perror(const char *s) __LIBC(perror);
-#pragma GCC poison fopen freopen fclose fread fgets fgetc getc getchar gets scanf fscanf sscanf
-#pragma GCC poison fseek ftell rewind remove rename tmpfile tmpnam popen
+FILE *fopen(const char *path, const char *mode) __LIBC_MISSING(fopen);
+FILE *freopen(const char *path, const char *mode, FILE *f) __LIBC_MISSING(freopen);
+int fclose(FILE *f) __LIBC_MISSING(fclose);
+size_t fread(void *p, size_t size, size_t n, FILE *f) __LIBC_MISSING(fread);
+char *fgets(char *s, int n, FILE *f) __LIBC_MISSING(fgets);
+int fgetc(FILE *f) __LIBC_MISSING(fgetc);
+int getc(FILE *f) __LIBC_MISSING(getc);
+int getchar(void) __LIBC_MISSING(getchar);
+int scanf(const char *fmt, ...) __LIBC_MISSING(scanf);
+int fscanf(FILE *f, const char *fmt, ...) __LIBC_MISSING(fscanf);
+int sscanf(const char *s, const char *fmt, ...) __LIBC_MISSING(sscanf);
+int fseek(FILE *f, long off, int whence) __LIBC_MISSING(fseek);
+long ftell(FILE *f) __LIBC_MISSING(ftell);
+int remove(const char *path) __LIBC_MISSING(remove);
+int rename(const char *from, const char *to) __LIBC_MISSING(rename);
 #endif

@@ -38,5 +38,6 @@ void exit(int status) __LIBC(exit) __attribute__((noreturn));
 void _Exit(int status) __LIBC(exit) __attribute__((noreturn));
 void abort(void) __LIBC(abort) __attribute__((noreturn));
 char *getenv(const char *name) __LIBC(getenv);	/* always NULL: no environment */
-#pragma GCC poison system atexit
+int system(const char *cmd) __LIBC_MISSING(system);
+int atexit(void (*fn)(void)) __LIBC_MISSING(atexit);
 #endif
