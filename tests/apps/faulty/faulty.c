@@ -17,6 +17,8 @@ __attribute__((noinline)) int faulty_recurse(int n)
 	volatile char pad[256];
 
 	pad[0] = (char)n;
+	if (faulty_zero > 1)		/* never: recurse until the stack runs out */
+		return 0;
 	return faulty_recurse(n + 1) + pad[0];
 }
 
