@@ -1,17 +1,37 @@
 /*
  * printf's floating point: %f %e %g (and upper case). Digits come from the x87's long double
- * (64-bit mantissa): exact to about 18 significant digits, zeros after that. App code.
+ * (64-bit mantissa): right to about 18 significant digits; a value wider than that (%f
+ * of 1e100) prints zeros for the digits beyond. App code.
  */
 #include <string.h>
 #include "fmt.h"
 
 #define MAXDIG 18
 
-/* nd (1..MAXDIG) significant digits of v > 0, rounded, into d; returns the first's power of 10. */
+static long double pow10l_(int k)
+{
+	long double r = 1, b = 10;
+
+	for (; k; k >>= 1, b *= b)
+		if (k & 1)
+			r *= b;
+	return r;
+}
+
+/* v * 10^k: exact when it can be (10^k for k <= 27 is exact in a long double) */
+static long double scale10(long double v, int k)
+{
+	return k >= 0 ? v * pow10l_(k) : v / pow10l_(-k);
+}
+
+/*
+ * nd (1..MAXDIG) significant digits of v > 0 into d, rounded to nearest, ties to even (as
+ * glibc's printf); returns the first digit's power of 10.
+ */
 static int digits(double v, int nd, char *d)
 {
-	long double m = v, p = 1;
-	unsigned long long q, lim = 1;
+	long double m = v, q, frac;
+	unsigned long long t, lo = 1;
 	int e = 0;
 
 	while (m >= 1e16L)
@@ -23,12 +43,24 @@ static int digits(double v, int nd, char *d)
 	while (m < 1)
 		m *= 10, e--;
 	for (int i = 1; i < nd; i++)
-		p *= 10, lim *= 10;
-	q = (unsigned long long)(m * p + 0.5L);
-	if (q >= lim * 10)
-		q /= 10, e++;
-	for (int i = nd - 1; i >= 0; i--, q /= 10)
-		d[i] = (char)('0' + q % 10);
+		lo *= 10;
+	for (;;) {		/* e may be one off from the scaling above: then again */
+		q = scale10(v, nd - 1 - e);
+		if (q >= lo * 10 && q - (long double)(lo * 10) >= 0)
+			e++;
+		else if (q < lo)
+			e--;
+		else
+			break;
+	}
+	t = (unsigned long long)q;
+	frac = q - (long double)t;
+	if (frac > 0.5L || (frac == 0.5L && (t & 1)))
+		t++;
+	if (t >= lo * 10)
+		t /= 10, e++;
+	for (int i = nd - 1; i >= 0; i--, t /= 10)
+		d[i] = (char)('0' + t % 10);
 	return e;
 }
 
@@ -79,7 +111,7 @@ static int body_f(char *out, double v, int prec, bool alt)
 	e = digits(v, MAXDIG, d);
 	nd = e + 1 + prec;
 	if (nd <= 0) {		/* all digits below the last place: 0 or one unit of it */
-		bool up = nd == 0 && d[0] >= '5';
+		bool up = scale10(v, prec) > 0.5L;	/* a tie goes to the even 0 */
 
 		return render_fixed(out, "1", up, -prec, prec, alt);
 	}
@@ -97,10 +129,26 @@ static int body_e(char *out, double v, int prec, bool alt, char ec)
 	return render_exp(out, d, nd, digits(v, nd, d), prec, alt, ec);
 }
 
+/* %g without '#': the fraction's trailing zeros go, and the point if nothing follows it */
+static int strip_zeros(char *out, int n, char ec)
+{
+	char *dot = memchr(out, '.', (size_t)n), *e = memchr(out, ec, (size_t)n);
+	int tail = e ? (int)(e - out) : n, end = tail;
+
+	if (!dot)
+		return n;
+	while (out + end - 1 > dot && out[end - 1] == '0')
+		end--;
+	if (out + end - 1 == dot)
+		end--;
+	memmove(out + end, out + tail, (size_t)(n - tail));
+	return end + (n - tail);
+}
+
 static int body_g(char *out, double v, int prec, bool alt, char ec)
 {
 	char d[MAXDIG];
-	int p = prec < 0 ? 6 : prec ? prec : 1, e = 0, n, dot;
+	int p = prec < 0 ? 6 : prec ? prec : 1, e = 0, n;
 
 	if (v != 0)
 		e = digits(v, p < MAXDIG ? p : MAXDIG, d);
@@ -108,33 +156,12 @@ static int body_g(char *out, double v, int prec, bool alt, char ec)
 		n = body_f(out, v, p - 1 - e, alt);
 	else
 		n = body_e(out, v, p - 1, alt, ec);
-	if (alt || !memchr(out, '.', (size_t)n))
-		return n;
-	dot = (int)((char *)memchr(out, '.', (size_t)n) - out);
-	{
-		int end = n, tail;
-
-		while (end > 0 && out[end - 1] != '.' && (out[end - 1] < '0' || out[end - 1] > '9'))
-			end--;	/* never: the e part ends in digits; keep the shape */
-		tail = n;
-		for (int i = dot; i < n; i++)
-			if (out[i] == ec) {
-				tail = i;
-				break;
-			}
-		end = tail;
-		while (end > dot + 1 && out[end - 1] == '0')
-			end--;
-		if (end == dot + 1)
-			end = dot;
-		memmove(out + end, out + tail, (size_t)(n - tail));
-		return end + (n - tail);
-	}
+	return alt ? n : strip_zeros(out, n, ec);
 }
 
 void fmt_float(struct fmt_out *o, struct fmt_spec *sp, double v)
 {
-	char body[400], pre[2] = "";
+	char body[720], pre[2] = "";
 	bool up = sp->conv >= 'A' && sp->conv <= 'Z';
 	int n, prec = sp->prec < 0 ? 6 : sp->prec > 340 ? 340 : sp->prec;
 
@@ -148,8 +175,7 @@ void fmt_float(struct fmt_out *o, struct fmt_spec *sp, double v)
 		return;
 	}
 	if ((sp->conv | 32) == 'f')
-		n = v >= 1e40 ? body_e(body, v, prec, sp->alt, up ? 'E' : 'e')
-			      : body_f(body, v, prec, sp->alt);
+		n = body_f(body, v, prec, sp->alt);
 	else if ((sp->conv | 32) == 'e')
 		n = body_e(body, v, prec, sp->alt, up ? 'E' : 'e');
 	else

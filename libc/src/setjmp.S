@@ -29,3 +29,5 @@ libc_longjmp:
 	movq 40(%rdi), %r15
 	movq 48(%rdi), %rsp
 	jmpq *56(%rdi)
+
+	.section .note.GNU-stack, "", @progbits
