@@ -85,8 +85,12 @@ int arch_page_unmap(uintptr_t va, void **spare)
 /* Undo arch_page_unmap(va). */
 void arch_page_map(uintptr_t va)
 {
+	uint64_t *pte;
+
 	spin_lock(&mmu_lock);
-	*pte_of(va, NULL) |= PTE_P;
+	pte = pte_of(va, NULL);		/* NULL: never split, so mapped */
+	if (pte)
+		*pte |= PTE_P;
 	invlpg(va);
 	spin_unlock(&mmu_lock);
 }
