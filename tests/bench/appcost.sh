@@ -28,7 +28,7 @@ ISO=$B/kern.iso NCPU=1 MEM=512M ACCEL=tcg ROUNDS=$ROUNDS UNITS=$UNITS expect -c 
 					cmd "oprofile start -m nmi -f 10000 -d 16"
 				}
 				if {$code eq "kernel"} {
-					set out [cmd "run spin -n $n" 600]
+					set out [cmd "run spin -n [expr {$n * 10000}]" 600]	;# spin counts iterations
 					regexp {\(\d+ in (\d+) us\)} $out -> us
 				} else {
 					set out [cmd "run spinapp -- $n" 600]
