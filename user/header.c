@@ -54,6 +54,22 @@ static void totals(const struct profile *p, struct totals *t)
 	}
 }
 
+/*
+ * Marks the kernel could not write or that left with a dropped or overwritten block: a
+ * pause, resume, throttle or snapshot mark the report cannot see, so its pause time, the
+ * weights of a throttled core or a dump's bounds may be off.
+ */
+static void marks_lost_line(const struct profile *p, FILE *out)
+{
+	uint64_t n = 0;
+
+	for (uint32_t i = 0; i < p->nsess; i++)
+		n += p->sess[i].have_end ? p->sess[i].end.marks_lost : 0;
+	if (n)
+		fprintf(out, "WARNING: %" PRIu64 " mark(s) lost (pause, resume, throttle or "
+			"snapshot): pause times and weights may be off\n", n);
+}
+
 void print_hex(FILE *out, const uint8_t *b, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
@@ -138,6 +154,26 @@ static void status_lines(const struct profile *p, const struct totals *t, FILE *
 	}
 	if (conservation_failed(p))
 		fprintf(out, "WARNING: sample accounting does not add up (see --stats)\n");
+	marks_lost_line(p, out);
+}
+
+/* The clock, and under plain TCG its caveat, wrapped to 96 columns under the value column. */
+static void clock_lines(const struct opf_session *h0, FILE *out)
+{
+	const char *a = clock_advice(h0), *lead = "Note:       ";
+	char buf[128];
+
+	fprintf(out, "Clock:       %s\n", clock_text(h0, buf, sizeof(buf)));
+	while (a && *a) {
+		size_t n = strlen(a), cut = n;
+
+		if (n > 83)
+			for (cut = 83; cut > 0 && a[cut] != ' '; cut--)
+				;
+		fprintf(out, "%s %.*s\n", lead, (int)cut, a);
+		lead = "            ";
+		a += cut + (a[cut] == ' ');
+	}
 }
 
 /* --snapshot N: which dump the report is of. */
@@ -168,6 +204,7 @@ int report_header(const struct ctx *c, FILE *out)
 	fprintf(out, "Cores:       %u\n", c->ncores);
 	fprintf(out, "Rate:        %u Hz per core, %s\n", h0->hz, nmi ?
 		"by NMI (interrupts-off code is sampled too)" : "by timer interrupt");
+	clock_lines(h0, out);
 	fprintf(out, "Depth:       %u frames\n", h0->depth);
 	if (t.seconds > 0 || h0->tsc_hz)
 		fprintf(out, "Duration:    %.3f s\n", t.seconds);

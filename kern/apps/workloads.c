@@ -145,6 +145,7 @@ const struct workload workloads[] = {
 	{ "fib", "fib(20) calls", NULL, fib_step },
 	{ "memcpy", "bytes", memcpy_setup, memcpy_step },
 	{ "irqoff", "iterations", NULL, irqoff_step },
+	{ "split", "rounds", NULL, split_step },
 	{ NULL, NULL, NULL, NULL },
 };
 

@@ -28,5 +28,12 @@ void matrix_multiply(struct matrix_state *m);
 uint64_t fib(int n);
 void memcpy_copy(uint8_t *buf);
 uint64_t irqoff_spin(uint64_t n);	/* runs with interrupts off */
+/* split (split.c): two branch-free leaves called 1 : SPLIT_LIGHT_CALLS, a known answer */
+#define SPLIT_LIGHT_CALLS	8
+#define SPLIT_ROUNDS		1000	/* rounds per step */
+uint64_t split_heavy(uint64_t x);
+uint64_t split_light(uint64_t x);
+uint64_t split_step(void *st);
+extern volatile uint64_t split_sink;
 
 #endif

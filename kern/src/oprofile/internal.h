@@ -8,6 +8,7 @@
  *	opcore.c	the ctl side of a core's state: set-up, quiesce, tear-down, accounting
  *	encode.c	the record builders: every record the profiler writes is built there
  *	stream.c	the stream writer: the output queue, the kernel's own records on it
+ *	clock.c		the session header's clock: what the machine is, what samples weigh
  *	pool.c		the pool of recycled blocks
  *	worker.c	the core-0 worker: cores' full blocks to the stream, empty ones back
  *	session.c	the state machine, start and stop
@@ -108,6 +109,8 @@ void shim_nmi_point(void);
 #else
 #define NMI_POINT()	do { } while (0)
 #endif
+/* Host tests only: a point outside the hot path where a test may interleave (same hook). */
+#define HOST_POINT()	NMI_POINT()
 
 /* A session's settings; ctl.c's table names each field. */
 struct oprof_cfg {
@@ -166,6 +169,8 @@ struct opcore {
 		uint32_t full;		/* NMI sets (sample in s), writer clears once recorded */
 		uint32_t overflow;	/* NMIs that found the slot full; written by NMIs only */
 		uint32_t folded;	/* of overflow, already counted by a writer */
+		uint32_t ovf_paused;	/* the same while paused; written by NMIs only */
+		uint32_t folded_paused;	/* of ovf_paused, already counted by a writer */
 		struct pend_sample s;
 	} pend;
 
@@ -197,6 +202,7 @@ struct opcore {
 		uint64_t threads_lost;	/* OPF_THREAD records that found no block */
 		uint64_t marks_lost;	/* pause/resume marks that could never be written */
 		uint64_t missed;	/* sampling periods the core was too late for (glue) */
+		uint64_t refused;	/* ticks that found the gate closed (stopping) */
 		uint64_t lost[OPF_LOST_NREASONS];	/* all but OUTPUT_FULL */
 	} cnt;
 
@@ -386,7 +392,7 @@ void pool_stats(uint64_t *allocated, uint64_t *pooled, uint64_t *max);
 void worker_init(void);
 void worker_kick(void);		/* any context, NMI included */
 void worker_drain(void);
-void worker_drain_ring(struct opcore *c, struct ring *r);
+void worker_drain_rings(bool snap);	/* full rings (snap: the windows), in fair shares */
 void worker_refill(void);
 uint32_t worker_start_target(void);
 
@@ -394,6 +400,7 @@ uint32_t worker_start_target(void);
 void stream_put(struct block *b);	/* one of the kernel's own blocks, its header filled */
 bool stream_session(uint64_t tsc);	/* fill oprof.header, queue it; false: no memory */
 void stream_report_drops(void);		/* OPF_DROP, OPF_LOST for what drops took */
+void stream_report_drops_to(struct recw *w);	/* the same into w, not finished */
 bool stream_session_end(struct recw *w, uint64_t tsc, uint16_t flags);
 void stream_close(void);		/* the closing records; the stream's end */
 
@@ -414,8 +421,13 @@ struct sbuf {
 /* Append; past the end of buf only the length grows (buf stays NUL terminated). */
 __printf(2, 3) void sbuf_printf(struct sbuf *sb, const char *fmt, ...);
 
+/* clock.c: the machine and its clock, for the session header and the stat file */
+uint32_t clock_kind(void);			/* enum opf_clock */
+void clock_describe(struct opf_session *s);
+const char *clock_machine_name(void);
+const char *clock_name(void);
+
 /* reader.c */
 bool reader_is_open(void);
-bool reader_in_session(uint64_t id);	/* a reader is open in the middle of session id */
 
 #endif
