@@ -15,6 +15,18 @@ KCFLAGS := -std=gnu11 -O2 -g -ffreestanding -fno-pie -fno-pic -fno-stack-protect
 	-mno-red-zone -mgeneral-regs-only -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer \
 	-fno-optimize-sibling-calls -fno-asynchronous-unwind-tables -fno-common \
 	-Wall -Wextra -Werror -Wno-unused-parameter -Wmissing-prototypes -Ikern/include -MMD -MP
+# Apps (make APPS="dir1 dir2", scripts/applink) and their C library (libc/): compiled for
+# ordinary programs (SSE and x87 allowed, their own headers), yet the kernel's ABI: no red
+# zone (interrupts use the same stack), frame pointers (profiles' call graphs), probes of
+# every stack page (so that a large local array hits the guard page below the stack).
+APPS ?=
+APP_CFLAGS := -std=gnu11 -O2 -g -ffreestanding -nostdinc -isystem libc/include -fno-pie -fno-pic \
+	-fno-stack-protector -mno-red-zone -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer \
+	-fno-optimize-sibling-calls -fno-asynchronous-unwind-tables -fno-common \
+	-fstack-clash-protection -fno-math-errno -Wall -Werror=implicit-function-declaration
+LIBC_SRCS := $(addprefix libc/src/, string.c ctype.c printf.c fmtfloat.c stdio.c stdlib.c \
+	strto.c time.c math.c setjmp.S)
+LIBC_OBJS := $(patsubst %,$(B)/%.o,$(basename $(LIBC_SRCS)))
 KASFLAGS := -Ikern/include -Ikern/arch/x86 -MMD -MP
 KLDFLAGS := -n -nostdlib -T kern/arch/x86/kernel.ld --build-id=sha1 -z max-page-size=4096 \
 	-z noexecstack --no-warn-rwx-segments
@@ -23,8 +35,9 @@ KLDFLAGS := -n -nostdlib -T kern/arch/x86/kernel.ld --build-id=sha1 -z max-page-
 # (kern/include holds them all); only kern/arch sees the arch's private headers.
 # arch: boot, traps, interrupt controllers, clocks, other cores (implements arch.h)
 ARCH_SRCS := $(addprefix kern/arch/x86/, boot.S trampoline.S trapentry.S swtch.S main.c \
-	uart.c cpu.c gdt.c trap.c multiboot.c acpi.c lapic.c ioapic.c hpet.c nmi.c fwcfg.c tsc.c \
-	machine.c smp.c ksyms.c thread_x86.c unwind.c io.c pci_x86.c crashport.c)
+	fpu.c mmu.c appctx.S appfault.c uart.c cpu.c gdt.c trap.c multiboot.c acpi.c lapic.c \
+	ioapic.c hpet.c nmi.c fwcfg.c tsc.c machine.c smp.c ksyms.c thread_x86.c unwind.c io.c \
+	pci_x86.c crashport.c)
 # portable core: the C library, memory, threads and time, blocks and I/O, files
 CORE_SRCS := $(addprefix kern/src/lib/, printf.c string.c parse.c errstr.c panic.c) \
 	$(addprefix kern/src/mem/, page.c kmalloc.c) \
@@ -46,12 +59,12 @@ DRIVER_SRCS := $(addprefix kern/drivers/, pci.c virtio_pci.c ninep.c dev9p.c)
 # built-in workloads, benchmark-only code, and init, which wires every layer together
 SHELL_SRCS := $(addprefix kern/shell/, shell.c cmds_sys.c cmds_fs.c cmds_thread.c \
 	cmds_oprofile.c cmds_dd.c cmds_pci.c cmds_9p.c cmds_crash.c)
-APP_SRCS := kern/apps/workloads.c kern/apps/split.c
+APP_SRCS := kern/apps/workloads.c kern/apps/split.c kern/apps/app.c
 BENCH_SRCS := $(addprefix kern/bench/, baseline.c opbench.c)
 INIT_SRCS := $(addprefix kern/init/, init.c init_late.c)
 KSRCS := $(ARCH_SRCS) $(CORE_SRCS) $(OPROF_SRCS) $(DRIVER_SRCS) $(SHELL_SRCS) $(APP_SRCS) \
 	$(BENCH_SRCS) $(INIT_SRCS)
-KOBJS := $(patsubst %,$(B)/%.o,$(basename $(KSRCS)))
+KOBJS := $(patsubst %,$(B)/%.o,$(basename $(KSRCS))) $(LIBC_OBJS) $(B)/apps/apps.o
 
 all: $(B)/kernel.elf $(B)/kern.iso user
 
@@ -60,6 +73,23 @@ Q := $(if $(V),,@)
 
 # the arch's private headers (x86.h, arch_x86.h) are visible to kern/arch only
 $(B)/kern/arch/%.o: KCFLAGS += -Ikern/arch/x86
+
+$(B)/libc/%.o: libc/%.c
+	@mkdir -p $(dir $@)
+	@$(if $(V),,echo "  CC $<")
+	$(Q)$(CC) $(APP_CFLAGS) -Wextra -Werror -fno-tree-loop-distribute-patterns -MMD -MP -c $< -o $@
+
+$(B)/libc/%.o: libc/%.S
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) -MMD -MP -c $< -o $@
+
+# every build: scripts/applink replaces apps.o only when the apps changed
+$(B)/apps/apps.o: FORCE scripts/applink $(filter-out $(B)/apps/apps.o,$(KOBJS))
+	$(Q)CC="$(CC)" LD="$(LD)" NM="$(NM)" OBJCOPY="$(CROSS)objcopy" APP_CFLAGS="$(APP_CFLAGS)" \
+		KCFLAGS="$(filter-out -MMD -MP,$(KCFLAGS))" \
+		scripts/applink $(B)/apps "$(APPS)" $(filter-out $(B)/apps/apps.o,$(KOBJS))
+
+FORCE:
 
 $(B)/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -141,6 +171,6 @@ clean:
 	rm -rf $(B) .gdbinit
 	$(MAKE) -s -C user clean
 
-.PHONY: all user kernel deps qemu qemu-gdb test bench fuzz mutants clean
+.PHONY: FORCE all user kernel deps qemu qemu-gdb test bench fuzz mutants clean
 
 -include $(KOBJS:.o=.d)

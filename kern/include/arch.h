@@ -46,6 +46,24 @@ const uint8_t *kernel_build_id(size_t *len);
  */
 uintptr_t arch_unlinked_return(uintptr_t pc, uintptr_t sp, uintptr_t lo, uintptr_t hi);
 
+/* --- Apps (kern/apps/app.c): the page map, and main on a stack of its own --- */
+
+/*
+ * Thread context: make the page at va (below 4 GiB) fault on any access: 0, or -1 when a
+ * page table is needed and *spare is NULL. A page table it needs it takes from *spare
+ * (a free page, PGSIZE aligned), setting *spare to NULL; the caller frees an untaken one.
+ */
+int arch_page_unmap(uintptr_t va, void **spare);
+void arch_page_map(uintptr_t va);	/* undo arch_page_unmap(va) */
+void arch_page_flush(uintptr_t va);	/* this core's TLB entry for va */
+struct app_ctx;
+struct trapframe;
+int arch_app_enter(struct app_ctx *ctx, int (*main)(int, char **), int argc, char **argv,
+		   uintptr_t stack_top);
+__noreturn void arch_app_leave(struct app_ctx *ctx, int status);
+/* Trap context: the interrupted code resumes in arch_app_leave(ctx, status) instead. */
+void arch_tf_app_leave(struct trapframe *tf, struct app_ctx *ctx, int status);
+
 /* Symbol of a kernel address, for backtraces: name and offset, false if unknown. */
 bool ksym_lookup(uintptr_t pc, const char **name, uintptr_t *off);
 

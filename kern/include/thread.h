@@ -31,6 +31,11 @@ int thread_tid(struct thread *t);
 const char *thread_name(struct thread *t);
 /* Stack bounds of t: [lo, hi). For the profiler's unwinder. */
 void thread_stack(struct thread *t, uintptr_t *lo, uintptr_t *hi);
+/*
+ * t (the current thread) runs on the stack [lo, hi) from now on, until called again with
+ * 0, 0 (back on its own): app instances run main on a stack of their own.
+ */
+void thread_set_stack(struct thread *t, uintptr_t lo, uintptr_t hi);
 
 void yield(void);
 /* Sleep at least usec microseconds; returns -EINTR if interrupted first, else 0. */

@@ -258,16 +258,34 @@ static int fault_nmi(void)
 	return 1;
 }
 
+/*
+ * `fault -0`: a read through a NULL pointer in kernel code, which must fault like any
+ * other (page 0 is unmapped) rather than return what low memory holds. The pointer is a
+ * global so that the compiler emits the load as written.
+ */
+uint64_t *volatile fault_null_ptr;
+uint64_t fault_null_read(void);
+__attribute__((noinline, noipa)) uint64_t fault_null_read(void)
+{
+	return *fault_null_ptr;
+}
+
 static int cmd_fault(int argc, char **argv)
 {
 	if (argc == 2 && !strcmp(argv[1], "-n"))
 		return fault_nmi();
+	if (argc == 2 && !strcmp(argv[1], "-0")) {
+		shell_printf("fault: reading through a NULL pointer\n");
+		shell_printf("fault: read %lx: page 0 is mapped\n", (unsigned long)fault_null_read());
+		return 1;
+	}
 	if (argc != 1)
 		return -EINVAL;
 	shell_printf("fault: writing to %p\n", (void *)FAULT_ADDR);
 	fault_deliberately();
 	return 0;
 }
-SHELL_CMD("fault", "fault [-n]",
-	  "take a deliberate page fault, with -n inside an NMI handler (panics the kernel)",
+SHELL_CMD("fault", "fault [-n | -0]",
+	  "take a deliberate page fault, with -n inside an NMI handler, with -0 a NULL read "
+	  "(panics the kernel)",
 	  cmd_fault);

@@ -5,6 +5,7 @@
  * shared deadline passes or the command is interrupted (Ctrl-C), then records its count.
  * The command joins them all and prints one result line per core and a total.
  */
+#include "app.h"
 #include "cpu.h"
 #include "error.h"
 #include "kmalloc.h"
@@ -285,8 +286,65 @@ static int run_parse(int argc, char **argv, uint64_t *mask, uint64_t *ms, uint64
 	return 0;
 }
 
+/* An instance per core of mask; each one's status, how it ended and run time. */
+static int app_run(const struct app *a, uint64_t mask, size_t stack, int argc, char **argv)
+{
+	struct app_inst *ins[64];
+	int n = 0, bad = 0, core, status;
+	const char *why;
+	uint64_t us;
+
+	if (!stack)
+		stack = a->stack ? a->stack : APP_STACK_DEFAULT;
+	for (int c = 0; c < ncpus() && c < 64; c++)
+		if ((mask & (1ull << c)) && !(ins[n++] = app_start(a, c, stack, argc, argv))) {
+			shell_eprintf("run %s: cannot start on cpu %d (memory)\n", a->name, c);
+			n--;
+			break;
+		}
+	if (app_wait(ins, n))
+		shell_eprintf("run: interrupted\n");
+	for (int i = 0; i < n; i++) {
+		app_result(ins[i], &core, &status, &why, &us);
+		shell_printf("run %s: cpu %d: status %d%s%s in %lu.%06lu s\n", a->name, core,
+			     status, why ? ", " : "", why ? why : "", (unsigned long)(us / 1000000),
+			     (unsigned long)(us % 1000000));
+		bad |= status != 0;
+		app_inst_free(ins[i]);
+	}
+	return bad ? 1 : 0;
+}
+
+/* run NAME [-c CORES] [-s STACK] [-- ARGS...] for an app linked in with make APPS= */
+static int run_app(const struct app *a, int argc, char **argv)
+{
+	uint64_t mask = 1, stack = 0;
+	int i;
+
+	for (i = 2; i < argc && strcmp(argv[i], "--"); i += 2) {
+		if ((strcmp(argv[i], "-c") && strcmp(argv[i], "-s")) || i + 1 >= argc) {
+			shell_eprintf("run: %s: options are -c CORES, -s STACK, then -- ARGS\n",
+				      a->name);
+			return -EINVAL;
+		}
+		if (!strcmp(argv[i], "-c") && parse_cores(argv[i + 1], &mask) < 0) {
+			shell_eprintf("run: bad cores %s\n", argv[i + 1]);
+			return -EINVAL;
+		}
+		if (!strcmp(argv[i], "-s") && (parse_size(argv[i + 1], 1, &stack) < 0 ||
+					       stack < 16384 || stack > APP_STACK_MAX)) {
+			shell_eprintf("run: bad stack %s: 16K..64M\n", argv[i + 1]);
+			return -EINVAL;
+		}
+	}
+	i += i < argc;		/* past "--" */
+	return app_run(a, mask, stack, argc - i, argv + i);
+}
+
 static int cmd_run(int argc, char **argv)
 {
+	const struct app *a;
+
 	const struct workload *w;
 	struct run_slot *slots;
 	struct run_start rs = { 0 };
@@ -296,11 +354,15 @@ static int cmd_run(int argc, char **argv)
 
 	if (argc < 2)
 		return -EINVAL;
+	if (!workload_find(argv[1]) && (a = app_find(argv[1])))
+		return run_app(a, argc, argv);
 	if ((r = run_parse(argc, argv, &mask, &ms, &rs.work)))
 		return r;
 	if (!(w = workload_find(argv[1]))) {
 		shell_eprintf("run: no app %s (apps:", argv[1]);
 		for (const struct workload *k = workloads; k->name; k++)
+			shell_eprintf(" %s", k->name);
+		for (const struct app *k = app_table; k->name; k++)
 			shell_eprintf(" %s", k->name);
 		shell_eprintf(")\n");
 		return 1;
@@ -326,6 +388,8 @@ static int cmd_run(int argc, char **argv)
 	kfree(slots);
 	return r == -EINTR ? 1 : 0;
 }
-SHELL_CMD("run", "run APP [-c CORES] [-t SECONDS | -n UNITS]",
+SHELL_CMD("run", "run APP [-c CORES] [-t SECONDS | -n UNITS] | run NAME [-c CORES] [-s STACK] "
+	  "[-- ARGS...]",
 	  "run a workload (spin matrix fib memcpy irqoff) on CORES (all, N, A-B, list) for a "
-	  "time, or until each core did UNITS (exact rates, for benchmarks)", cmd_run);
+	  "time, or until each core did UNITS (exact rates, for benchmarks); or an app built in "
+	  "with make APPS=: main once per core, its status and time each", cmd_run);

@@ -43,12 +43,23 @@ void multiboot_parse(uint32_t mbi, struct mb_info *out);
 /* gdt.c */
 void gdt_init_cpu(int core);
 
+/* fpu.c */
+void fpu_init_cpu(void);
+void fpu_init_image(void *fx);
+
+/* mmu.c */
+void mmu_init(void);
+
+/* appfault.c: an exception in an app instance ends the instance (true) or is fatal */
+bool app_trap(struct trapframe *tf);
+
 /* trap.c */
 void idt_init(void);
 void idt_load(void);
 typedef void (*irq_handler)(struct trapframe *tf, void *arg);
 void irq_register(int vector, irq_handler fn, void *arg);
 void backtrace_print(uintptr_t pc, uintptr_t fp);
+void backtrace_print_tf(struct trapframe *tf);	/* the faulting frame first, then its chain */
 
 /* acpi.c */
 struct acpi_info {

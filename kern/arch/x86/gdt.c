@@ -2,7 +2,9 @@
  * Per-core GDT and TSS. Ring 0 only, so the TSS exists just for its interrupt stacks:
  * IST1, the double fault's own small stack, so a kernel stack overflow still gets a
  * report; IST2, the NMI's (nmi.c), so an NMI never runs on, or depends on, the stack it
- * interrupted, and its handler finds its core at the top of that stack.
+ * interrupted, and its handler finds its core at the top of that stack; IST3, the page
+ * fault's, so that an app's stack overflow into its guard page is reported (the CPU would
+ * otherwise push the fault's frame into the guard: a double fault).
  */
 #include "x86.h"
 #include "arch_x86.h"
@@ -28,6 +30,8 @@ struct gdt {
 static struct gdt gdts[MAX_CPUS];
 static struct tss tsss[MAX_CPUS];
 static uint8_t df_stacks[MAX_CPUS][DF_STACK] __aligned(16);
+#define PF_STACK 8192
+static uint8_t pf_stacks[MAX_CPUS][PF_STACK] __aligned(16);
 
 void gdt_init_cpu(int core)
 {
@@ -38,6 +42,7 @@ void gdt_init_cpu(int core)
 
 	t->ist[0] = (uintptr_t)&df_stacks[core][DF_STACK];
 	t->ist[1] = nmi_stack_top(core);
+	t->ist[2] = (uintptr_t)&pf_stacks[core][PF_STACK];
 	t->iomap = sizeof(*t);
 	g->null = 0;
 	g->kcode = 0x00af9a000000ffffull;

@@ -23,11 +23,13 @@ __noreturn void arch_main(uint32_t mbi)
 	uart_init();				/* COM1: printk works from here */
 	pic_disable();				/* legacy 8259s off, before the LAPIC */
 	gdt_init_cpu(0);			/* our GDT and TSS */
+	fpu_init_cpu();				/* SSE for apps; saved at each switch */
 	cpu_setup_this(0);			/* GS -> cpus[0] */
 	cpus[0].irq_stack_lo = (uintptr_t)boot_stack;
 	cpus[0].irq_stack_hi = (uintptr_t)boot_stack + 16384;
 	idt_init();				/* every vector has an entry */
 	idt_load();
+	mmu_init();				/* page 0 unmapped: NULL faults */
 	multiboot_parse(mbi, &mb);		/* memory map, kept for the page allocator */
 	acpi_init(mb.rsdp);			/* MADT: cores, IOAPIC; HPET */
 	hpet_init();				/* the NMI timer, if the machine has one */

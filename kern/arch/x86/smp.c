@@ -30,6 +30,7 @@ __noreturn void ap_main(void)
 
 	gdt_init_cpu(core);			/* GDT; TSS with the double fault's and NMI's stacks */
 	idt_load();				/* exceptions and NMIs are handled from here */
+	fpu_init_cpu();				/* SSE for apps; saved at each switch */
 	nmi_cpu_armed(core, lapic_id());	/* the NMI boot test may target it */
 	cpu_setup_this(core);			/* GS -> cpus[core] */
 	lapic_init_cpu();

@@ -7,19 +7,24 @@
 #include "cpu.h"
 
 /*
- * Lay out a new stack so that swtch's pops and ret land in entry with a 16-byte aligned
- * stack (as after a call) and a zero frame pointer, which ends backtraces.
+ * Lay out a new stack so that swtch's restore (FPU image, pops and ret) lands in entry with
+ * a 16-byte aligned stack (as after a call), a zero frame pointer, which ends backtraces,
+ * and a clean FPU state (fpu_init_image).
  */
 uintptr_t arch_thread_stack_init(uintptr_t top, void (*entry)(void))
 {
 	uint64_t *sp = (uint64_t *)(top & ~15ul);
+	uintptr_t fx;
 
 	*--sp = 0;			/* fake return address of entry: ends backtraces */
 	*--sp = (uintptr_t)entry;	/* swtch's ret */
 	*--sp = 0;			/* rbp */
 	for (int i = 0; i < 5; i++)
 		*--sp = 0;		/* rbx, r12..r15 */
-	return (uintptr_t)sp;
+	fx = ((uintptr_t)sp - 528) & ~15ul;
+	((uint64_t *)fx)[1] = (uintptr_t)sp;	/* swtch's stack pointer after the FPU area */
+	fpu_init_image((void *)(fx + 16));
+	return fx;
 }
 
 void arch_send_wake_ipi(int core)

@@ -16,6 +16,7 @@
 #include "crash.h"
 #include "sched.h"
 #include "thread.h"
+#include "app.h"
 
 struct idt_entry {
 	uint16_t off_lo;
@@ -46,7 +47,7 @@ void idt_init(void)
 
 		idt[v] = (struct idt_entry){
 			.off_lo = a & 0xffff, .sel = SEG_KCODE,
-			.ist = v == T_DF ? 1 : v == T_NMI ? 2 : 0,
+			.ist = v == T_DF ? 1 : v == T_NMI ? 2 : v == T_PF ? 3 : 0,
 			.type = 0x8e, .off_mid = (a >> 16) & 0xffff, .off_hi = a >> 32,
 		};
 	}
@@ -99,7 +100,7 @@ void backtrace_print(uintptr_t pc, uintptr_t fp)
 }
 
 /* The faulting function, its caller if the frame chain skips it (leaf), then the chain. */
-static void backtrace_print_tf(struct trapframe *tf)
+void backtrace_print_tf(struct trapframe *tf)
 {
 	struct thread *t = this_cpu()->cur;
 	uintptr_t lo = this_cpu()->irq_stack_lo, hi = this_cpu()->irq_stack_hi, ret;
@@ -149,14 +150,17 @@ void trap(struct trapframe *tf)
 		nmi_trap(tf);
 		return;
 	}
-	if (v < IRQ_BASE)
+	if (v < IRQ_BASE && !app_trap(tf))
 		trap_fatal(tf);
+	if (v < IRQ_BASE)
+		return;		/* the app instance's fault: it resumes at its exit */
 	this_cpu()->irqs++;
 	if (v == T_SPURIOUS)
 		return;
 	if (v == T_TIMER) {
 		lapic_eoi();
 		alarm_interrupt(tf);
+		app_tick(tf);
 		sched_preempt_irq(tf->rflags & RFLAGS_IF);
 		return;
 	}

@@ -34,6 +34,7 @@ struct thread {
 	char name[THREAD_NAME_LEN];
 	uintptr_t rsp;			/* saved stack pointer while switched out */
 	uint8_t *stack;			/* STACK_PAGES pages */
+	uintptr_t alt_lo, alt_hi;	/* another stack it runs on now (an app's), or 0 */
 	thread_fn fn;
 	void *arg;
 	struct thread *rq_next;		/* run queue link */
@@ -341,9 +342,18 @@ uint64_t thread_cpu_tsc(struct thread *t)
 	return v;
 }
 
+void thread_set_stack(struct thread *t, uintptr_t lo, uintptr_t hi)
+{
+	WRITE_ONCE(t->alt_lo, lo);
+	WRITE_ONCE(t->alt_hi, hi);
+}
+
 void thread_stack(struct thread *t, uintptr_t *lo, uintptr_t *hi)
 {
-	if (t->stack) {
+	if (READ_ONCE(t->alt_hi)) {
+		*lo = READ_ONCE(t->alt_lo);
+		*hi = READ_ONCE(t->alt_hi);
+	} else if (t->stack) {
 		*lo = (uintptr_t)t->stack;
 		*hi = (uintptr_t)t->stack + STACK_PAGES * PGSIZE;
 	} else {
