@@ -32,7 +32,7 @@ CORE_SRCS := $(addprefix kern/src/lib/, printf.c string.c parse.c errstr.c panic
 	$(addprefix kern/src/io/, block.c qio.c cons.c) \
 	$(addprefix kern/src/fs/, ns.c devtab.c ramfs.c devcons.c devrandom.c)
 # the profiler
-OPROF_SRCS := $(addprefix kern/src/oprofile/, hotpath.c ring.c budget.c flight.c opcore.c encode.c \
+OPROF_SRCS := $(addprefix kern/src/oprofile/, hotpath.c sched_events.c ring.c budget.c flight.c opcore.c encode.c \
 	pool.c worker.c session.c ctl.c reader.c stat.c backtrace.c glue.c devoprofile.c)
 # drivers: PCI, virtio, the 9P client and its device
 DRIVER_SRCS := $(addprefix kern/drivers/, pci.c virtio_pci.c ninep.c dev9p.c)

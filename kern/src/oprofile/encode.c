@@ -148,6 +148,9 @@ void rec_salvage(const struct block *b, struct salvage *sv)
 				sv->lost[l->reason] += l->count;
 		} else if (r->type == OPF_THREAD) {
 			sv->threads++;
+		} else if (r->type >= OPF_SWITCH && r->type <= OPF_LOCKWAIT) {
+			sv->ev[r->type - OPF_SWITCH]++;
+			sv->events++;
 		}
 		p += r->len;
 	}
@@ -246,7 +249,7 @@ bool rec_session(uint64_t tsc)
 	s->start_ns = nsec();
 	s->block_bytes = oprof.cfg.block_bytes;
 	s->period_ms = oprof.cfg.period_ms;
-	s->flags = oprof.cfg.snapshot ? OPF_S_SNAPSHOT : 0;
+	s->flags = (oprof.cfg.snapshot ? OPF_S_SNAPSHOT : 0) | (oprof.cfg.events ? OPF_S_SCHED : 0);
 	id = kernel_build_id(&idlen);
 	idlen = id ? MIN(idlen, (size_t)OPF_MAX_BUILD_ID) : 0;
 	s->build_id_len = (uint32_t)idlen;
@@ -321,6 +324,28 @@ bool rec_core_end(struct recw *w, int core, uint64_t tsc)
 	e->blocks_unlisted = c->w.unlisted;
 	e->blocks_overwritten = c->fr.ow_blocks;
 	e->depth_cut = opcore_depth_cut(c);
+	return true;
+}
+
+/* A session with events: core's OPF_SCHED_END. False: no room. */
+bool rec_sched_end(struct recw *w, int core)
+{
+	struct opcore *c = &opcores[core];
+	struct opf_sched_end *e = recw_reserve(w, sizeof(*e));
+
+	if (!e)
+		return false;
+	memset(e, 0, sizeof(*e));
+	e->h.type = OPF_SCHED_END;
+	e->h.len = sizeof(*e);
+	e->core = (uint32_t)core;
+	e->taken = cnt_get(&c->ev.taken);
+	for (unsigned k = 0; k < OPF_EV_N; k++)
+		e->written[k] = cnt_get(&c->ev.written[k]);
+	for (unsigned r = 0; r < OPF_LOST_NREASONS; r++)
+		e->lost[r] = cnt_get(&c->ev.lost[r]);
+	e->lost[OPF_LOST_OUTPUT_FULL] = c->w.ev_dropped;
+	e->overwritten = cnt_get(&c->fr.ev_ow);
 	return true;
 }
 

@@ -73,6 +73,8 @@ struct salvage {
 	uint64_t samples, truncated, depth_cut;	/* OPF_SAMPLE records, and flagged ones */
 	uint64_t threads;			/* OPF_THREAD records */
 	uint64_t lost[OPF_LOST_NREASONS];	/* what its OPF_LOST records told */
+	uint64_t ev[OPF_EV_N];			/* scheduler events, by kind */
+	uint64_t events;			/* their sum */
 };
 /* Any context: count what a block about to leave the stream unread held (see encode.c). */
 void rec_salvage(const struct block *b, struct salvage *sv);
@@ -101,6 +103,7 @@ void *recw_reserve_for(void *w, uint32_t len);	/* rec_reserve_fn over a recw */
 bool rec_session(uint64_t tsc);		/* fill oprof.header, queue it; false: no memory */
 bool rec_drops(struct recw *w, int core);	/* OPF_DROP for the core's untold drops */
 bool rec_core_end(struct recw *w, int core, uint64_t tsc);	/* its OPF_LOST, OPF_CORE_END */
+bool rec_sched_end(struct recw *w, int core);	/* events: its OPF_SCHED_END */
 bool rec_session_end(struct recw *w, uint64_t tsc, uint16_t flags);
 
 #endif

@@ -48,6 +48,7 @@ struct block *flight_hot_reuse(struct opcore *c)
 		if (sv.lost[r])
 			hot_unreported(c, r, sv.lost[r]);
 	cnt_add(&c->fr.threads_ow, sv.threads);
+	cnt_add(&c->fr.ev_ow, sv.events);
 	cnt_add(&c->fr.overwritten, sv.samples);
 	cnt_add(&c->fr.ow_truncated, sv.truncated);
 	cnt_add(&c->fr.ow_depth, sv.depth_cut);

@@ -43,6 +43,7 @@
 #include "abi/oprofile.h"
 #include "oprofile.h"
 #include "sched.h"
+#include "schedev.h"
 #include "thread.h"
 
 /*
@@ -328,6 +329,12 @@ static void glue_kick_work(void)
 	oprof_worker_wake();
 }
 
+/* sched_events hook: the scheduler's and locks' hooks for a session (schedev.h). */
+static void glue_sched_events(const struct schedev_ops *ops)
+{
+	schedev_register(ops);
+}
+
 struct on_core_call {
 	void (*fn)(void *);
 	void *arg;
@@ -386,6 +393,8 @@ static const struct oprof_hooks hooks = {
 	.foreach_thread = glue_foreach_thread,
 	.set_rate = glue_set_rate,
 	.default_source = glue_default_source,
+	.sched_events = glue_sched_events,
+	.kick_later = arch_irq_work_raise,
 };
 
 static void worker(void *arg)

@@ -113,6 +113,7 @@ bool hot_push(struct opcore *c)
 	cnt_add(&c->cnt.threads, -sv.threads);
 	cnt_add(&c->cnt.threads_lost, sv.threads);
 	hot_lose(c, OPF_LOST_OTHER, sv.samples);
+	sched_events_salvaged(c, &sv);
 	for (unsigned r = 0; r < OPF_LOST_NREASONS; r++)
 		if (sv.lost[r])
 			hot_unreported(c, r, sv.lost[r]);

@@ -14,6 +14,7 @@
  *	reader.c	/dev/oprofile's reader
  *	stat.c		/dev/oprofilestat
  *	backtrace.c	the frame-pointer walk
+ *	sched_events.c	scheduler and lock events (schedev.h) into the cores' blocks
  *	glue.c, devoprofile.c	the kernel side: alarms, threads, device files
  *
  * Names say who may call: hot_* run on the core whose state they touch, interrupts off
@@ -48,6 +49,7 @@
 #include "rendez.h"
 #include "ring.h"
 #include "encode.h"
+#include "schedev.h"
 
 /* Single-writer counters: the owner adds, anyone reads; relaxed atomics, no RMW. */
 static inline uint64_t cnt_get(const uint64_t *p)
@@ -108,6 +110,7 @@ struct oprof_cfg {
 	uint32_t budget;	/* percent of a core's time sampling may use; 100: no limit */
 	uint32_t maxhz;		/* highest rate "start -f" accepts */
 	uint32_t source;	/* enum opf_source: the timer interrupt or NMIs */
+	uint32_t events;	/* 1: scheduler and lock events too (OPF_S_SCHED) */
 };
 
 enum oprof_state {
@@ -185,6 +188,17 @@ struct opcore {
 		uint64_t lost[OPF_LOST_NREASONS];	/* all but OUTPUT_FULL */
 	} cnt;
 
+	/*
+	 * Scheduler events (sched_events.c): written by the core inside its writer guard,
+	 * read with cnt_get. lost[OUTPUT_FULL] is the worker's (w.ev_dropped).
+	 */
+	struct {
+		uint64_t taken;			/* events while on */
+		uint64_t written[OPF_EV_N];	/* records written into blocks, by kind */
+		uint64_t lost[OPF_LOST_NREASONS];
+		uint32_t defer_kick;		/* an event is being written: kick by irq work */
+	} ev;
+
 	/* Losses the stream has not told yet (hotpath.c). */
 	struct {
 		uint64_t unreported[OPF_LOST_NREASONS];	/* for the next OPF_LOST records */
@@ -204,6 +218,7 @@ struct opcore {
 		uint64_t ow_depth;	/* depth-cut samples among them */
 		uint64_t ow_blocks;	/* blocks reused */
 		uint64_t threads_ow;	/* OPF_THREAD records in reused blocks */
+		uint64_t ev_ow;		/* scheduler events in reused blocks */
 	} fr;
 
 	/* The overhead budget (budget.c). */
@@ -231,6 +246,7 @@ struct opcore {
 		uint64_t unlisted;		/* dropped blocks no OPF_DROP will name */
 		uint64_t unlisted_samples;	/* their samples */
 		uint64_t threads_dropped;	/* OPF_THREAD records in dropped blocks */
+		uint64_t ev_dropped;		/* scheduler events in dropped blocks */
 		uint64_t unreported[OPF_LOST_NREASONS];	/* OPF_LOST of dropped blocks */
 		struct drop_run runs[DROP_RUNS];	/* drops not yet told */
 		uint32_t nruns;
@@ -291,6 +307,10 @@ void hot_unreported(struct opcore *c, unsigned reason, uint64_t n);
 /* A thread on the core, interrupts off: bracket writing into the core's buffers. */
 bool hot_begin(struct opcore *c);
 void hot_end(struct opcore *c);
+
+/* sched_events.c: the hooks a session with events registers (hooks->sched_events). */
+const struct schedev_ops *sched_events_ops(void);
+void sched_events_salvaged(struct opcore *c, const struct salvage *sv);
 
 /* budget.c */
 void budget_reset(struct opcore *c);

@@ -28,7 +28,8 @@ static void opcore_reset(struct opcore *c)
 	memset(&c->lrep, 0, sizeof(c->lrep));
 	c->fr.seen = c->fr.ack = flag_get(&oprof.snap_gen);
 	c->fr.overwritten = c->fr.ow_truncated = c->fr.ow_depth = 0;
-	c->fr.ow_blocks = c->fr.threads_ow = 0;
+	c->fr.ow_blocks = c->fr.threads_ow = c->fr.ev_ow = 0;
+	memset(&c->ev, 0, sizeof(c->ev));
 	budget_reset(c);
 	memset(&c->w, 0, sizeof(c->w));
 	c->w.tsc = tsc_read();

@@ -72,7 +72,7 @@ bool session_active(void)
 
 void oprof_init(const struct oprof_hooks *hooks)
 {
-	qlock_init(&session_qlock);
+	qlock_init_named(&session_qlock, "oprof session");
 	rendez_init(&oprof.snap_r);
 	worker_init();
 	oprof.hooks = hooks;
@@ -137,7 +137,8 @@ static uint32_t session_reserve_blocks(const struct oprof_cfg *cfg, int ncores)
 {
 	uint64_t per_core = DROP_RUNS * sizeof(struct opf_drop) + sizeof(struct opf_drop) +
 			    OPF_LOST_NREASONS * sizeof(struct opf_lost) +
-			    sizeof(struct opf_core_end);
+			    sizeof(struct opf_core_end) +
+			    (cfg->events ? sizeof(struct opf_sched_end) : 0);
 	uint64_t room = cfg->block_bytes - BLK_HDR;
 	/* records never straddle blocks: a block may leave up to one record's room unused */
 	uint64_t usable = room - sizeof(struct opf_core_end);
@@ -235,6 +236,13 @@ static int session_size(const struct oprof_cfg *cfg, char *err, size_t errlen)
  * Session lock held, state IDLE, cfg checked. The cores are enabled before the live threads
  * are listed, so a thread created meanwhile is named at least once (maybe twice).
  */
+/* Start or stop the session's scheduler events, if it asked for them (sched_events.c). */
+static void session_events(bool on)
+{
+	if (oprof.cfg.events && oprof.hooks && oprof.hooks->sched_events)
+		oprof.hooks->sched_events(on ? sched_events_ops() : NULL);
+}
+
 int session_start(const struct oprof_cfg *cfg, char *err, size_t errlen)
 {
 	struct recw w = { .mode = RECW_FORCED };
@@ -269,6 +277,7 @@ int session_start(const struct oprof_cfg *cfg, char *err, size_t errlen)
 		goto fail;
 	for (int i = 0; i < oprof.ncores; i++)
 		opcore_enable(&opcores[i]);
+	session_events(true);
 	if (oprof.hooks && oprof.hooks->foreach_thread)
 		oprof.hooks->foreach_thread(session_thread, &tw);
 	recw_finish(&w);
@@ -281,6 +290,7 @@ int session_start(const struct oprof_cfg *cfg, char *err, size_t errlen)
 				 "NMI timer (HPET); use -m timer");
 		else
 			snprintf(err, errlen, "oprofile: cannot start sampling: %s", strerror(rc));
+		session_events(false);
 		for (int i = 0; i < oprof.ncores; i++)
 			opcore_disable(&opcores[i]);
 		if (oprof.hooks && oprof.hooks->stop_sampling)
@@ -307,6 +317,7 @@ fail:
 void session_stop(void)
 {
 	flag_set(&oprof.state, OPROF_STOPPING);
+	session_events(false);
 	for (int i = 0; i < oprof.ncores; i++)
 		opcore_disable(&opcores[i]);
 	if (oprof.hooks && oprof.hooks->stop_sampling)

@@ -72,7 +72,9 @@ void oprof_worker_wake(void)
 void worker_kick(void)
 {
 	flag_set(&oprof.kick, 1);
-	if (oprof.hooks && oprof.hooks->kick)
+	if (oprof.hooks && oprof.hooks->kick_later && opcores[core_id()].ev.defer_kick)
+		oprof.hooks->kick_later();
+	else if (oprof.hooks && oprof.hooks->kick)
 		oprof.hooks->kick();
 	else
 		rendez_wakeup(&worker_r);
@@ -139,6 +141,7 @@ static void worker_drop(struct opcore *c, struct block *b)
 
 	rec_salvage(b, &sv);
 	c->w.threads_dropped += sv.threads;
+	c->w.ev_dropped += sv.events;
 	c->w.dropped_samples += sv.samples;
 	c->w.dropped_truncated += sv.truncated;
 	c->w.dropped_depth += sv.depth_cut;
@@ -272,7 +275,7 @@ void worker_close_stream(void)
 	int i;
 
 	for (i = 0; i < oprof.ncores; i++)
-		if (!rec_core_end(&w, i, tsc))
+		if (!rec_core_end(&w, i, tsc) || (oprof.cfg.events && !rec_sched_end(&w, i)))
 			break;
 	if (i == oprof.ncores)
 		rec_session_end(&w, tsc, 0);
