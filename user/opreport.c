@@ -395,6 +395,10 @@ static int load(const struct options *o, struct profile *prof)
 	}
 	if (!profile_complete(prof))
 		warn_incomplete(o->file, prof);
+	if (sched_any(prof) && sched_analyze(prof)) {
+		fprintf(stderr, "opreport: out of memory\n");
+		return 2;
+	}
 	if (conservation_failed(prof) && !o->stats)
 		fprintf(stderr, "opreport: warning: %s: sample accounting does not add up; "
 			"see --stats\n", o->file);

@@ -21,7 +21,7 @@
 #endif
 
 #define OPF_MAX_CORES	1024		/* this reader rejects sessions with more cores */
-#define OPF_NTYPES	(OPF_DROP + 1)	/* record types this reader knows are below this */
+#define OPF_NTYPES	(OPF_SCHED_END + 1)	/* record types this reader knows are below this */
 
 /* The fixed part of any known record, copied aligned and zero-extended. */
 union opf_any {
@@ -37,6 +37,10 @@ union opf_any {
 	struct opf_mark mark;
 	struct opf_block block;
 	struct opf_drop drop;
+	struct opf_switch sw;
+	struct opf_wakeup wakeup;
+	struct opf_lockwait lockwait;
+	struct opf_sched_end sched_end;
 };
 
 /*
