@@ -80,6 +80,9 @@ static const struct opt_row opt_rows[] = {
 	{ "pprof", 0, PATH(pprof) },
 	{ "perf-data", 0, PATH(perf_data) },
 	{ "stats", 0, FLAG(stats) },
+	{ "wall", 0, FLAG(wall) },
+	{ "offcpu", 0, FLAG(offcpu) },
+	{ "locks", 0, FLAG(locks) },
 	{ "diff", 0, FLAG(diff) },
 	{ "snapshot", 0, OK_SNAPSHOT, 0 },
 	{ "weight", 0, OK_WEIGHT, 0 },
@@ -277,13 +280,16 @@ static double now(void)
 /* Which sections a command line asks for (the flat profile when nothing else is). */
 static void plan(struct options *o)
 {
-	int text = o->stats || o->thread || o->lines || o->callgraph || o->folded;
+	int sched = o->wall || o->offcpu || o->locks;
+	int text = o->stats || o->thread || o->lines || o->callgraph || o->folded || sched;
 
 	o->symbols = (!text && !o->flame && !o->pprof && !o->perf_data) || o->inclusive ||
 		     (o->cpu && !o->thread);
 	o->header = o->symbols || o->thread || o->lines || o->callgraph;
+	o->offcpu_text = o->offcpu && !o->folded && !o->flame && !o->pprof;
 	/* --stats alone needs no symbols: do not go looking for an ELF. */
-	o->need_elf = o->header || o->folded || o->flame || o->pprof || o->perf_data || o->diff;
+	o->need_elf = o->header || o->folded || o->flame || o->pprof || o->perf_data || o->diff ||
+		      o->offcpu || o->locks;
 	if (o->diff)
 		o->symbols = o->header = 0;
 }
@@ -307,6 +313,9 @@ static const struct section sections[] = {
 	{ WANT(lines), report_lines, 1, 1 },
 	{ WANT(callgraph), report_callgraph, 1, 1 },
 	{ WANT(folded), report_folded, 0, 0 },
+	{ WANT(wall), report_wall, 1, 1 },
+	{ WANT(offcpu_text), report_offcpu, 1, 1 },
+	{ WANT(locks), report_locks, 1, 1 },
 };
 
 /* Files written after the text: the option naming the path and the writer. */

@@ -274,6 +274,8 @@ static int check_samples(struct sched_sess *s)
 			if (m->core != k)
 				continue;
 			tid = running_at(s, sw, n, m->tsc, &near);
+			if (!m->tid && !tid)
+				continue;
 			t = thread_of(s, m->tid ? m->tid : tid);
 			if (!t) {
 				free(sw);

@@ -349,6 +349,7 @@ struct opf_lockwait {
 	uint64_t frames[];
 };
 #define OPF_HOLDER_CORE	0x80000000u	/* opf_lockwait.holder names a core, not a thread */
+#define OPF_HOLDER_NONE	0xffffu		/* ... not known: it let go before the waiter looked */
 
 /* Events by kind (opf_sched_end.written[]) */
 enum opf_ev {

@@ -57,6 +57,7 @@ struct runq {
 	struct thread *head, *tail;
 	struct thread *prev;		/* thread switched away from, for finish_switch */
 	uint64_t sw_tsc;		/* when the last switch happened, for its event */
+	bool preempting;		/* the thread yielding is preempted (sched_preempt_irq) */
 	bool need_resched;		/* slice over: switch at the next chance */
 	struct alarm tick;
 	struct thread idle;
@@ -159,14 +160,17 @@ static void switch_locked(struct runq *rq)
 	swtch(&prev->rsp, next->rsp);
 }
 
-/* Why prev stopped running, from its state and what it said it waits for. */
-static unsigned switch_why(const struct thread *prev)
+/*
+ * Why prev stopped running, from its state and what it said it waits for. rq lock held: a
+ * waker on another core may change prev's state as soon as it is released.
+ */
+static unsigned switch_why(const struct thread *prev, const struct runq *rq)
 {
 	if (prev->state == T_DEAD)
 		return OPF_WHY_EXIT;
-	if (prev->why.set)
-		return prev->why.why;
-	return prev->state == T_SLEEPING ? OPF_WHY_RENDEZ : OPF_WHY_YIELD;
+	if (prev->state != T_SLEEPING)	/* still runnable, whatever it was about to wait for */
+		return rq->preempting ? OPF_WHY_PREEMPT : OPF_WHY_YIELD;
+	return prev->why.set ? prev->why.why : OPF_WHY_RENDEZ;
 }
 
 /*
@@ -175,12 +179,12 @@ static unsigned switch_why(const struct thread *prev)
  * and this core runs us), so its stack can be walked from the frame swtch saved.
  */
 static __noinline void switch_event(const struct schedev_ops *ops, struct runq *rq,
-				    struct thread *prev)
+				    struct thread *prev, unsigned why)
 {
 	struct thread *next = this_cpu()->cur;
 	struct schedev_switch sw = {
 		.prev_tid = (uint32_t)prev->tid, .next_tid = (uint32_t)next->tid,
-		.core = (uint16_t)next->core, .why = (uint16_t)switch_why(prev),
+		.core = (uint16_t)next->core, .why = (uint16_t)why,
 		.tsc = rq->sw_tsc, .prev_cpu = prev->cpu_tsc, .w = &prev->why,
 		.fp = arch_switched_fp(prev->rsp),
 	};
@@ -194,11 +198,13 @@ static void switched(struct runq *rq)
 {
 	struct thread *prev = rq->prev;
 	const struct schedev_ops *ops = schedev();
+	unsigned why = unlikely(ops) && prev ? switch_why(prev, rq) : 0;
 
 	rq->prev = NULL;
+	rq->preempting = false;
 	rq_unlock(rq);
 	if (unlikely(ops) && prev)
-		switch_event(ops, rq, prev);
+		switch_event(ops, rq, prev, why);
 	finish_switch(prev);
 }
 
@@ -226,13 +232,10 @@ void yield(void)
 void sched_preempt_irq(bool irq_was_on)
 {
 	struct runq *rq = rq_of(core_id());
-	bool said;
 
 	if (irq_was_on && READ_ONCE(rq->need_resched)) {
-		said = schedev_wait(OPF_WHY_PREEMPT, NULL, NULL, NULL, 0);
+		rq->preempting = true;	/* interrupts are off: nothing else yields here */
 		yield();
-		if (said)
-			schedev_unwait();
 	}
 }
 

@@ -88,7 +88,7 @@ static __noreturn void spin_double_acquire(struct spinlock *l, uintptr_t pc)
  */
 static __attribute__((noinline)) void spin_contended(struct spinlock *l)
 {
-	int32_t holder = __atomic_load_n(&l->cpu, __ATOMIC_RELAXED);
+	int32_t holder = __atomic_load_n(&l->cpu, __ATOMIC_RELAXED);	/* -1: gone already */
 	uint64_t start = tsc_read();
 	const struct schedev_ops *ops;
 	struct thread *me;
@@ -102,7 +102,8 @@ static __attribute__((noinline)) void spin_contended(struct spinlock *l)
 	me = current();
 	struct schedev_lock lk = {
 		.kind = OPF_LK_SPIN, .tid = (uint32_t)thread_tid(me),
-		.holder = (uint32_t)holder | OPF_HOLDER_CORE, .lock = l, .name = l->name,
+		.holder = (holder < 0 ? OPF_HOLDER_NONE : (uint32_t)holder) | OPF_HOLDER_CORE,
+		.lock = l, .name = l->name,
 		.start = start, .tsc = tsc_read(), .fp = (uintptr_t)__builtin_frame_address(0),
 	};
 	if (me)
