@@ -116,16 +116,17 @@ static int replay_switch(struct sched_sess *s, uint32_t i, uint32_t *running)
 {
 	const struct sev *e = &s->ev[i];
 	struct sched_core *c = &s->cores[e->core];
-	struct sthread *t;
+	struct sthread *t = NULL;
 
 	if (running[e->core] != UINT32_MAX && running[e->core] != e->a && !c->bad++)
 		c->bad_tsc = e->tsc;
 	running[e->core] = e->b;
 	c->nswitch++;
-	if (e->a && !(t = thread_of(s, e->a)))
-		return -1;
-	if (e->a)
+	if (e->a) {
+		if (!(t = thread_of(s, e->a)))
+			return -1;
 		switch_out(s, t, i);
+	}
 	if (!e->b)
 		return 0;
 	if (!(t = thread_of(s, e->b)) || end_offcpu(s, t, e->tsc))

@@ -174,9 +174,11 @@ static uint64_t duty_step(void *st)
 
 /*
  * lockpair: a known answer for lock contention. Every thread (run it on two cores) takes
- * the one qlock "lockpair", holds it LOCKPAIR_HOLD_US computing, lets it go and computes
- * LOCKPAIR_OUT_US outside it. Two threads: each waits about HOLD - OUT for every
- * acquisition the other one holds through (plus its wake-up latency).
+ * the one qlock "lockpair", holds it LOCKPAIR_HOLD_US, lets it go and waits LOCKPAIR_OUT_US
+ * before the next round -- asleep both times, so the answer does not depend on how the
+ * emulator shares the host between virtual CPUs. Two threads alternate: each comes back
+ * OUT after letting go and finds the other holding it for HOLD - OUT more, so nearly every
+ * acquisition is contended and waits HOLD - OUT (plus wake-up latency).
  */
 #define LOCKPAIR_HOLD_US	2000
 #define LOCKPAIR_OUT_US		1000
@@ -186,7 +188,7 @@ static uint32_t pair_init;	/* 0 untouched, 1 being initialized, 2 ready */
 
 __attribute__((noinline)) void lockpair_hold(void)
 {
-	busy_us(LOCKPAIR_HOLD_US);
+	thread_sleep_us(LOCKPAIR_HOLD_US);
 }
 
 static void *lockpair_setup(void)
@@ -209,7 +211,7 @@ static uint64_t lockpair_step(void *st)
 	qlock(&pair_lock);
 	lockpair_hold();
 	qunlock(&pair_lock);
-	busy_us(LOCKPAIR_OUT_US);
+	thread_sleep_us(LOCKPAIR_OUT_US);
 	return 1;
 }
 
