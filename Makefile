@@ -31,9 +31,14 @@ CORE_SRCS := $(addprefix kern/src/lib/, printf.c string.c parse.c errstr.c panic
 	$(addprefix kern/src/thread/, spinlock.c qlock.c rendez.c sched.c alarm.c) \
 	$(addprefix kern/src/io/, block.c qio.c cons.c) \
 	$(addprefix kern/src/fs/, ns.c devtab.c ramfs.c devcons.c devrandom.c)
-# the profiler
-OPROF_SRCS := $(addprefix kern/src/oprofile/, hotpath.c sched_events.c ring.c budget.c flight.c opcore.c encode.c \
-	pool.c worker.c session.c ctl.c reader.c stat.c backtrace.c glue.c devoprofile.c)
+# the profiler: its portable core (also built for the host tests, tests/host/oprofile.mk,
+# which asks `make print-OPROF_PORTABLE`) and the kernel-only files that tie it to the
+# kernel (the sampling source, the hooks and worker thread, the device files)
+OPROF_PORTABLE := $(addprefix kern/src/oprofile/, hotpath.c ring.c budget.c flight.c opcore.c \
+	encode.c stream.c pool.c worker.c session.c ctl.c reader.c stat.c backtrace.c \
+	sched_events.c)
+OPROF_KERNEL := $(addprefix kern/src/oprofile/, sampler.c glue.c devoprofile.c)
+OPROF_SRCS := $(OPROF_PORTABLE) $(OPROF_KERNEL)
 # drivers: PCI, virtio, the 9P client and its device
 DRIVER_SRCS := $(addprefix kern/drivers/, pci.c virtio_pci.c ninep.c dev9p.c)
 # the shell and its commands (the kernel's user interface: nothing below uses it), the
@@ -92,6 +97,10 @@ $(B)/kern.iso: $(B)/kernel.elf scripts/grub.cfg
 
 user:
 	$(MAKE) -s -C user
+
+# `make print-VAR`: the value of a variable, for other makefiles (tests/host)
+print-%:
+	@echo '$($*)'
 
 kernel: $(B)/kernel.elf
 

@@ -11,8 +11,9 @@
  *					oprof_stat_text (thread context; they may sleep)
  *	boot				oprof_init, once, before any of the above
  *
- * The glue (kern/src/oprofile/glue.c) implements struct oprof_hooks: the profiler's
- * portable core never touches timers, trap frames or the thread list itself.
+ * The glue (kern/src/oprofile/glue.c, its sampling source in sampler.c) implements struct
+ * oprof_hooks: the profiler's portable core never touches timers, trap frames or the
+ * thread list itself.
  */
 #ifndef OPROFILE_H
 #define OPROFILE_H
@@ -109,8 +110,9 @@ struct oprof_hooks {
 };
 
 /*
- * Failures a test arms with the ctl command "inject" (ctl.c), each taken once: the code
- * that would fail asks oprof_fault_take (any context) and acts as if it had.
+ * Failures a test arms with the ctl command "inject" (ctl.c, beside oprof_fault_take), each
+ * taken once: the code that would fail asks oprof_fault_take (any context) and acts as if
+ * it had.
  */
 #define OPROF_FAULT_DROP_BLOCK	0x1	/* the worker frees a full block and counts nothing */
 #define OPROF_FAULT_ARM		0x2	/* arming the last core fails at the next start, and
@@ -130,8 +132,10 @@ void oprof_fini(void);
 /*
  * Run one line of /dev/oprofilectl (trailing newline allowed). 0 on success; otherwise
  * -errno, with a one-line message starting "oprofile: " in err (always NUL terminated).
- * The commands and settings are the tables in ctl.c; oprof_ctl_help lists them.
+ * The commands and settings are the tables in ctl.c; oprof_ctl_help lists them. A line is
+ * shorter than OPROF_CTL_LINE bytes; a longer one is refused ("command too long").
  */
+#define OPROF_CTL_LINE	160
 int oprof_ctl(const char *line, char *err, size_t errlen);
 /*
  * Every command with its usage and every setting with its range and next value, one per

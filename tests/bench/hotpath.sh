@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The profiler's hot path measured on the host CPU: the portable core (percpu.c and what
+# The profiler's hot path measured on the host CPU: the portable core (hotpath.c and what
 # it calls) built natively at -O2, pthreads standing in for cores, rdtsc around batches of
 # 200 records (tests/host/oprof_bench.c). Real cycles for the code itself, which the TCG
 # table cannot give; the kernel adds the timer interrupt around it. Only 2 host cores here,

@@ -1,4 +1,5 @@
 /*
+ * mem_test.c: run by tests/t/host-mem (build/host/mem{,-tsan,-asan}), on the shared harness.
  * Host tests of the kernel's allocators (kern/src/mem/page.c, kmalloc.c) and of what blocks
  * and queues really hold (kern/src/io/block.c, qio.c), on the real allocators: the shim's
  * arch_mem_foreach hands pages_init 16 MiB of host memory in two regions, and the shim's
@@ -23,7 +24,7 @@
  *			not 8 (buffer sizes)
  *
  * Every subtest ends with nothing live: the heap may hold only cached empty slabs. Prints
- * PASS/FAIL per subtest; the exit status is the number of failed subtests.
+ * PASS/FAIL per subtest (harness.h); the exit status is non-zero when one failed.
  */
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -44,19 +45,12 @@
 #include "page.h"
 #include "qio.h"
 #include "shim.h"
+#include "harness.h"
 
 #define NCLASS		8
 #define CACHE_PAGES	(1 + 1 + 1 + 1 + 1 + 2 + 4 + 8)	/* one empty slab of each class */
 
-static int check_fails;	/* failed CHECKs in the running subtest (any thread) */
 static size_t total_free;	/* pages_free_count() right after pages_init */
-
-#define CHECK(c) do { \
-	if (!(c)) { \
-		fprintf(stderr, "    check failed: %s (%s:%d)\n", #c, __FILE__, __LINE__); \
-		__atomic_add_fetch(&check_fails, 1, __ATOMIC_RELAXED); \
-	} \
-} while (0)
 
 static struct heap_stats heap(void)
 {
@@ -79,7 +73,7 @@ static void check_quiet(const char *when)
 	CHECK(hs.pages <= CACHE_PAGES);
 	CHECK(pages_free_count() + hs.pages == total_free);
 	CHECK(block_count() == 0 && block_mem() == 0);
-	if (check_fails)
+	if (harness_failures())
 		fprintf(stderr, "    %s: heap holds %llu pages in %llu slabs (%llu empty), "
 			"%llu bytes in use; %zu of %zu pages free\n", when,
 			(unsigned long long)hs.pages, (unsigned long long)hs.slabs,
@@ -195,7 +189,7 @@ static void test_slab_return(void)
 		/* of the 10+ slabs made, all but the one cached went back */
 		CHECK(heap().slabs_returned >= returned0 + 9);
 		check_quiet("after a class's round");
-		if (check_fails) {
+		if (harness_failures()) {
 			fprintf(stderr, "    size %zu: %zu objects\n", sz, n);
 			return;
 		}
@@ -466,7 +460,7 @@ static void blocks_of(size_t size, size_t n, size_t want_mem, size_t max_pages)
 	CHECK(lost <= max_pages);
 	/* BMEM is real: the pages taken hold the sum, give or take one partly used slab */
 	CHECK(lost * PGSIZE + CACHE_PAGES * PGSIZE >= sum && lost * PGSIZE <= sum + 8 * PGSIZE);
-	if (check_fails)
+	if (harness_failures())
 		fprintf(stderr, "    %zu blocks of %zu: BMEM %zu, %zu pages taken\n", n, size,
 			n ? BMEM(b[0]) : 0, lost);
 	for (size_t i = 0; i < n; i++)
@@ -513,10 +507,7 @@ static void test_qio_limit(void)
 	check_quiet("after qio");
 }
 
-static const struct {
-	const char *name;
-	void (*fn)(void);
-} tests[] = {
+static const struct harness_test tests[] = {
 	{ "aligned", test_aligned },
 	{ "slab_return", test_slab_return },
 	{ "cache_bound", test_cache_bound },
@@ -527,40 +518,11 @@ static const struct {
 	{ "qio_limit", test_qio_limit },
 };
 
-static const char *volatile running;
-
-static void watchdog(int sig)
-{
-	static const char pre[] = "FAIL ", post[] = " (timed out)\n";
-	const char *name = running;
-
-	(void)sig;
-	if (write(1, pre, sizeof(pre) - 1) < 0 || write(1, name, strlen(name)) < 0 ||
-	    write(1, post, sizeof(post) - 1) < 0)
-		_exit(3);
-	_exit(2);
-}
-
 int main(int argc, char **argv)
 {
-	int failed = 0;
-
-	setvbuf(stdout, NULL, _IONBF, 0);
-	signal(SIGALRM, watchdog);
 	shim_set_mem(16 << 20, 2);
 	pages_init();
 	total_free = pages_free_count();
 	printf("    %zu pages managed, %zu free\n", pages_total(), total_free);
-	for (size_t i = 0; i < ARRAY_SIZE(tests); i++) {
-		if (argc > 1 && strcmp(tests[i].name, argv[1]) != 0)
-			continue;
-		running = tests[i].name;
-		alarm(60);
-		check_fails = 0;
-		tests[i].fn();
-		printf("%s %s\n", check_fails ? "FAIL" : "PASS", tests[i].name);
-		failed += check_fails != 0;
-	}
-	alarm(0);
-	return MIN(failed, 100);
+	return harness_run(&(struct harness){ tests, ARRAY_SIZE(tests), 60, NULL }, argc, argv);
 }

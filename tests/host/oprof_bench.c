@@ -1,5 +1,5 @@
 /*
- * The profiler's hot path on real hardware: percpu.c (with qio.c, block.c and the rest of
+ * The profiler's hot path on real hardware: hotpath.c (with qio.c, block.c and the rest of
  * the portable core) built natively for the host at -O2, without sanitizers, pthreads as
  * cores. Emulated cycle counts (opbench in the guest) cannot show what a record costs on
  * a CPU; this can, for the code itself (the kernel adds only the interrupt around it).

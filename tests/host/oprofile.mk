@@ -1,13 +1,15 @@
-# The profiler's portable core under pthreads (tests/host/oprof_test.c).
-OPROF_SRCS := $(wildcard $(TOP)/kern/src/oprofile/*.c)
-OPROF_SRCS := $(filter-out %/devoprofile.c %/glue.c,$(OPROF_SRCS))
+# The profiler's portable core under pthreads (tests/host/oprof/*.c).
+# The top Makefile names the portable files (OPROF_PORTABLE); the kernel-only ones stay out.
+OPROF_SRCS := $(addprefix $(TOP)/,$(shell $(MAKE) -s --no-print-directory -C $(TOP) \
+	print-OPROF_PORTABLE))
 HOST_TESTS += oprof
-HOST_TEST_SRCS_oprof := $(TOP)/tests/host/oprof_test.c $(OPROF_SRCS) \
+HOST_TEST_SRCS_oprof := $(wildcard $(TOP)/tests/host/oprof/*.c) $(OPROF_SRCS) \
 	$(TOP)/kern/src/io/qio.c $(TOP)/kern/src/io/block.c $(TOP)/kern/src/lib/parse.c \
 	$(TOP)/kern/src/thread/qlock.c
 
 # the profiler's private header is a dependency too
-$(OUT)/oprof $(OUT)/oprof-tsan $(OUT)/oprof-asan: $(TOP)/kern/src/oprofile/internal.h
+$(OUT)/oprof $(OUT)/oprof-tsan $(OUT)/oprof-asan: $(TOP)/kern/src/oprofile/internal.h \
+	$(TOP)/tests/host/oprof/oprof_host.h
 
 # Native benchmark of the hot path (tests/bench/hotpath.sh): -O2, no sanitizers.
 $(OUT)/oprof-bench: $(TOP)/tests/host/oprof_bench.c $(OPROF_SRCS) \

@@ -1,8 +1,9 @@
 /*
+ * printf_test.c: run by tests/t/host-printf (build/host/printf{,-tsan,-asan}), on the shared harness.
  * Host test of kern/src/lib/printf.c (vsnprintf/snprintf): a table of formats with the exact
  * expected output, truncation semantics, and a differential check of integer conversions
  * against the C library's vsnprintf (found with dlsym, since ours shadows it).
- * Prints one PASSED/FAILED line; the exit status is the verdict.
+ * Prints PASS/FAIL per subtest (harness.h); the exit status is the verdict.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -12,10 +13,9 @@
 #include <string.h>
 
 #include "kernel.h"
+#include "harness.h"
 
 typedef int (*vsnprintf_fn)(char *, size_t, const char *, va_list);
-
-static int failures;
 
 /* No format attribute: the table holds formats gcc would (rightly) warn about. */
 static void check_(int line, const char *expect, const char *fmt, ...)
@@ -27,11 +27,9 @@ static void check_(int line, const char *expect, const char *fmt, ...)
 	va_start(ap, fmt);
 	n = vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
-	if (strcmp(buf, expect) || n != (int)strlen(expect)) {
-		printf("line %d: format \"%s\": got \"%s\" (%d), want \"%s\" (%zu)\n", line, fmt,
-		       buf, n, expect, strlen(expect));
-		failures++;
-	}
+	CHECKF(!strcmp(buf, expect) && n == (int)strlen(expect),
+	       "line %d: format \"%s\": got \"%s\" (%d), want \"%s\" (%zu)", line, fmt, buf, n,
+	       expect, strlen(expect));
 }
 #define check(...) check_(__LINE__, __VA_ARGS__)
 
@@ -86,20 +84,12 @@ static void test_truncation(void)
 
 	memset(buf, 'Z', sizeof(buf));
 	n = fmt_n(buf, 4, "%s", "abcdef");
-	if (n != 6 || strcmp(buf, "abc") || buf[4] != 'Z') {
-		printf("truncation: n=%d buf=\"%s\"\n", n, buf);
-		failures++;
-	}
+	CHECKF(n == 6 && !strcmp(buf, "abc") && buf[4] == 'Z', "truncation: n=%d buf=\"%s\"", n,
+	       buf);
 	n = fmt_n(NULL, 0, "%d", 12345);
-	if (n != 5) {
-		printf("size query: n=%d\n", n);
-		failures++;
-	}
+	CHECKF(n == 5, "size query: n=%d", n);
 	n = fmt_n(buf, 1, "xyz");
-	if (n != 3 || buf[0] != '\0') {
-		printf("cap 1: n=%d\n", n);
-		failures++;
-	}
+	CHECKF(n == 3 && buf[0] == '\0', "cap 1: n=%d", n);
 }
 
 static void compare_(vsnprintf_fn libc, const char *fmt, ...)
@@ -114,11 +104,8 @@ static void compare_(vsnprintf_fn libc, const char *fmt, ...)
 	b = libc(theirs, sizeof(theirs), fmt, ap2);
 	va_end(ap2);
 	va_end(ap);
-	if (a != b || strcmp(ours, theirs)) {
-		printf("differs from libc: \"%s\": ours \"%s\" (%d), libc \"%s\" (%d)\n", fmt, ours,
-		       a, theirs, b);
-		failures++;
-	}
+	CHECKF(a == b && !strcmp(ours, theirs), "differs from libc: \"%s\": ours \"%s\" (%d), "
+	       "libc \"%s\" (%d)", fmt, ours, a, theirs, b);
 }
 
 /* Every flag/width/precision combination over a few values, %d %u %x %X %o and %ld. */
@@ -150,11 +137,13 @@ static void test_against_libc(void)
 					}
 }
 
-int main(void)
+static const struct harness_test tests[] = {
+	{ "table", test_table },
+	{ "truncation", test_truncation },
+	{ "against_libc", test_against_libc },
+};
+
+int main(int argc, char **argv)
 {
-	test_table();
-	test_truncation();
-	test_against_libc();
-	printf("%s printf (%d failures)\n", failures ? "FAILED" : "PASSED", failures);
-	return failures ? 1 : 0;
+	return harness_run(&(struct harness){ tests, ARRAY_SIZE(tests), 60, NULL }, argc, argv);
 }

@@ -1,8 +1,9 @@
 /*
+ * qio_test.c: run by tests/t/host-qio (build/host/qio{,-tsan,-asan}), on the shared harness.
  * Host tests of kern/src/io/block.c and kern/src/io/qio.c under pthreads (plain, TSan, ASan).
- * Each subtest prints "PASS name" or "FAIL name"; the exit status is the number of failures
- * (capped). After every subtest the runner checks that no block and no kmalloc leaked.
- * An argument runs only the subtest of that name.
+ * The shared harness (harness.h) prints "PASS name" or "FAIL name" per subtest; the exit
+ * status is non-zero when one failed. After every subtest no block and no kmalloc may be
+ * left. An argument runs only the subtest of that name.
  *
  * <string.h> is not included: its strerror clashes with error.h's; kernel.h declares the
  * string functions used here.
@@ -24,16 +25,9 @@
 #include "error.h"
 #include "qio.h"
 #include "shim.h"
+#include "harness.h"
 #include "thread.h"
 
-static int check_fails;	/* failed CHECKs in the running subtest (any thread) */
-
-#define CHECK(c) do { \
-	if (!(c)) { \
-		fprintf(stderr, "    check failed: %s (%s:%d)\n", #c, __FILE__, __LINE__); \
-		__atomic_add_fetch(&check_fails, 1, __ATOMIC_RELAXED); \
-	} \
-} while (0)
 
 /* A block of size bytes holding n bytes of data (n <= size). */
 static struct block *mkblock(size_t size, size_t n, uint8_t fill)
@@ -318,10 +312,7 @@ static void test_stress(void)
 
 /* ---- runner ---- */
 
-static const struct {
-	const char *name;
-	void (*fn)(void);
-} tests[] = {
+static const struct harness_test tests[] = {
 	{ "block", test_block },
 	{ "basic", test_basic },
 	{ "limit_is_memory", test_limit },
@@ -331,42 +322,18 @@ static const struct {
 	{ "stress", test_stress },
 };
 
-static const char *volatile running;	/* name of the subtest, for the watchdog */
+static long allocs_before;	/* shim_live_allocs() before the subtest */
 
-/* A lost wakeup shows as a hang: turn it into a verdict line. */
-static void watchdog(int sig)
+/* After every subtest: no block and no allocation left behind. */
+static void no_leaks(void)
 {
-	static const char pre[] = "FAIL ", post[] = " (timed out: lost wakeup?)\n";
-	const char *name = running;
-
-	(void)sig;
-	if (write(1, pre, sizeof(pre) - 1) < 0 || write(1, name, strlen(name)) < 0 ||
-	    write(1, post, sizeof(post) - 1) < 0)
-		_exit(3);
-	_exit(2);
+	CHECK(block_count() == 0 && block_bytes() == 0 && block_mem() == 0);
+	CHECK(shim_live_allocs() == allocs_before);
+	allocs_before = shim_live_allocs();
 }
 
 int main(int argc, char **argv)
 {
-	const char *e = getenv("QIO_TIMEOUT");
-	int failed = 0;
-
-	setvbuf(stdout, NULL, _IONBF, 0);
-	signal(SIGALRM, watchdog);
-	for (size_t i = 0; i < ARRAY_SIZE(tests); i++) {
-		long allocs = shim_live_allocs();
-
-		if (argc > 1 && strcmp(tests[i].name, argv[1]) != 0)
-			continue;
-		running = tests[i].name;
-		alarm(e ? (unsigned)atoi(e) : 60);	/* per subtest */
-		check_fails = 0;
-		tests[i].fn();
-		CHECK(block_count() == 0 && block_bytes() == 0 && block_mem() == 0);
-		CHECK(shim_live_allocs() == allocs);
-		printf("%s %s\n", check_fails ? "FAIL" : "PASS", tests[i].name);
-		failed += check_fails != 0;
-	}
-	alarm(0);
-	return MIN(failed, 100);
+	allocs_before = shim_live_allocs();
+	return harness_run(&(struct harness){ tests, ARRAY_SIZE(tests), 60, no_leaks }, argc, argv);
 }

@@ -1,4 +1,5 @@
 /*
+ * ring_test.c: run by tests/t/host-ring (build/host/ring{,-tsan,-asan}), on the shared harness.
  * Host tests of the profiler's single-producer single-consumer ring
  * (kern/src/oprofile/ring.h) under pthreads: plain, TSan and ASan builds.
  *
@@ -11,7 +12,7 @@
  *			not inside a ring operation (a busy flag); otherwise it leaves its block
  *			in a one-slot hand-off that the interrupted code queues on its way out.
  *			Checks: no block lost or doubled, and the ring never corrupted.
- * Prints PASS/FAIL per subtest; the exit status is the verdict.
+ * Prints PASS/FAIL per subtest (harness.h); the exit status is the verdict.
  */
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -26,22 +27,7 @@
 #include "block.h"
 #include "../../kern/src/oprofile/ring.h"
 #include "shim.h"
-
-static int failures, sub_failed;
-
-#define CHECK(c) do { \
-	if (!(c)) { \
-		if (sub_failed++ < 8) \
-			fprintf(stderr, "    check failed: %s (%s:%d)\n", #c, __FILE__, __LINE__); \
-	} \
-} while (0)
-
-static void verdict(const char *name)
-{
-	printf("%s %s\n", sub_failed ? "FAIL" : "PASS", name);
-	failures += sub_failed != 0;
-	sub_failed = 0;
-}
+#include "harness.h"
 
 /* Blocks are only carried here: a static array is enough, stamp holds a sequence number. */
 #define NBLK	(1 << 16)
@@ -66,7 +52,6 @@ static void test_basic(void)
 		CHECK(ring_get(&r) == NULL && ring_empty(&r));
 	}
 	ring_fini(&r);
-	verdict("basic");
 }
 
 /* ---- one producer, one consumer ---- */
@@ -109,7 +94,6 @@ static void test_spsc(void)
 	pthread_join(p, NULL);
 	CHECK(ring_empty(&spsc));
 	ring_fini(&spsc);
-	verdict("spsc");
 }
 
 /* ---- a producer interrupted by a producer on the same thread ---- */
@@ -239,14 +223,15 @@ static void test_reentrant(void)
 	/* the handler landed inside a ring operation, and its hand-off was queued */
 	CHECK(handler_deferred > 0);
 	ring_fini(&rr);
-	verdict("reentrant");
 }
 
-int main(void)
+static const struct harness_test tests[] = {
+	{ "basic", test_basic },
+	{ "spsc", test_spsc },
+	{ "reentrant", test_reentrant },
+};
+
+int main(int argc, char **argv)
 {
-	setvbuf(stdout, NULL, _IONBF, 0);
-	test_basic();
-	test_spsc();
-	test_reentrant();
-	return failures ? 1 : 0;
+	return harness_run(&(struct harness){ tests, ARRAY_SIZE(tests), 60, NULL }, argc, argv);
 }

@@ -1,24 +1,21 @@
 /*
+ * shell_test.c: run by tests/t/host-printf (build/host/shell{,-tsan,-asan}), on the shared harness.
  * Host test of kern/shell/shell.c: the tokenizer (quotes, operators, limits), command
  * dispatch and its messages, and the line editor fed scripted console bytes, then random
  * bytes (under ASan/UBSan this is the "nothing typed may crash" check). The console is
  * replaced here: cons_getc reads a script, cons_write appends to a capture buffer.
- * Prints one PASSED/FAILED line; the exit status is the verdict.
+ * Prints PASS/FAIL per subtest (harness.h); the exit status is the verdict.
  */
 #include <stdio.h>
 #include <stdlib.h>
 /* No <string.h>: its strerror clashes with error.h's; kernel.h declares what we use. */
 
 #include "kernel.h"
+#include "harness.h"
 #include "error.h"
 #include "cons.h"
 #include "shell.h"
 #include "thread.h"
-
-static int failures;
-
-#define FAIL(...) do { printf("line %d: ", __LINE__); printf(__VA_ARGS__); printf("\n"); \
-	failures++; } while (0)
 
 /* ---- console stand-in ---- */
 
@@ -128,13 +125,13 @@ static void check_parse(const char *line, int want_rc, int want_argc, const char
 	for (int i = 0; i < job.argc; i++)
 		snprintf(words + strlen(words), sizeof(words) - strlen(words), "%s%s",
 			 i ? "|" : "", job.argv[i]);
-	if (job.argc != want_argc || strcmp(words, want_words) || job.argv[job.argc])
-		FAIL("parse \"%s\": %d words \"%s\", want %d \"%s\"", line, job.argc, words,
+	CHECKF(!(job.argc != want_argc || strcmp(words, want_words) || job.argv[job.argc]),
+		"parse \"%s\": %d words \"%s\", want %d \"%s\"", line, job.argc, words,
 		     want_argc, want_words);
-	if ((want_redirect == NULL) != (job.redirect == NULL) ||
+	CHECKF(!((want_redirect == NULL) != (job.redirect == NULL) ||
 	    (want_redirect && strcmp(want_redirect, job.redirect)) ||
-	    job.append != want_append || job.background != want_bg)
-		FAIL("parse \"%s\": redirect \"%s\" append %d bg %d", line,
+	    job.append != want_append || job.background != want_bg),
+		"parse \"%s\": redirect \"%s\" append %d bg %d", line,
 		     job.redirect ? job.redirect : "(none)", job.append, job.background);
 }
 
@@ -182,8 +179,8 @@ static void check_exec(const char *line, int want_rc, const char *want_out)
 	snprintf(buf, sizeof(buf), "%s", line);
 	feed("", 0);
 	rc = shell_exec_line(buf);
-	if (rc != want_rc || strcmp(captured, want_out))
-		FAIL("exec \"%s\": rc %d output \"%s\", want %d \"%s\"", line, rc, captured,
+	CHECKF(!(rc != want_rc || strcmp(captured, want_out)),
+		"exec \"%s\": rc %d output \"%s\", want %d \"%s\"", line, rc, captured,
 		     want_rc, want_out);
 }
 
@@ -191,14 +188,14 @@ static void test_exec(void)
 {
 	check_exec("", 0, "");
 	check_exec("targs 1 \"2 3\"", 0, "");
-	if (last_argc != 3 || strcmp(last_argv[0], "targs") || strcmp(last_argv[2], "2 3"))
-		FAIL("targs got %d args", last_argc);
+	CHECKF(!(last_argc != 3 || strcmp(last_argv[0], "targs") || strcmp(last_argv[2], "2 3")),
+		"targs got %d args", last_argc);
 	check_exec("nosuch a b", -ENOENT, "unknown command: nosuch (try help)\n");
 	check_exec("tinval", -EINVAL, "usage: tinval NEVER-RIGHT\n");
 	check_exec("echo \"x", -EINVAL, "shell: unterminated quote\n");
 	check_exec("targs > f", -ENOSYS, "shell: f: error\n");	/* the stand-in kcreate fails */
-	if (!shell_lookup("targs") || shell_lookup("targ") || shell_lookup(""))
-		FAIL("shell_lookup");
+	CHECKF(!(!shell_lookup("targs") || shell_lookup("targ") || shell_lookup("")),
+		"shell_lookup");
 }
 
 /* ---- line editor ---- */
@@ -211,9 +208,9 @@ static void check_line(const char *in, size_t n, int want_rc, const char *want_l
 
 	feed(in, n);
 	rc = shell_readline(buf, sizeof(buf));
-	if (rc != want_rc || (rc >= 0 && strcmp(buf, want_line)) ||
-	    (want_echo && strcmp(captured, want_echo)))
-		FAIL("readline: rc %d line \"%s\" echo \"%s\", want %d \"%s\" \"%s\"", rc,
+	CHECKF(!(rc != want_rc || (rc >= 0 && strcmp(buf, want_line)) ||
+	    (want_echo && strcmp(captured, want_echo))),
+		"readline: rc %d line \"%s\" echo \"%s\", want %d \"%s\" \"%s\"", rc,
 		     rc >= 0 ? buf : "", captured, want_rc, want_line, want_echo ? want_echo : "*");
 }
 #define LINE(s, ...) check_line(s, sizeof(s) - 1, __VA_ARGS__)
@@ -239,9 +236,9 @@ static void test_readline(void)
 		char buf[SHELL_LINE_MAX];
 		int rc = shell_readline(buf, sizeof(buf));
 
-		if (rc != SHELL_LINE_MAX - 1 || strlen(buf) != SHELL_LINE_MAX - 1 ||
-		    !strchr(captured, '\a'))
-			FAIL("long line: rc %d", rc);
+		CHECKF(!(rc != SHELL_LINE_MAX - 1 || strlen(buf) != SHELL_LINE_MAX - 1 ||
+		    !strchr(captured, '\a')),
+			"long line: rc %d", rc);
 	}
 }
 
@@ -264,8 +261,8 @@ static void test_fuzz(void)
 		while (script_pos < script_len) {
 			int rc = shell_readline(buf, sizeof(buf));
 
-			if (rc >= 0 && (size_t)rc >= sizeof(buf))
-				FAIL("fuzz: line length %d", rc);
+			CHECKF(!(rc >= 0 && (size_t)rc >= sizeof(buf)),
+				"fuzz: line length %d", rc);
 			if (rc >= 0)
 				shell_exec_line(buf);
 			captured_len = 0;
@@ -273,12 +270,14 @@ static void test_fuzz(void)
 	}
 }
 
-int main(void)
+static const struct harness_test tests[] = {
+	{ "parse", test_parse },
+	{ "exec", test_exec },
+	{ "readline", test_readline },
+	{ "fuzz", test_fuzz },
+};
+
+int main(int argc, char **argv)
 {
-	test_parse();
-	test_exec();
-	test_readline();
-	test_fuzz();
-	printf("%s shell (%d failures)\n", failures ? "FAILED" : "PASSED", failures);
-	return failures ? 1 : 0;
+	return harness_run(&(struct harness){ tests, ARRAY_SIZE(tests), 60, NULL }, argc, argv);
 }

@@ -15,19 +15,52 @@ set timeout 30
 log_user 1
 set prompt "kern> "
 
+# The test's temporary host directory ("" for none): made by temp_share (or boot -tmpshare),
+# removed by pass and by fail, whichever way the test ends; KEEP=1 keeps it when the test
+# fails, to read what the guest wrote.
+set share ""
+
+# temp_share NAME: make a fresh /tmp/NAME.XXXXXX, the test's $share, and return its path.
+# Call it before boot when the directory must hold files at boot.
+proc temp_share {name} {
+	global share
+	set share [exec mktemp -d /tmp/$name.XXXXXX]
+	return $share
+}
+
+# drop_share FAILED: remove $share (read-only parts too), unless FAILED and KEEP=1.
+proc drop_share {failed} {
+	global share env
+	if {$share eq ""} { return }
+	if {$failed && [info exists env(KEEP)] && $env(KEEP) eq "1"} {
+		puts "KEEP=1: the host share is kept in $share"
+		return
+	}
+	catch {exec chmod -R u+w $share}
+	catch {file delete -force $share}
+	set share ""
+}
+
 proc fail {why} {
 	puts "\nFAIL: $why"
 	catch {close}
 	catch {wait}
+	drop_share 1
 	exit 1
 }
 
-# boot ?-smp N? ?-mem M? ?-share DIR? ?extra qemu args...?
+# check COND WHY: fails with WHY unless the expression COND (in the caller's scope) holds
+proc check {cond why} { if {![uplevel 1 [list expr $cond]]} { fail $why } }
+
+# boot ?-smp N? ?-mem M? ?-share DIR | -tmpshare NAME? ?-launcher CMD? ?extra qemu args...?
+# -tmpshare NAME shares $share, made by temp_share NAME unless the test made it already.
+# -launcher CMD (a list) runs QEMU instead of scripts/qemu: another copy, or under a wrapper.
 proc boot {args} {
-	global top env spawn_id prompt timeout
+	global top env spawn_id prompt timeout share
 	set ncpu 4
 	set mem 512M
-	set share ""
+	set dir ""
+	set launcher [list $top/scripts/qemu]
 	set extra {}
 	while {[llength $args]} {
 		set a [lindex $args 0]
@@ -35,7 +68,13 @@ proc boot {args} {
 		switch -- $a {
 			-smp { set ncpu [lindex $args 0]; set args [lrange $args 1 end] }
 			-mem { set mem [lindex $args 0]; set args [lrange $args 1 end] }
-			-share { set share [lindex $args 0]; set args [lrange $args 1 end] }
+			-share { set dir [lindex $args 0]; set args [lrange $args 1 end] }
+			-launcher { set launcher [lindex $args 0]; set args [lrange $args 1 end] }
+			-tmpshare {
+				if {$share eq ""} { temp_share [lindex $args 0] }
+				set dir $share
+				set args [lrange $args 1 end]
+			}
 			default { lappend extra $a }
 		}
 	}
@@ -43,8 +82,14 @@ proc boot {args} {
 	set env(MEM) $mem
 	# tests run under TCG; benchmarks may pass TEST_ACCEL=kvm
 	set env(ACCEL) [expr {[info exists env(TEST_ACCEL)] ? $env(TEST_ACCEL) : "tcg"}]
-	if {$share ne ""} { set env(SHARE) $share } else { catch {unset env(SHARE)} }
-	spawn -noecho {*}[list $top/scripts/qemu] {*}$extra
+	if {$dir ne ""} { set env(SHARE) $dir } else { catch {unset env(SHARE)} }
+	spawn -noecho {*}$launcher {*}$extra
+	wait_boot
+}
+
+# wait_boot: wait (60 s at most) for the first prompt of the QEMU just spawned
+proc wait_boot {} {
+	global spawn_id prompt timeout
 	set old $timeout
 	set timeout 60
 	expect {
@@ -111,6 +156,7 @@ proc poweroff {} {
 }
 
 proc pass {} {
+	drop_share 0
 	puts "\nOK"
 	exit 0
 }
@@ -159,4 +205,38 @@ proc host_matches_kernel {file stat ncpu} {
 proc stat_value {stat name} {
 	if {![regexp "(?n)^$name (\[0-9\]+)$" $stat -> v]} { fail "no $name in /dev/oprofilestat:\n$stat" }
 	return $v
+}
+
+# check_conservation STAT NCPU ?EXTRA?: on every core of /dev/oprofilestat's text STAT,
+# taken == delivered + the four lost counts (+ the counters named in EXTRA, e.g. overwritten)
+proc check_conservation {stat ncpu {extra {}}} {
+	set what "delivered + lost[join [lmap e $extra {string cat " + " $e}] {}]"
+	for {set c 0} {$c < $ncpu} {incr c} {
+		set taken [stat_value $stat cpu$c.taken]
+		set sum [stat_value $stat cpu$c.delivered]
+		foreach r [concat {lost_noblock lost_outfull lost_paused lost_other} $extra] {
+			incr sum [stat_value $stat cpu$c.$r]
+		}
+		if {$taken != $sum} { fail "cpu$c: taken $taken != $what $sum\n$stat" }
+	}
+}
+
+# wait_ps RE SECS WHY ?TMO?: poll ps (each with a deadline of TMO s) once a second until
+# its output no longer matches the regular expression RE; fails with WHY after SECS polls
+proc wait_ps {re secs why {tmo 30}} {
+	for {set i 0} {[regexp $re [cmd "ps" $tmo]]} {incr i} {
+		if {$i == $secs} { fail $why }
+		cmd "sleep 1"
+	}
+}
+
+# host_crc PATH: "SIZE 0xCRC32" of the host file PATH (the format of the guest's dd)
+proc host_crc {path} {
+	return [exec python3 -c {import sys, zlib; d = open(sys.argv[1], "rb").read(); print("%d 0x%08x" % (len(d), zlib.crc32(d)))} $path]
+}
+
+# probe_share: fails unless a file the guest writes to /host reads back (no share, no pass)
+proc probe_share {} {
+	cmd "echo probe-ok > /host/probe"
+	if {[string first "probe-ok" [cmd "cat /host/probe"]] < 0} { fail "the host share does not work" }
 }

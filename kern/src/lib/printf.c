@@ -157,10 +157,9 @@ static long long arg_signed(va_list *ap, int lenmod)
 	}
 }
 
-/* Parses flags, width, precision and length after '%'; returns the conversion pointer. */
-static const char *parse_spec(const char *f, struct spec *sp, va_list *ap)
+/* Parses the flags after '%' into sp; returns the pointer past them. */
+static const char *parse_flags(const char *f, struct spec *sp)
 {
-	*sp = (struct spec){ .prec = -1 };
 	for (;; f++) {
 		if (*f == '-')
 			sp->left = true;
@@ -173,8 +172,15 @@ static const char *parse_spec(const char *f, struct spec *sp, va_list *ap)
 		else if (*f == '#')
 			sp->alt = true;
 		else
-			break;
+			return f;
 	}
+}
+
+/* Parses flags, width, precision and length after '%'; returns the conversion pointer. */
+static const char *parse_spec(const char *f, struct spec *sp, va_list *ap)
+{
+	*sp = (struct spec){ .prec = -1 };
+	f = parse_flags(f, sp);
 	if (*f == '*') {
 		sp->width = va_arg(*ap, int);
 		if (sp->width < 0) {

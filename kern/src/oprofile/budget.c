@@ -13,7 +13,7 @@
  * so the two never chase each other.
  *
  * Contexts: hot_budget runs on the core at the end of its tick (between hot_enter and
- * hot_exit); budget_reset in the ctl thread before the core is enabled.
+ * hot_leave); budget_reset in the ctl thread before the core is enabled.
  */
 #include "internal.h"
 
@@ -51,7 +51,7 @@ static void hot_set_hz(struct opcore *c, uint32_t hz, uint64_t tsc)
  * OPROF_TICK_MAX_PERIODS periods of the core's rate and never more than OPROF_TICK_MAX_US
  * (a longer one was descheduled -- by the emulator or a hypervisor -- or spun on a lock
  * whose holder was: the hot path itself takes microseconds; a core overloaded for real
- * still shows most of its time, as glue.c leaves only a period between ticks), and it takes
+ * still shows most of its time, as sampler.c leaves only a period between ticks), and it takes
  * OPROF_BUDGET_STRIKES windows over budget in a row (a real overload lasts; a burst of lock
  * contention does not). Not while paused: no record may be written then, and a paused
  * tick costs next to nothing.

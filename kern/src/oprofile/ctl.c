@@ -21,7 +21,6 @@
 #include "error.h"
 
 #define CTL_MAXARGS	12
-#define CTL_LINE	160
 
 typedef int (*ctl_fn)(int argc, char **argv, char *err, size_t errlen);
 
@@ -288,6 +287,19 @@ static int ctl_discard(int argc, char **argv, char *err, size_t errlen)
 	return 0;
 }
 
+/* Any context: disarm fault and say whether it was armed (oprofile.h). */
+bool oprof_fault_take(unsigned fault)
+{
+	uint32_t old = __atomic_load_n(&oprof.faults, __ATOMIC_RELAXED);
+
+	/* armed by "inject" and taken under the session lock (worker), but the glue asks too */
+	while (old & fault)
+		if (__atomic_compare_exchange_n(&oprof.faults, &old, old & ~fault, false,
+						__ATOMIC_RELAXED, __ATOMIC_RELAXED))
+			return true;
+	return false;
+}
+
 /* "inject WHAT": arm a failure for a test (oprofile.h, OPROF_FAULT_*). */
 static int ctl_inject(int argc, char **argv, char *err, size_t errlen)
 {
@@ -347,11 +359,11 @@ static const struct ctl_cmd set_cmd = { "SETTING", "SETTING VALUE", NULL, ctl_se
 /* Split line into words in buf; returns the count, or -1 if the line is too long. */
 static int ctl_split(const char *line, char *buf, char **argv)
 {
-	size_t len = strnlen(line, CTL_LINE);
+	size_t len = strnlen(line, OPROF_CTL_LINE);
 	int argc = 0;
 	char *p;
 
-	if (len >= CTL_LINE)
+	if (len >= OPROF_CTL_LINE)
 		return -1;
 	memcpy(buf, line, len + 1);
 	for (p = buf; *p;) {
@@ -379,21 +391,19 @@ static const struct ctl_cmd *ctl_find(const char *name)
 /* Append "name name ..." of both tables to buf (size n, NUL terminated). */
 static void ctl_names(char *buf, size_t n)
 {
-	size_t o = strlen(buf);
+	struct sbuf sb = { .buf = buf, .n = n, .len = strlen(buf) };
 
-#define PUT(...) (o += (size_t)snprintf(o < n ? buf + o : NULL, o < n ? n - o : 0, __VA_ARGS__))
-	PUT("commands:");
+	sbuf_printf(&sb, "commands:");
 	for (size_t i = 0; i < ARRAY_SIZE(cmds); i++)
-		PUT(" %s", cmds[i].name);
-	PUT("; settings:");
+		sbuf_printf(&sb, " %s", cmds[i].name);
+	sbuf_printf(&sb, "; settings:");
 	for (size_t i = 0; i < ARRAY_SIZE(settings); i++)
-		PUT(" %s", settings[i].name);
-#undef PUT
+		sbuf_printf(&sb, " %s", settings[i].name);
 }
 
 int oprof_ctl(const char *line, char *err, size_t errlen)
 {
-	char buf[CTL_LINE], *argv[CTL_MAXARGS];
+	char buf[OPROF_CTL_LINE], *argv[CTL_MAXARGS];
 	int argc = ctl_split(line, buf, argv), rc;
 	const struct ctl_cmd *cmd;
 
@@ -422,33 +432,36 @@ int oprof_ctl(const char *line, char *err, size_t errlen)
 	return rc;
 }
 
+/* One setting's help line: what it is, its range, its start option, its value. */
+static void ctl_help_setting(struct sbuf *sb, const struct ctl_setting *st)
+{
+	uint64_t v = 0, max = st->max ? st->max : oprof.next.maxhz;
+
+	memcpy(&v, (const char *)&oprof.next + st->off, st->wide ? 8 : 4);
+	if (st->names)
+		sbuf_printf(sb, "    %-12s %s, %s or %s; start %s [%s]\n", st->name, st->what,
+			    st->names[0], st->names[1], st->opt, st->names[v]);
+	else if (st->size)
+		sbuf_printf(sb, "    %-12s %s, %luK..%luG [%luK]\n", st->name, st->what,
+			    (unsigned long)(st->min >> 10), (unsigned long)(st->max >> 30),
+			    (unsigned long)(v >> 10));
+	else
+		sbuf_printf(sb, "    %-12s %s, %lu..%lu%s%s [%lu]\n", st->name, st->what,
+			    (unsigned long)st->min, (unsigned long)max, st->opt ? "; start " : "",
+			    st->opt ? st->opt : "", (unsigned long)v);
+}
+
 size_t oprof_ctl_help(char *buf, size_t n)
 {
-	size_t o = 0;
+	struct sbuf sb = { .buf = buf, .n = n, .len = 0 };
 
-#define PUT(...) (o += (size_t)snprintf(o < n ? buf + o : NULL, o < n ? n - o : 0, __VA_ARGS__))
 	if (n)
 		buf[0] = '\0';
 	for (size_t i = 0; i < ARRAY_SIZE(cmds); i++)
-		PUT("  %-58s %s\n", cmds[i].usage, cmds[i].help);
-	PUT("  SETTING VALUE: the next session's default (the current one in brackets)\n");
-	for (size_t i = 0; i < ARRAY_SIZE(settings); i++) {
-		const struct ctl_setting *st = &settings[i];
-		uint64_t v = 0, max = st->max ? st->max : oprof.next.maxhz;
-
-		memcpy(&v, (const char *)&oprof.next + st->off, st->wide ? 8 : 4);
-		if (st->names)
-			PUT("    %-12s %s, %s or %s; start %s [%s]\n", st->name, st->what,
-			    st->names[0], st->names[1], st->opt, st->names[v]);
-		else if (st->size)
-			PUT("    %-12s %s, %luK..%luG [%luK]\n", st->name, st->what,
-			    (unsigned long)(st->min >> 10), (unsigned long)(st->max >> 30),
-			    (unsigned long)(v >> 10));
-		else
-			PUT("    %-12s %s, %lu..%lu%s%s [%lu]\n", st->name, st->what,
-			    (unsigned long)st->min, (unsigned long)max, st->opt ? "; start " : "",
-			    st->opt ? st->opt : "", (unsigned long)v);
-	}
-#undef PUT
-	return o;
+		sbuf_printf(&sb, "  %-58s %s\n", cmds[i].usage, cmds[i].help);
+	sbuf_printf(&sb, "  SETTING VALUE: the next session's default (the current one in "
+		    "brackets)\n");
+	for (size_t i = 0; i < ARRAY_SIZE(settings); i++)
+		ctl_help_setting(&sb, &settings[i]);
+	return sb.len;
 }

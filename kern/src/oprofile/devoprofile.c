@@ -57,7 +57,7 @@ static int ctlfile_open(struct chan *c, int omode)
 static long ctlfile_write(struct chan *c, const void *buf, size_t n, uint64_t off)
 {
 	const char *p = buf, *end = p + n;
-	char line[160];
+	char line[OPROF_CTL_LINE];
 
 	(void)off;
 	while (p < end) {

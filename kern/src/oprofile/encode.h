@@ -3,10 +3,9 @@
  * a rec_* function here, the kernel's counterpart of user/stream.c, which decodes them.
  *
  * rec_* fill a record of the given type at p, which the caller reserved (exactly the
- * record's length) in a block it owns; they run in any context. The record writer (recw)
- * packs the kernel's own records -- the session header, thread names at start, losses the
- * worker tells, snapshot marks, the closing statistics -- into pool blocks and queues each
- * on the stream when it is full or finished: session lock held.
+ * record's length) in a block it owns; they run in any context and read no session
+ * state. The record writer (recw, stream.c) packs the kernel's own records into pool
+ * blocks and queues each on the stream when it is full or finished: session lock held.
  */
 #ifndef OPROF_ENCODE_H
 #define OPROF_ENCODE_H
@@ -74,14 +73,31 @@ struct salvage {
 	uint64_t threads;			/* OPF_THREAD records */
 	uint64_t lost[OPF_LOST_NREASONS];	/* what its OPF_LOST records told */
 	uint64_t ev[OPF_EV_N];			/* scheduler events, by kind */
-	uint64_t events;			/* their sum */
 };
 /* Any context: count what a block about to leave the stream unread held (see encode.c). */
 void rec_salvage(const struct block *b, struct salvage *sv);
 
+/* Blocks that left the stream unread, for one reason (overwritten, dropped). */
+struct blk_gone {
+	uint64_t blocks;
+	uint64_t samples;	/* their OPF_SAMPLE records */
+	uint64_t truncated;	/* of those, with OPF_F_TRUNCATED */
+	uint64_t depth_cut;	/* of those, with OPF_F_DEPTH */
+	uint64_t threads;	/* their OPF_THREAD records */
+	uint64_t ev[OPF_EV_N];	/* their scheduler events, by kind */
+};
 /*
- * The writer of the kernel's own blocks (core OPF_CORE_STREAM): session lock held. A
- * block is framed like a core's, its header filled when it is queued (outq_put).
+ * The salvaged-block bookkeeping: b will never be read. Adds it to *gone, and the losses
+ * its OPF_LOST records told to unreported[] (to be told again), setting *pending (if not
+ * NULL) when there were any. The caller is the only writer of all three. Returns b's
+ * samples.
+ */
+uint64_t blk_salvage(const struct block *b, struct blk_gone *gone,
+		     uint64_t unreported[OPF_LOST_NREASONS], uint32_t *pending);
+
+/*
+ * The writer of the kernel's own blocks (core OPF_CORE_STREAM, stream.c): session lock
+ * held. A block is framed like a core's, its header filled when it is queued (stream_put).
  */
 enum recw_mode {
 	RECW_CAPPED,	/* a new block only under the output cap (else the record is lost) */
@@ -98,12 +114,5 @@ void *recw_reserve(struct recw *w, uint32_t len);
 /* Queue the last block on the stream. */
 void recw_finish(struct recw *w);
 void *recw_reserve_for(void *w, uint32_t len);	/* rec_reserve_fn over a recw */
-
-/* Records that read the session's state: session lock held. */
-bool rec_session(uint64_t tsc);		/* fill oprof.header, queue it; false: no memory */
-bool rec_drops(struct recw *w, int core);	/* OPF_DROP for the core's untold drops */
-bool rec_core_end(struct recw *w, int core, uint64_t tsc);	/* its OPF_LOST, OPF_CORE_END */
-bool rec_sched_end(struct recw *w, int core);	/* events: its OPF_SCHED_END */
-bool rec_session_end(struct recw *w, uint64_t tsc, uint16_t flags);
 
 #endif

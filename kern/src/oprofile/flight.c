@@ -5,10 +5,9 @@
  * A core's full ring is its window: in this mode the core itself is the ring's consumer
  * too, so the window never leaves the core between snapshots. At a block switch with the
  * window full (cur included, cfg.window blocks), the core reuses the oldest block of its
- * window (flight_hot_reuse): that block's samples are counted overwritten (and the block,
- * whose sequence number then never reaches the stream, in fr.ow_blocks), its OPF_LOST
- * records are counted unreported again (so the stream still tells every loss), its
- * OPF_THREAD records counted as overwritten.
+ * window (flight_hot_reuse): the block (whose sequence number then never reaches the
+ * stream), its samples and its OPF_THREAD records are counted overwritten (fr.gone), its
+ * OPF_LOST records unreported again, so the stream still tells every loss.
  *
  * A snapshot must cut every window consistently without a lock or a fence on the hot
  * path, so the ctl thread asks (oprof.snap_gen, which only grows, across sessions too) and
@@ -39,20 +38,9 @@
 struct block *flight_hot_reuse(struct opcore *c)
 {
 	struct block *b = ring_get(&c->buf.full);
-	struct salvage sv;
 
-	if (!b)
-		return NULL;
-	rec_salvage(b, &sv);
-	for (unsigned r = 0; r < OPF_LOST_NREASONS; r++)
-		if (sv.lost[r])
-			hot_unreported(c, r, sv.lost[r]);
-	cnt_add(&c->fr.threads_ow, sv.threads);
-	cnt_add(&c->fr.ev_ow, sv.events);
-	cnt_add(&c->fr.overwritten, sv.samples);
-	cnt_add(&c->fr.ow_truncated, sv.truncated);
-	cnt_add(&c->fr.ow_depth, sv.depth_cut);
-	cnt_add(&c->fr.ow_blocks, 1);
+	if (b)
+		blk_salvage(b, &c->fr.gone, c->lrep.unreported, &c->lrep.pending);
 	return b;
 }
 
@@ -89,10 +77,10 @@ void flight_handover_here(void *arg)
 	struct opcore *c = arg;
 	uint32_t gen = __atomic_load_n(&oprof.snap_gen, __ATOMIC_ACQUIRE);
 
-	if (hot_begin(c)) {
+	if (hot_thread_enter(c)) {
 		if (__atomic_load_n(&c->fr.ack, __ATOMIC_ACQUIRE) != gen)
 			flight_handover(c, gen);
-		hot_end(c);
+		hot_thread_leave(c);
 	}
 }
 
@@ -151,7 +139,7 @@ static void flight_dump(uint64_t seq)
 	recw_finish(&w);
 	for (int i = 0; i < oprof.ncores; i++)
 		worker_drain_ring(&opcores[i], &opcores[i].fr.snap);
-	worker_report_drops(false);
+	stream_report_drops();
 	flight_mark(OPF_SNAP_END, seq);
 	oprof.snapshots = seq;
 }

@@ -17,11 +17,12 @@
  *
  * Contexts, and the re-entry guard. Whoever writes into a core's buffers -- its sampling
  * interrupt (timer or NMI), or a thread on that core with interrupts off (thread names,
- * a flight-recorder hand-over) -- does so between hot_begin and hot_end, which set and
- * clear nest. Interrupts are off in all of them, so only an NMI can land inside another:
- * an NMI that finds nest set walks the stack with its own scratch and leaves the sample in
- * pend (or, if pend is taken, counts it in pend.overflow), touching nothing else; the
- * writer it interrupted records it on its way out (hot_end). nest and pend are the core's
+ * a flight-recorder hand-over) -- does so between hot_enter and hot_leave (a thread:
+ * hot_thread_enter and hot_thread_leave), which set and clear nest. Interrupts are off
+ * in all of them, so only an NMI can land inside another: an NMI that finds nest set walks
+ * the stack with its own scratch and leaves the sample in pend (or, if pend is taken,
+ * counts it in pend.overflow), touching nothing else; the writer it interrupted records
+ * it on its way out (hot_leave). nest and pend are the core's
  * own, so plain loads and stores ordered against the compiler (signal fences) suffice.
  *
  * The gate: on says the core may record. The ctl thread sets it with release once the
@@ -60,7 +61,7 @@ static inline bool hot_on(struct opcore *c)
 }
 
 /* n more lost samples (or records) of reason for the next OPF_LOST records to tell. */
-void hot_unreported(struct opcore *c, unsigned reason, uint64_t n)
+static void hot_unreported(struct opcore *c, unsigned reason, uint64_t n)
 {
 	c->lrep.unreported[reason] += n;
 	c->lrep.pending = 1;
@@ -80,10 +81,7 @@ static inline uint16_t hot_core(const struct opcore *c)
 /* b becomes cur: empty but for its header, taken at tsc. */
 static void hot_block_begin(struct opcore *c, struct block *b, uint64_t tsc)
 {
-	block_reset(b);
-	b->wp += BLK_HDR;	/* filled by hot_push */
-	b->aux = 0;
-	b->flags = 0;
+	blk_frame(b);		/* the header is filled by hot_push */
 	b->stamp = tsc;
 	c->buf.cur = b;
 }
@@ -97,7 +95,7 @@ bool hot_push(struct opcore *c)
 {
 	struct block *b = c->buf.cur;
 	struct opf_block *h = (struct opf_block *)b->base;
-	struct salvage sv;
+	struct blk_gone g = { 0 };
 
 	rec_block(h, hot_core(c), b->aux, cnt_get(&c->cnt.blocks), (uint32_t)BLEN(b));
 	NMI_POINT();
@@ -106,17 +104,15 @@ bool hot_push(struct opcore *c)
 		cnt_add(&c->cnt.blocks, 1);
 		return true;
 	}
-	rec_salvage(b, &sv);
-	cnt_add(&c->cnt.written, -sv.samples);
-	cnt_add(&c->cnt.truncated, -sv.truncated);
-	cnt_add(&c->cnt.depth_cut, -sv.depth_cut);
-	cnt_add(&c->cnt.threads, -sv.threads);
-	cnt_add(&c->cnt.threads_lost, sv.threads);
-	hot_lose(c, OPF_LOST_OTHER, sv.samples);
-	sched_events_salvaged(c, &sv);
-	for (unsigned r = 0; r < OPF_LOST_NREASONS; r++)
-		if (sv.lost[r])
-			hot_unreported(c, r, sv.lost[r]);
+	/* never pushed: what it held was never written, its samples are lost */
+	blk_salvage(b, &g, c->lrep.unreported, &c->lrep.pending);
+	cnt_add(&c->cnt.written, -g.samples);
+	cnt_add(&c->cnt.truncated, -g.truncated);
+	cnt_add(&c->cnt.depth_cut, -g.depth_cut);
+	cnt_add(&c->cnt.threads, -g.threads);
+	cnt_add(&c->cnt.threads_lost, g.threads);
+	hot_lose(c, OPF_LOST_OTHER, g.samples);
+	sched_events_unwritten(c, &g);
 	hot_block_begin(c, b, b->stamp);
 	return false;
 }
@@ -416,7 +412,8 @@ static inline void hot_leave(struct opcore *c)
 	}
 }
 
-bool hot_begin(struct opcore *c)
+/* A thread on the core, interrupts off: enter the guard if the core records. */
+bool hot_thread_enter(struct opcore *c)
 {
 	if (!hot_on(c))
 		return false;
@@ -424,7 +421,7 @@ bool hot_begin(struct opcore *c)
 	return true;
 }
 
-void hot_end(struct opcore *c)
+void hot_thread_leave(struct opcore *c)
 {
 	hot_leave(c);
 }
@@ -506,7 +503,7 @@ void oprof_thread_created(uint32_t tid, int core, const char *name)
 	uint64_t tsc = tsc_read();
 	void *t;
 
-	if (hot_begin(c)) {
+	if (hot_thread_enter(c)) {
 		t = hot_reserve(c, rec_thread_len(name), tsc);
 		NMI_POINT();
 		if (t) {
@@ -515,7 +512,7 @@ void oprof_thread_created(uint32_t tid, int core, const char *name)
 		} else {
 			cnt_add(&c->cnt.threads_lost, 1);
 		}
-		hot_end(c);
+		hot_thread_leave(c);
 	}
 	irq_restore(irq);
 }

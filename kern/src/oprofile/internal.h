@@ -5,27 +5,29 @@
  *	hotpath.c	the sampling interrupt on each core: reserve, record, push, switch
  *	budget.c	the overhead budget: a core over it halves its own rate
  *	flight.c	the flight recorder: windows, their handover, snapshot dumps
- *	opcore.c	the ctl side of a core's state: set-up, quiesce, tear-down, totals
- *	encode.c	the stream encoder: every record the profiler writes is built there
+ *	opcore.c	the ctl side of a core's state: set-up, quiesce, tear-down, accounting
+ *	encode.c	the record builders: every record the profiler writes is built there
+ *	stream.c	the stream writer: the output queue, the kernel's own records on it
  *	pool.c		the pool of recycled blocks
  *	worker.c	the core-0 worker: cores' full blocks to the stream, empty ones back
- *	session.c	the state machine, the session lock, start and stop
+ *	session.c	the state machine, start and stop
  *	ctl.c		the command language of /dev/oprofilectl (one table)
  *	reader.c	/dev/oprofile's reader
- *	stat.c		/dev/oprofilestat
+ *	stat.c		/dev/oprofilestat (two tables), and the text buffer sbuf
  *	backtrace.c	the frame-pointer walk
- *	sched_events.c	scheduler and lock events (schedev.h) into the cores' blocks
- *	glue.c, devoprofile.c	the kernel side: alarms, threads, device files
+ *	sampler.c	the kernel side: the sampling source (timer or NMI), missed periods
+ *	glue.c, devoprofile.c	the kernel side: hooks, the worker thread, device files
  *
  * Names say who may call: hot_* run on the core whose state they touch, interrupts off
- * (its sampling interrupt, or a thread on that core between hot_enter and hot_exit);
- * worker_*, session_*, opcore_*, flight_* (but flight_hot_*), ctl_* and the stat file
- * run in a thread with the session lock held; reader_* in the reader's thread; pool_*
- * in any thread; rec_* fill a record in memory the caller owns, in any context.
+ * (its sampling interrupt, or a thread on that core between hot_enter and hot_leave);
+ * worker_*, session_*, stream_*, recw_*, opcore_*, flight_* (but flight_hot_*), ctl_* and
+ * the stat file run in a thread with the session lock held; reader_* in the reader's
+ * thread; pool_* in any thread; rec_* and blk_* touch only memory the caller owns (a
+ * record, a block, counters it alone writes), in any context.
  *
  * Ownership of the shared state (see each file's opening comment for the why):
  *	struct opcore, hot half		written only by its core between hot_enter and
- *					hot_exit; read by the ctl thread after
+ *					hot_leave; read by the ctl thread after
  *					opcore_quiesce, counters by anyone with cnt_get.
  *	struct opcore, worker half	written only with the session lock held.
  *	struct oprof_global		written with the session lock held; the hot path reads
@@ -83,6 +85,18 @@ static inline void flag_set(uint32_t *p, uint32_t v)
 static inline bool blk_empty(const struct block *b)
 {
 	return BLEN(b) <= BLK_HDR;
+}
+
+/*
+ * b emptied and framed: its OPF_BLOCK header reserved (filled when it is queued), no flags,
+ * no samples counted (aux: a core's block counts its samples there).
+ */
+static inline void blk_frame(struct block *b)
+{
+	block_reset(b);
+	b->wp += BLK_HDR;
+	b->flags = 0;
+	b->aux = 0;
 }
 
 /*
@@ -145,7 +159,7 @@ struct opcore {
 	/*
 	 * The gate and the re-entry guard (hotpath.c). on: the ctl thread lets the core record
 	 * (release; the core reads it with acquire). nest: a writer (a tick, or a thread on
-	 * this core writing a record) is between hot_begin and hot_end; an NMI that finds it
+	 * this core writing a record) is between hot_enter and hot_leave; an NMI that finds it
 	 * set leaves its sample in pend for that writer instead of touching the buffers.
 	 */
 	uint32_t on;
@@ -190,12 +204,13 @@ struct opcore {
 
 	/*
 	 * Scheduler events (sched_events.c): written by the core inside its writer guard,
-	 * read with cnt_get. lost[OUTPUT_FULL] is the worker's (w.ev_dropped).
+	 * read with cnt_get. Those in blocks that left unread are in fr.gone.ev (overwritten)
+	 * and w.gone.ev (dropped: lost OUTPUT_FULL).
 	 */
 	struct {
 		uint64_t taken;			/* events while on */
 		uint64_t written[OPF_EV_N];	/* records written into blocks, by kind */
-		uint64_t lost[OPF_LOST_NREASONS];
+		uint64_t lost[OPF_LOST_NREASONS];	/* NO_BLOCK, PAUSED, OTHER */
 		uint32_t defer_kick;		/* an event is being written: kick by irq work */
 	} ev;
 
@@ -213,12 +228,7 @@ struct opcore {
 		struct ring snap;
 		uint32_t seen;		/* last oprof.snap_gen this core handed its window for */
 		uint32_t ack;		/* = seen once the window is in snap; release */
-		uint64_t overwritten;	/* samples in blocks reused for newer */
-		uint64_t ow_truncated;	/* truncated samples among them */
-		uint64_t ow_depth;	/* depth-cut samples among them */
-		uint64_t ow_blocks;	/* blocks reused */
-		uint64_t threads_ow;	/* OPF_THREAD records in reused blocks */
-		uint64_t ev_ow;		/* scheduler events in reused blocks */
+		struct blk_gone gone;	/* blocks reused for newer: overwritten */
 	} fr;
 
 	/* The overhead budget (budget.c). */
@@ -239,14 +249,9 @@ struct opcore {
 
 	/* The worker's half (worker.c): session lock held. */
 	struct {
-		uint64_t dropped_samples;	/* lost OUTPUT_FULL */
-		uint64_t dropped_truncated;	/* truncated samples among them */
-		uint64_t dropped_depth;		/* depth-cut samples among them */
-		uint64_t dropped_blocks;
+		struct blk_gone gone;		/* dropped blocks: samples lost OUTPUT_FULL */
 		uint64_t unlisted;		/* dropped blocks no OPF_DROP will name */
 		uint64_t unlisted_samples;	/* their samples */
-		uint64_t threads_dropped;	/* OPF_THREAD records in dropped blocks */
-		uint64_t ev_dropped;		/* scheduler events in dropped blocks */
 		uint64_t unreported[OPF_LOST_NREASONS];	/* OPF_LOST of dropped blocks */
 		struct drop_run runs[DROP_RUNS];	/* drops not yet told */
 		uint32_t nruns;
@@ -259,6 +264,7 @@ struct opcore {
 } __aligned(CACHELINE);
 
 struct oprof_global {
+	struct qlock lock;		/* the session lock (session.c) */
 	const struct oprof_hooks *hooks;
 	struct oprof_cfg cfg;		/* the session's settings; constant while it runs */
 	struct oprof_cfg next;		/* settings for the next session */
@@ -294,23 +300,37 @@ struct oprof_global {
 extern struct oprof_global oprof;
 extern struct opcore opcores[MAX_CPUS];
 
-/* session.c: the session lock (sleeping) serializes ctl, worker passes and stat. */
-void session_lock(void);
-void session_unlock(void);
-bool session_active(void);	/* RUNNING or PAUSED */
+/* The session lock (sleeping) serializes ctl, worker passes and stat (session.c). */
+static inline void session_lock(void)
+{
+	qlock(&oprof.lock);
+}
+
+static inline void session_unlock(void)
+{
+	qunlock(&oprof.lock);
+}
+
+/* RUNNING or PAUSED; any context. */
+static inline bool session_active(void)
+{
+	uint32_t s = flag_get(&oprof.state);
+
+	return s == OPROF_RUNNING || s == OPROF_PAUSED;
+}
 
 /* hotpath.c: for the other hot_* and flight_hot_* code on the same core. */
 void *hot_reserve_slow(struct opcore *c, uint32_t len, uint64_t tsc);
 bool hot_push(struct opcore *c);
 bool hot_write_marks(struct opcore *c, uint64_t tsc);
-void hot_unreported(struct opcore *c, unsigned reason, uint64_t n);
 /* A thread on the core, interrupts off: bracket writing into the core's buffers. */
-bool hot_begin(struct opcore *c);
-void hot_end(struct opcore *c);
+bool hot_thread_enter(struct opcore *c);	/* false: the core does not record */
+void hot_thread_leave(struct opcore *c);
 
 /* sched_events.c: the hooks a session with events registers (hooks->sched_events). */
 const struct schedev_ops *sched_events_ops(void);
-void sched_events_salvaged(struct opcore *c, const struct salvage *sv);
+/* On the core, in its writer: a block it could not push took these events with it. */
+void sched_events_unwritten(struct opcore *c, const struct blk_gone *g);
 
 /* budget.c */
 void budget_reset(struct opcore *c);
@@ -329,9 +349,50 @@ void opcore_enable(struct opcore *c);
 void opcore_disable(struct opcore *c);
 void opcore_flush_partial(struct opcore *c);
 void opcore_teardown(struct opcore *c);
-uint64_t opcore_delivered(struct opcore *c);
-uint64_t opcore_truncated(struct opcore *c);
-uint64_t opcore_depth_cut(struct opcore *c);
+
+/*
+ * One core's accounting view: every count the closing records (OPF_CORE_END), the stat
+ * file (and so `oprofile stat`) report, in the stat file's order. A row: the field, which
+ * is also its stat name (cpuN.NAME), and how opcore_account reads it from c. Rows that are
+ * counters of a running core are read with relaxed loads: each exact, not one instant.
+ * After stop, taken == delivered + lost_* + overwritten. A new counter is one row here.
+ */
+#define OPCORE_ACCT(X)								\
+	X(taken, cnt_get(&c->cnt.taken))					\
+	X(delivered, acct_delivered(c))						\
+	X(lost_noblock, cnt_get(&c->cnt.lost[OPF_LOST_NO_BLOCK]))		\
+	X(lost_outfull, c->w.gone.samples)					\
+	X(lost_paused, cnt_get(&c->cnt.lost[OPF_LOST_PAUSED]))			\
+	X(lost_other, cnt_get(&c->cnt.lost[OPF_LOST_OTHER]))			\
+	X(overwritten, cnt_get(&c->fr.gone.samples))				\
+	X(truncated, acct_truncated(c))						\
+	X(blocks, cnt_get(&c->cnt.blocks))					\
+	X(blocks_dropped, c->w.gone.blocks)					\
+	X(emptyq, c->buf.empty.slot ? ring_count(&c->buf.empty) : 0)		\
+	X(emptyq_target, c->w.target)						\
+	X(window_blocks, c->buf.full.slot && oprof.cfg.snapshot ?		\
+	  ring_count(&c->buf.full) : 0)						\
+	X(blocks_overwritten, cnt_get(&c->fr.gone.blocks))			\
+	X(blocks_unlisted, c->w.unlisted)					\
+	X(depth_cut, acct_depth_cut(c))						\
+	X(marks_lost, cnt_get(&c->cnt.marks_lost))				\
+	X(threads, cnt_get(&c->cnt.threads))					\
+	X(threads_lost, cnt_get(&c->cnt.threads_lost))				\
+	X(threads_dropped, c->w.gone.threads)					\
+	X(threads_overwritten, cnt_get(&c->fr.gone.threads))			\
+	X(hz, flag_get(&c->bud.hz))						\
+	X(throttles, cnt_get(&c->bud.throttles))				\
+	X(raises, cnt_get(&c->bud.raises))					\
+	X(load_permille, cnt_get(&c->bud.load_pm))				\
+	X(missed, cnt_get(&c->cnt.missed))
+
+struct opcore_acct {
+#define OPCORE_ACCT_FIELD(name, expr)	uint64_t name;
+	OPCORE_ACCT(OPCORE_ACCT_FIELD)
+#undef OPCORE_ACCT_FIELD
+};
+/* Session lock held: c's accounting view into *a. */
+void opcore_account(struct opcore *c, struct opcore_acct *a);
 
 /* pool.c: recycled blocks (any thread). */
 void pool_setup(size_t bsize, uint64_t max);
@@ -343,13 +404,17 @@ void pool_stats(uint64_t *allocated, uint64_t *pooled, uint64_t *max);
 /* worker.c (session lock held) */
 void worker_init(void);
 void worker_kick(void);		/* any context, NMI included */
-void outq_put(struct block *b);
 void worker_drain(void);
 void worker_drain_ring(struct opcore *c, struct ring *r);
-void worker_report_drops(bool closing);
 void worker_refill(void);
 uint32_t worker_start_target(void);
-void worker_close_stream(void);
+
+/* stream.c (session lock held): the output queue and the kernel's own records on it */
+void stream_put(struct block *b);	/* one of the kernel's own blocks, its header filled */
+bool stream_session(uint64_t tsc);	/* fill oprof.header, queue it; false: no memory */
+void stream_report_drops(void);		/* OPF_DROP, OPF_LOST for what drops took */
+bool stream_session_end(struct recw *w, uint64_t tsc, uint16_t flags);
+void stream_close(void);		/* the closing records; the stream's end */
 
 /* session.c: transitions, session lock held (ctl.c checks the state first) */
 int session_start(const struct oprof_cfg *cfg, char *err, size_t errlen);
@@ -358,6 +423,15 @@ void session_pause(bool pause);
 void session_flush(void);
 void session_discard(void);
 const char *session_state_name(uint32_t state);
+
+/* stat.c: a text of unknown length into a buffer of n bytes. */
+struct sbuf {
+	char *buf;
+	size_t n;	/* size of buf */
+	size_t len;	/* length of the whole text so far (may exceed n) */
+};
+/* Append; past the end of buf only the length grows (buf stays NUL terminated). */
+__printf(2, 3) void sbuf_printf(struct sbuf *sb, const char *fmt, ...);
 
 /* reader.c */
 bool reader_is_open(void);

@@ -6,7 +6,7 @@
  * is not recording: before opcore_enable, or after opcore_disable and the glue's stop
  * (hooks->stop_sampling), which guarantees that no writer is inside the core's hot path
  * or will enter it. From then on the ctl thread may act as the core (push its cur, hand
- * its window over).
+ * its window over). opcore_account alone also runs while the core records: it only reads.
  */
 #include "internal.h"
 #include "error.h"
@@ -25,11 +25,10 @@ static void opcore_reset(struct opcore *c)
 	c->buf.starving = 0;
 	c->buf.kicked_pass = flag_get(&oprof.pass_gen) - 1;
 	memset(&c->cnt, 0, sizeof(c->cnt));
+	memset(&c->ev, 0, sizeof(c->ev));
 	memset(&c->lrep, 0, sizeof(c->lrep));
 	c->fr.seen = c->fr.ack = flag_get(&oprof.snap_gen);
-	c->fr.overwritten = c->fr.ow_truncated = c->fr.ow_depth = 0;
-	c->fr.ow_blocks = c->fr.threads_ow = c->fr.ev_ow = 0;
-	memset(&c->ev, 0, sizeof(c->ev));
+	memset(&c->fr.gone, 0, sizeof(c->fr.gone));
 	budget_reset(c);
 	memset(&c->w, 0, sizeof(c->w));
 	c->w.tsc = tsc_read();
@@ -134,24 +133,31 @@ void opcore_teardown(struct opcore *c)
 	opcore_free_ring(&c->fr.snap);
 }
 
-/* Samples of c in the stream, or on their way there. */
-uint64_t opcore_delivered(struct opcore *c)
+/* Samples of c in the stream, or on their way there: neither overwritten nor dropped. */
+static uint64_t acct_delivered(struct opcore *c)
 {
-	uint64_t ow = cnt_get(&c->fr.overwritten);	/* first: never more than written */
+	uint64_t ow = cnt_get(&c->fr.gone.samples);	/* first: never more than written */
 
-	return cnt_get(&c->cnt.written) - ow - c->w.dropped_samples;
+	return cnt_get(&c->cnt.written) - ow - c->w.gone.samples;
 }
 
-uint64_t opcore_truncated(struct opcore *c)
+static uint64_t acct_truncated(struct opcore *c)
 {
-	uint64_t ow = cnt_get(&c->fr.ow_truncated);
+	uint64_t ow = cnt_get(&c->fr.gone.truncated);
 
-	return cnt_get(&c->cnt.truncated) - ow - c->w.dropped_truncated;
+	return cnt_get(&c->cnt.truncated) - ow - c->w.gone.truncated;
 }
 
-uint64_t opcore_depth_cut(struct opcore *c)
+static uint64_t acct_depth_cut(struct opcore *c)
 {
-	uint64_t ow = cnt_get(&c->fr.ow_depth);
+	uint64_t ow = cnt_get(&c->fr.gone.depth_cut);
 
-	return cnt_get(&c->cnt.depth_cut) - ow - c->w.dropped_depth;
+	return cnt_get(&c->cnt.depth_cut) - ow - c->w.gone.depth_cut;
+}
+
+void opcore_account(struct opcore *c, struct opcore_acct *a)
+{
+#define OPCORE_ACCT_READ(name, expr)	a->name = (expr);
+	OPCORE_ACCT(OPCORE_ACCT_READ)
+#undef OPCORE_ACCT_READ
 }

@@ -5,8 +5,8 @@
  * Contexts: every hook runs on the core the event happens on, interrupts off -- the thread
  * the core switched to (on_switch), the waker, thread or interrupt handler (on_wake), the
  * thread or core that took a contended lock (on_lock) -- never in an NMI. Each writes one
- * record into that core's current block through the hot path's writer guard (hot_begin /
- * hot_end): no lock, no allocation, no sleeping, and an NMI that lands inside leaves its
+ * record into that core's current block through the hot path's writer guard
+ * (hot_thread_enter / hot_thread_leave): no lock, no allocation, no sleeping, and an NMI that lands inside leaves its
  * sample in pend for us to record on the way out, as it does for any writer.
  *
  * Two hazards the guard alone does not cover:
@@ -24,8 +24,8 @@
  * events rely on NMI-mode stop waiting for thread-context writers too.
  *
  * Accounting, per core, like samples: taken = written (by kind) + lost[NO_BLOCK, PAUSED,
- * OTHER]; of the written, lost[OUTPUT_FULL] were in blocks the worker dropped (w.ev_dropped)
- * and fr.ev_ow in blocks the flight recorder reused. OPF_SCHED_END carries them.
+ * OTHER]; of the written, lost[OUTPUT_FULL] were in blocks the worker dropped (w.gone.ev)
+ * and fr.gone.ev in blocks the flight recorder reused. OPF_SCHED_END carries them.
  */
 #include "internal.h"
 
@@ -56,7 +56,7 @@ static struct opcore *ev_begin(void)
 		ev_lose(c, OPF_LOST_PAUSED);
 		return NULL;
 	}
-	if (!hot_begin(c)) {
+	if (!hot_thread_enter(c)) {
 		ev_lose(c, OPF_LOST_OTHER);
 		return NULL;
 	}
@@ -66,7 +66,7 @@ static struct opcore *ev_begin(void)
 
 static void ev_end(struct opcore *c)
 {
-	hot_end(c);
+	hot_thread_leave(c);
 	c->ev.defer_kick = 0;
 }
 
@@ -201,13 +201,11 @@ const struct schedev_ops *sched_events_ops(void)
 	return &ops;
 }
 
-/*
- * A block left the stream unread by the hot path (ring full: its events are lost OTHER,
- * no longer written). Called on the core, inside its writer.
- */
-void sched_events_salvaged(struct opcore *c, const struct salvage *sv)
+/* A block the core could not push (hot_push): its events were never written, but lost. */
+void sched_events_unwritten(struct opcore *c, const struct blk_gone *g)
 {
-	for (unsigned k = 0; k < OPF_EV_N; k++)
-		cnt_add(&c->ev.written[k], -sv->ev[k]);
-	cnt_add(&c->ev.lost[OPF_LOST_OTHER], sv->events);
+	for (unsigned k = 0; k < OPF_EV_N; k++) {
+		cnt_add(&c->ev.written[k], -g->ev[k]);
+		cnt_add(&c->ev.lost[OPF_LOST_OTHER], g->ev[k]);
+	}
 }

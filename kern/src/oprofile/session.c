@@ -1,5 +1,6 @@
 /*
- * Sessions: the state machine, the session lock and the session's start and stop.
+ * Sessions: the state machine and the session's start and stop (the session lock, oprof.lock,
+ * is internal.h's).
  *
  *	IDLE --start--> RUNNING <--pause/resume--> PAUSED
  *	RUNNING, PAUSED --stop--> STOPPING --(closing records queued)--> DRAINING
@@ -26,18 +27,6 @@
 
 struct oprof_global oprof;
 
-static struct qlock session_qlock;
-
-void session_lock(void)
-{
-	qlock(&session_qlock);
-}
-
-void session_unlock(void)
-{
-	qunlock(&session_qlock);
-}
-
 const char *session_state_name(uint32_t state)
 {
 	static const char *const names[] = {
@@ -51,28 +40,9 @@ const char *session_state_name(uint32_t state)
 	return state < ARRAY_SIZE(names) ? names[state] : "?";
 }
 
-bool oprof_fault_take(unsigned fault)
-{
-	uint32_t old = __atomic_load_n(&oprof.faults, __ATOMIC_RELAXED);
-
-	/* armed and taken under the session lock (ctl, worker), but the glue asks too */
-	while (old & fault)
-		if (__atomic_compare_exchange_n(&oprof.faults, &old, old & ~fault, false,
-						__ATOMIC_RELAXED, __ATOMIC_RELAXED))
-			return true;
-	return false;
-}
-
-bool session_active(void)
-{
-	uint32_t s = flag_get(&oprof.state);
-
-	return s == OPROF_RUNNING || s == OPROF_PAUSED;
-}
-
 void oprof_init(const struct oprof_hooks *hooks)
 {
-	qlock_init_named(&session_qlock, "oprof session");
+	qlock_init_named(&oprof.lock, "oprof session");
 	rendez_init(&oprof.snap_r);
 	worker_init();
 	oprof.hooks = hooks;
@@ -185,11 +155,26 @@ static void session_free_reserve(void)
 	}
 }
 
-/* Take back everything a failed start handed out. No core is recording. */
-static void session_undo(void)
+/* Start or stop the session's scheduler events, if it asked for them (sched_events.c). */
+static void session_events(bool on)
+{
+	if (oprof.cfg.events && oprof.hooks && oprof.hooks->sched_events)
+		oprof.hooks->sched_events(on ? sched_events_ops() : NULL);
+}
+
+/*
+ * Take back everything a failed start handed out: the cores stopped (sampling: the source
+ * was started, so stop it too, which waits out every writer), their blocks, the reserve.
+ */
+static void session_undo(bool sampling)
 {
 	struct block *b;
 
+	session_events(false);
+	for (int i = 0; i < oprof.ncores; i++)
+		opcore_disable(&opcores[i]);
+	if (sampling && oprof.hooks && oprof.hooks->stop_sampling)
+		oprof.hooks->stop_sampling();
 	for (int i = 0; i < oprof.ncores; i++)
 		opcore_teardown(&opcores[i]);
 	session_free_reserve();
@@ -232,23 +217,9 @@ static int session_size(const struct oprof_cfg *cfg, char *err, size_t errlen)
 	return 0;
 }
 
-/*
- * Session lock held, state IDLE, cfg checked. The cores are enabled before the live threads
- * are listed, so a thread created meanwhile is named at least once (maybe twice).
- */
-/* Start or stop the session's scheduler events, if it asked for them (sched_events.c). */
-static void session_events(bool on)
+/* A new session's state from cfg, before anything is allocated. */
+static void session_reset(const struct oprof_cfg *cfg)
 {
-	if (oprof.cfg.events && oprof.hooks && oprof.hooks->sched_events)
-		oprof.hooks->sched_events(on ? sched_events_ops() : NULL);
-}
-
-int session_start(const struct oprof_cfg *cfg, char *err, size_t errlen)
-{
-	struct recw w = { .mode = RECW_FORCED };
-	struct thread_walk tw = { .w = &w };
-	int rc;
-
 	oprof.cfg = *cfg;
 	oprof.ncores = MIN(ncpus(), MAX_CPUS);
 	oprof.stale_ticks = (uint64_t)cfg->stale * cfg->period_ms * (tsc_hz() / 1000);
@@ -263,18 +234,47 @@ int session_start(const struct oprof_cfg *cfg, char *err, size_t errlen)
 	flag_set(&oprof.paused, 0);
 	flag_set(&oprof.wait_ms, cfg->period_ms);
 	qreopen(oprof.outq);
+}
+
+/* Start the sampling source; 0, or -errno with the message in err. */
+static int session_arm(const struct oprof_cfg *cfg, char *err, size_t errlen)
+{
+	int rc = oprof.hooks && oprof.hooks->start_sampling ?
+		oprof.hooks->start_sampling(cfg->hz, cfg->source) : 0;
+
+	if (rc == -ENODEV && cfg->source == OPF_SRC_NMI)
+		snprintf(err, errlen, "oprofile: cannot sample by NMI: this machine has no "
+			 "NMI timer (HPET); use -m timer");
+	else if (rc < 0)
+		snprintf(err, errlen, "oprofile: cannot start sampling: %s", strerror(rc));
+	return rc;
+}
+
+/*
+ * Session lock held, state IDLE, cfg checked. The cores are enabled before the live threads
+ * are listed, so a thread created meanwhile is named at least once (maybe twice).
+ */
+int session_start(const struct oprof_cfg *cfg, char *err, size_t errlen)
+{
+	struct recw w = { .mode = RECW_FORCED };
+	struct thread_walk tw = { .w = &w };
+	int rc;
+
+	session_reset(cfg);
 	if ((rc = session_size(cfg, err, errlen)) < 0) {
-		session_undo();
+		session_undo(false);
 		return rc;
 	}
-	for (int i = 0; i < oprof.ncores; i++) {
-		if ((rc = opcore_setup(&opcores[i])) < 0)
-			goto fail;
-	}
+	for (int i = 0; i < oprof.ncores && rc == 0; i++)
+		rc = opcore_setup(&opcores[i]);
 	tw.tsc = tsc_read();
-	rc = -ENOMEM;
-	if (!rec_session(tw.tsc))
-		goto fail;
+	if (rc == 0 && !stream_session(tw.tsc))
+		rc = -ENOMEM;
+	if (rc < 0) {
+		session_undo(false);
+		snprintf(err, errlen, "oprofile: cannot start: %s", strerror(rc));
+		return rc;
+	}
 	for (int i = 0; i < oprof.ncores; i++)
 		opcore_enable(&opcores[i]);
 	session_events(true);
@@ -282,32 +282,13 @@ int session_start(const struct oprof_cfg *cfg, char *err, size_t errlen)
 		oprof.hooks->foreach_thread(session_thread, &tw);
 	recw_finish(&w);
 	flag_set(&oprof.state, OPROF_RUNNING);
-	rc = oprof.hooks && oprof.hooks->start_sampling ?
-		oprof.hooks->start_sampling(cfg->hz, cfg->source) : 0;
-	if (rc < 0) {
-		if (rc == -ENODEV && cfg->source == OPF_SRC_NMI)
-			snprintf(err, errlen, "oprofile: cannot sample by NMI: this machine has no "
-				 "NMI timer (HPET); use -m timer");
-		else
-			snprintf(err, errlen, "oprofile: cannot start sampling: %s", strerror(rc));
-		session_events(false);
-		for (int i = 0; i < oprof.ncores; i++)
-			opcore_disable(&opcores[i]);
-		if (oprof.hooks && oprof.hooks->stop_sampling)
-			oprof.hooks->stop_sampling();	/* also waits out every writer */
-		session_undo();
+	if ((rc = session_arm(cfg, err, errlen)) < 0) {
+		session_undo(true);
 		return rc;
 	}
 	if (tw.nomem)
 		printk("oprofile: out of memory naming threads; some are unnamed\n");
 	return 0;
-fail:
-	for (int i = 0; i < oprof.ncores; i++)
-		opcore_disable(&opcores[i]);
-	recw_finish(&w);
-	session_undo();
-	snprintf(err, errlen, "oprofile: cannot start: %s", strerror(rc));
-	return rc;
 }
 
 /*
@@ -328,7 +309,7 @@ void session_stop(void)
 		flight_stop();	/* nothing recorded is thrown away */
 	else
 		worker_drain();
-	worker_close_stream();
+	stream_close();
 	for (int i = 0; i < oprof.ncores; i++)
 		opcore_teardown(&opcores[i]);
 	session_free_reserve();
@@ -372,11 +353,9 @@ void session_discard(void)
 	if (eos && reader_in_session(oprof.session_id)) {
 		struct recw w = { .eos = true };
 
-		block_reset(eos);
-		eos->wp += BLK_HDR;
-		eos->flags = 0;
+		blk_frame(eos);
 		w.b = eos;
-		rec_session_end(&w, tsc_read(), OPF_SE_DISCARDED);
+		stream_session_end(&w, tsc_read(), OPF_SE_DISCARDED);
 		recw_finish(&w);
 	} else {
 		pool_put(eos);

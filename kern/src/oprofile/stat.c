@@ -11,17 +11,15 @@
  * core's current rate (lower than hz once throttled), load_permille the hot path's share
  * of its time over the last budget window, missed the timer expiries it was too late for.
  * Per-core lines stay until the next start.
+ *
+ * Two tables are the whole file: the session's lines (stat_global) and every core's, which
+ * are the rows of its accounting view (OPCORE_ACCT, internal.h) -- the same numbers the
+ * closing records carry. A new line is a row.
  */
 #include "internal.h"
 
-struct sbuf {
-	char *buf;
-	size_t n;	/* size of buf */
-	size_t len;	/* length of the whole text so far (may exceed n) */
-};
-
 /* Append; past the end of buf only the length grows (buf stays NUL terminated). */
-static __printf(2, 3) void putf(struct sbuf *sb, const char *fmt, ...)
+void sbuf_printf(struct sbuf *sb, const char *fmt, ...)
 {
 	size_t room = sb->len < sb->n ? sb->n - sb->len : 0;
 	va_list ap;
@@ -34,88 +32,91 @@ static __printf(2, 3) void putf(struct sbuf *sb, const char *fmt, ...)
 		sb->len += (size_t)k;
 }
 
-static void put(struct sbuf *sb, const char *name, uint64_t v)
+/* A line: "name value", the value a number or, if str is set, a word. */
+struct stat_line {
+	const char *name;
+	uint64_t v;
+	const char *str;
+};
+
+static void put_lines(struct sbuf *sb, const char *prefix, const struct stat_line *l, size_t n)
 {
-	putf(sb, "%s %lu\n", name, (unsigned long)v);
+	for (size_t i = 0; i < n; i++) {
+		if (l[i].str)
+			sbuf_printf(sb, "%s%s %s\n", prefix, l[i].name, l[i].str);
+		else
+			sbuf_printf(sb, "%s%s %lu\n", prefix, l[i].name, (unsigned long)l[i].v);
+	}
 }
 
-static void put_cpu(struct sbuf *sb, int core, const char *what, uint64_t v)
-{
-	char name[40];
-
-	snprintf(name, sizeof(name), "cpu%d.%s", core, what);
-	put(sb, name, v);
-}
+/* Every core's lines: the fields of struct opcore_acct, in its order. */
+static const struct {
+	const char *name;
+	size_t off;
+} acct_rows[] = {
+#define STAT_ACCT_ROW(name, expr)	{ #name, offsetof(struct opcore_acct, name) },
+	OPCORE_ACCT(STAT_ACCT_ROW)
+#undef STAT_ACCT_ROW
+};
 
 static void stat_cpu(struct sbuf *sb, int i)
 {
-	struct opcore *c = &opcores[i];
+	struct stat_line l[ARRAY_SIZE(acct_rows)];
+	struct opcore_acct a;
+	char prefix[16];
 
-	put_cpu(sb, i, "taken", cnt_get(&c->cnt.taken));
-	put_cpu(sb, i, "delivered", opcore_delivered(c));
-	put_cpu(sb, i, "lost_noblock", cnt_get(&c->cnt.lost[OPF_LOST_NO_BLOCK]));
-	put_cpu(sb, i, "lost_outfull", c->w.dropped_samples);
-	put_cpu(sb, i, "lost_paused", cnt_get(&c->cnt.lost[OPF_LOST_PAUSED]));
-	put_cpu(sb, i, "lost_other", cnt_get(&c->cnt.lost[OPF_LOST_OTHER]));
-	put_cpu(sb, i, "overwritten", cnt_get(&c->fr.overwritten));
-	put_cpu(sb, i, "truncated", opcore_truncated(c));
-	put_cpu(sb, i, "blocks", cnt_get(&c->cnt.blocks));
-	put_cpu(sb, i, "blocks_dropped", c->w.dropped_blocks);
-	put_cpu(sb, i, "emptyq", c->buf.empty.slot ? ring_count(&c->buf.empty) : 0);
-	put_cpu(sb, i, "emptyq_target", c->w.target);
-	put_cpu(sb, i, "window_blocks",
-		c->buf.full.slot && oprof.cfg.snapshot ? ring_count(&c->buf.full) : 0);
-	put_cpu(sb, i, "blocks_overwritten", cnt_get(&c->fr.ow_blocks));
-	put_cpu(sb, i, "blocks_unlisted", c->w.unlisted);
-	put_cpu(sb, i, "depth_cut", opcore_depth_cut(c));
-	put_cpu(sb, i, "marks_lost", cnt_get(&c->cnt.marks_lost));
-	put_cpu(sb, i, "threads", cnt_get(&c->cnt.threads));
-	put_cpu(sb, i, "threads_lost", cnt_get(&c->cnt.threads_lost));
-	put_cpu(sb, i, "threads_dropped", c->w.threads_dropped);
-	put_cpu(sb, i, "threads_overwritten", cnt_get(&c->fr.threads_ow));
-	put_cpu(sb, i, "hz", flag_get(&c->bud.hz));
-	put_cpu(sb, i, "throttles", cnt_get(&c->bud.throttles));
-	put_cpu(sb, i, "raises", cnt_get(&c->bud.raises));
-	put_cpu(sb, i, "load_permille", cnt_get(&c->bud.load_pm));
-	put_cpu(sb, i, "missed", cnt_get(&c->cnt.missed));
+	opcore_account(&opcores[i], &a);
+	for (size_t k = 0; k < ARRAY_SIZE(acct_rows); k++) {
+		l[k].name = acct_rows[k].name;
+		memcpy(&l[k].v, (const char *)&a + acct_rows[k].off, sizeof(uint64_t));
+		l[k].str = NULL;
+	}
+	snprintf(prefix, sizeof(prefix), "cpu%d.", i);
+	put_lines(sb, prefix, l, ARRAY_SIZE(l));
 }
 
+/* The session's lines; idle, the settings are the next session's. */
 static void stat_global(struct sbuf *sb)
 {
 	uint32_t state = flag_get(&oprof.state);
 	const struct oprof_cfg *cfg = state == OPROF_IDLE ? &oprof.next : &oprof.cfg;
 	uint64_t alloc, pooled, max;
 
-	putf(sb, "state %s\n", session_state_name(state));
 	pool_stats(&alloc, &pooled, &max);
-	put(sb, "session", oprof.session_id);
-	put(sb, "ncores", (uint64_t)oprof.ncores);
-	put(sb, "hz", cfg->hz);
-	put(sb, "depth", cfg->depth);
-	put(sb, "block_bytes", cfg->block_bytes);
-	put(sb, "period_ms", cfg->period_ms);
-	put(sb, "stale", cfg->stale);
-	put(sb, "emptydepth", cfg->emptydepth);
-	putf(sb, "mode %s\n", cfg->snapshot ? "snapshot" : "stream");
-	putf(sb, "source %s\n", cfg->source == OPF_SRC_NMI ? "nmi" : "timer");
-	put(sb, "window", cfg->window);
-	put(sb, "snapshots", oprof.snapshots);
-	put(sb, "budget", cfg->budget);
-	put(sb, "maxhz", cfg->maxhz);
-	put(sb, "outq_bytes", qlen(oprof.outq));
-	put(sb, "outq_blocks", qblocks(oprof.outq));
-	/* the cap bounds outq_mem: the memory the queued blocks really hold (BMEM) */
-	put(sb, "outq_mem", qmem(oprof.outq));
-	put(sb, "outq_cap", state == OPROF_IDLE ? cfg->cap : oprof.cap);	/* in effect */
-	put(sb, "cap_setting", cfg->cap);
-	put(sb, "marks_lost", oprof.marks_lost);
-	put(sb, "stream_bytes", oprof.stream_bytes);
-	put(sb, "blocks_alloc", alloc);
-	put(sb, "blocks_max", max);
-	put(sb, "blocks_pooled", pooled);
-	put(sb, "blocks_inflight", alloc - pooled);
-	put(sb, "blocks_dropped", oprof.blocks_dropped);
-	put(sb, "reader", reader_is_open());
+	const struct stat_line l[] = {
+		{ "state", 0, session_state_name(state) },
+		{ "session", oprof.session_id, NULL },
+		{ "ncores", (uint64_t)oprof.ncores, NULL },
+		{ "hz", cfg->hz, NULL },
+		{ "depth", cfg->depth, NULL },
+		{ "block_bytes", cfg->block_bytes, NULL },
+		{ "period_ms", cfg->period_ms, NULL },
+		{ "stale", cfg->stale, NULL },
+		{ "emptydepth", cfg->emptydepth, NULL },
+		{ "mode", 0, cfg->snapshot ? "snapshot" : "stream" },
+		{ "source", 0, cfg->source == OPF_SRC_NMI ? "nmi" : "timer" },
+		{ "window", cfg->window, NULL },
+		{ "snapshots", oprof.snapshots, NULL },
+		{ "budget", cfg->budget, NULL },
+		{ "maxhz", cfg->maxhz, NULL },
+		{ "outq_bytes", qlen(oprof.outq), NULL },
+		{ "outq_blocks", qblocks(oprof.outq), NULL },
+		/* the cap bounds outq_mem: the memory the queued blocks really hold (BMEM) */
+		{ "outq_mem", qmem(oprof.outq), NULL },
+		/* the cap in effect */
+		{ "outq_cap", state == OPROF_IDLE ? cfg->cap : oprof.cap, NULL },
+		{ "cap_setting", cfg->cap, NULL },
+		{ "marks_lost", oprof.marks_lost, NULL },
+		{ "stream_bytes", oprof.stream_bytes, NULL },
+		{ "blocks_alloc", alloc, NULL },
+		{ "blocks_max", max, NULL },
+		{ "blocks_pooled", pooled, NULL },
+		{ "blocks_inflight", alloc - pooled, NULL },
+		{ "blocks_dropped", oprof.blocks_dropped, NULL },
+		{ "reader", reader_is_open(), NULL },
+	};
+
+	put_lines(sb, "", l, ARRAY_SIZE(l));
 }
 
 size_t oprof_stat_text(char *buf, size_t n)

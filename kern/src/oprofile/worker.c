@@ -30,9 +30,9 @@
  * of samples still has room to say so; the closing records come from blocks set aside at
  * start. The limit counts the queued blocks' memory, not just their data.
  *
- * At stop, ctl runs the drain one last time and worker_close_stream appends the closing
- * records. outq_put queues the kernel's own blocks (encode.c's record writer), filling
- * their headers: writer OPF_CORE_STREAM, one sequence number after another.
+ * At stop, ctl runs the drain one last time and the stream writer (stream.c) appends the
+ * closing records. The worker calls the stream writer (the drops it reports); nothing there
+ * calls back.
  */
 #include "internal.h"
 
@@ -92,28 +92,6 @@ void oprof_worker_pass(void)
 	session_unlock();
 }
 
-/*
- * Queue one of the kernel's own blocks on the stream, as its mode allowed it (encode.c);
- * outq is never hung up, so qiwrite_block cannot fail. The session header is unframed.
- */
-void outq_put(struct block *b)
-{
-	size_t len = BLEN(b);
-
-	if (!(b->flags & BLK_SESSION) && blk_empty(b) && !(b->flags & BLK_EOS)) {
-		pool_put(b);
-		return;
-	}
-	if (!(b->flags & BLK_SESSION))
-		rec_block((struct opf_block *)b->base, OPF_CORE_STREAM, 0, oprof.stream_seq++,
-			  (uint32_t)len);
-	if (qiwrite_block(oprof.outq, b) < 0) {
-		pool_put(b);
-		return;
-	}
-	oprof.stream_bytes += len;
-}
-
 /* Note the drop of block seq (samples) of c in its runs, or count it unlisted. */
 static void worker_note_drop(struct opcore *c, uint64_t seq, uint64_t samples)
 {
@@ -137,18 +115,9 @@ static void worker_note_drop(struct opcore *c, uint64_t seq, uint64_t samples)
 static void worker_drop(struct opcore *c, struct block *b)
 {
 	const struct opf_block *h = (const void *)b->base;
-	struct salvage sv;
+	uint64_t samples = blk_salvage(b, &c->w.gone, c->w.unreported, NULL);
 
-	rec_salvage(b, &sv);
-	c->w.threads_dropped += sv.threads;
-	c->w.ev_dropped += sv.events;
-	c->w.dropped_samples += sv.samples;
-	c->w.dropped_truncated += sv.truncated;
-	c->w.dropped_depth += sv.depth_cut;
-	for (unsigned r = 0; r < OPF_LOST_NREASONS; r++)
-		c->w.unreported[r] += sv.lost[r];
-	worker_note_drop(c, h->seq, sv.samples);
-	c->w.dropped_blocks++;
+	worker_note_drop(c, h->seq, samples);
 	oprof.blocks_dropped++;
 	pool_put(b);
 }
@@ -172,26 +141,11 @@ void worker_drain_ring(struct opcore *c, struct ring *r)
 	}
 }
 
-/* OPF_DROP and OPF_LOST for what drops took from the stream, while they fit the cap. */
-void worker_report_drops(bool closing)
-{
-	struct recw w = { .mode = closing ? RECW_RESERVED : RECW_CAPPED };
-
-	for (int i = 0; i < oprof.ncores; i++) {
-		struct opcore *c = &opcores[i];
-
-		if (!rec_drops(&w, i) ||
-		    !rec_lost_all(c->w.unreported, (uint16_t)i, tsc_read(), recw_reserve_for, &w))
-			break;
-	}
-	recw_finish(&w);
-}
-
 void worker_drain(void)
 {
 	for (int i = 0; i < oprof.ncores; i++)
 		worker_drain_ring(&opcores[i], &opcores[i].buf.full);
-	worker_report_drops(false);
+	stream_report_drops();
 }
 
 /*
@@ -262,29 +216,4 @@ void worker_refill(void)
 			}
 		}
 	}
-}
-
-/*
- * Stop, after every core is stopped and drained: the closing records, from the blocks
- * set aside at start, the last of them marked as the end of the stream.
- */
-void worker_close_stream(void)
-{
-	struct recw w = { .mode = RECW_RESERVED, .eos = true };
-	uint64_t tsc = tsc_read();
-	int i;
-
-	for (i = 0; i < oprof.ncores; i++)
-		if (!rec_core_end(&w, i, tsc) || (oprof.cfg.events && !rec_sched_end(&w, i)))
-			break;
-	if (i == oprof.ncores)
-		rec_session_end(&w, tsc, 0);
-	if (!w.b && (w.b = pool_get(true))) {	/* nothing written: the end still needs a block */
-		block_reset(w.b);
-		w.b->wp += BLK_HDR;
-		w.b->flags = 0;
-	}
-	if (!w.b)
-		qhangup(oprof.outq);	/* no memory at all: end of file when the queue empties */
-	recw_finish(&w);
 }

@@ -1,0 +1,320 @@
+/*
+ * The sampling source: per-core alarms (timer) or the arch's NMI source, and the clock
+ * that counts missed periods. Kernel-only; glue.c hands these to the profiler as hooks.
+ *
+ * Sampling by timer: each core has its own periodic alarm (alarm.c), which runs
+ * sample_alarm in that core's timer interrupt; it turns the trap frame and the current
+ * thread into a struct oprof_tick and hands it to the portable hot path. Alarms can only
+ * be armed and cancelled on their own core, so start and stop run a short thread on every
+ * core (the "arm" and "disarm" threads) and join them all: once every disarm thread has
+ * run, no core is inside sample_alarm or will enter it again.
+ *
+ * A core never takes two samples back to back: if, after a tick, its next expiry is already
+ * due (the tick, or the emulator running the core, was slower than the period), the alarm
+ * is moved a whole period past now. Otherwise an overloaded core would stay in its timer
+ * interrupt (alarm_interrupt runs every due expiry before returning), starving its threads
+ * -- on core 0, the worker, which then starves every core of empty blocks. The overhead
+ * budget (budget.c) lowers such a core's rate through sampler_set_rate, which re-arms the
+ * core's alarm with the longer period from inside the alarm's own callback.
+ *
+ * Missed ticks are counted by the clock, not by the alarm: a core armed for T at period p
+ * owes T / p ticks (summed over its rates), and whatever it did not take it missed --
+ * skipped by alarm_interrupt, moved out by the rule above, or lost to a core held off
+ * (interrupts off; under emulation or a hypervisor, its virtual CPU not running, even in
+ * the middle of a tick). So taken + missed is the periods the core was armed for, exactly,
+ * however the delays fell. The count is recomputed (a division) only on a tick that was
+ * late, and once more at disarm for OPF_CORE_END.missed.
+ *
+ * Sampling by NMI (source OPF_SRC_NMI, "-m nmi"): the arch's NMI source (arch.h) delivers
+ * every period of the session's rate to every core, interrupts on or off, and calls
+ * nmi_sample there. A core whose budget lowered its rate samples every div-th period
+ * (sampler_set_rate, called from inside nmi_sample, only changes div: nothing to re-arm).
+ * Missed periods are counted by the clock as above: a period a core was held off for
+ * entirely (its virtual CPU not running; an NMI that found the last one still in
+ * progress) is missed. Nothing in NMI context may take a lock: the worker's kick goes
+ * through the arch's irq work (glue.c), and stop is arch_nmi_stop, which returns when no
+ * core is in nmi_sample any more.
+ *
+ * Contexts: sampler_start and sampler_stop in the ctl thread (session lock held);
+ * sampler_set_rate on the core, inside its tick; sampler_by_nmi anywhere.
+ */
+#include "alarm.h"
+#include "cpu.h"
+#include "error.h"
+#include "abi/oprofile.h"
+#include "oprofile.h"
+#include "sampler.h"
+#include "sched.h"
+#include "thread.h"
+
+/*
+ * One per core; written only on that core (by its alarm, its arm and disarm threads, or its
+ * NMI handler), or by start and stop while nothing samples.
+ */
+struct sampler {
+	struct alarm alarm;
+	uint64_t period;	/* TSC ticks between samples at the core's current rate */
+	uint64_t seg_start;	/* TSC at which the alarm was armed with this period */
+	uint64_t seg_periods;	/* periods owed at the core's earlier rates */
+	uint64_t ticks;		/* samples taken since arming */
+	uint64_t missed;	/* periods owed - ticks, as last computed */
+	uint64_t alarm_missed;	/* timer: alarm.missed when missed was last computed */
+	uint64_t last;		/* NMI: TSC of the last sample */
+	uint32_t div;		/* NMI: sample every div-th period (the session's rate / ours) */
+	uint32_t skip;		/* NMI: periods to let pass before the next sample */
+} __aligned(CACHELINE);
+
+static struct sampler samplers[MAX_CPUS];
+static uint64_t sample_period;		/* TSC ticks between samples at the session's rate */
+static uint32_t sample_hz;		/* the session's rate */
+static bool by_nmi;			/* this session samples by NMI (set while none runs) */
+
+/* On s's core: periods owed up to now, less the ticks taken (0 if ahead by a partial one). */
+static uint64_t sampler_missed(struct sampler *s, uint64_t now)
+{
+	uint64_t owed = s->seg_periods + (now - s->seg_start) / s->period;
+
+	return owed > s->ticks ? owed - s->ticks : 0;
+}
+
+/*
+ * The tick for the context tf interrupted on this core. Interrupt or NMI context: cur may be
+ * NULL (a core just online) or already the next thread while fp is still in the last one's
+ * stack (mid swtch); the walk is bounded by cur's stack, so it then stops at once.
+ */
+static void tick_from(struct oprof_tick *tick, const struct trapframe *tf, struct cpu *c)
+{
+	struct thread *t = c->cur;
+
+	/* every field stored once (a compound literal would clear the struct first) */
+	tick->tsc = tsc_read();
+	tick->pc = tf_pc(tf);
+	tick->fp = tf_fp(tf);
+	tick->tid = (uint32_t)thread_tid(t);
+	tick->core = (uint16_t)c->id;
+	tick->flags = t == c->idle && READ_ONCE(c->in_idle) ? OPF_F_IDLE : 0;
+	tick->missed = 0;
+	if (t) {
+		thread_stack(t, &tick->stack_lo, &tick->stack_hi);
+		tick->leaf_ret = arch_unlinked_return(tick->pc, tf_sp(tf), tick->stack_lo,
+						      tick->stack_hi);
+	} else {
+		tick->stack_lo = tick->stack_hi = tick->leaf_ret = 0;
+	}
+}
+
+/* Timer interrupt on the alarm's core, interrupts off. */
+static void sample_alarm(struct alarm *a, struct trapframe *tf)
+{
+	struct cpu *c = this_cpu();
+	struct sampler *s = &samplers[c->id];
+	struct oprof_tick tick;
+	uint64_t now;
+
+	tick_from(&tick, tf, c);
+	s->ticks++;
+	/* late by a period or more: alarm_interrupt skipped expiries, or the last tick moved */
+	if (a->missed != s->alarm_missed) {
+		s->alarm_missed = a->missed;
+		s->missed = sampler_missed(s, tick.tsc);
+	}
+	tick.missed = s->missed;
+	oprof_tick_irq(&tick);
+	now = tsc_read();
+	if (alarm_armed(a) && a->deadline <= now) {
+		alarm_set(a, now + s->period, s->period);
+		s->alarm_missed = ~0ull;	/* the next tick recounts */
+	}
+}
+
+/*
+ * NMI context, on every core at every period of the session's rate (arch_nmi_start), any
+ * interrupt state: a sample every div-th period. A period late by half a period or more
+ * (one or more missed) recounts the missed ones.
+ */
+static void nmi_sample(const struct trapframe *tf)
+{
+	struct cpu *c = this_cpu();
+	struct sampler *s = &samplers[c->id];
+	struct oprof_tick tick;
+
+	if (s->skip) {
+		s->skip--;
+		return;
+	}
+	s->skip = s->div - 1;
+	tick_from(&tick, tf, c);
+	if (!tf_irq_enabled(tf))
+		tick.flags |= OPF_F_IRQOFF;
+	s->ticks++;
+	if (tick.tsc - s->last >= s->period + s->period / 2)
+		s->missed = sampler_missed(s, tick.tsc);
+	s->last = tick.tsc;
+	tick.missed = s->missed;
+	oprof_tick_irq(&tick);
+}
+
+/*
+ * The set_rate hook: on core, inside sample_alarm (so the alarm is armed here) or nmi_sample.
+ * The periods owed so far are kept at the old rate. By NMI the rate is the session's over
+ * a whole divisor (the budget halves and doubles it).
+ */
+void sampler_set_rate(int core, uint32_t hz)
+{
+	struct sampler *s = &samplers[core];
+	uint64_t now = tsc_read();
+
+	hz = hz ? hz : 1;
+	s->seg_periods += (now - s->seg_start) / s->period;
+	s->seg_start = now;
+	s->period = tsc_hz() / hz;
+	if (by_nmi) {
+		s->div = MAX(1u, (sample_hz + hz / 2) / hz);
+		s->skip = s->div - 1;
+		return;
+	}
+	alarm_set(&s->alarm, now + s->period, s->period);
+}
+
+static void arm_thread(void *arg)
+{
+	struct sampler *s = &samplers[core_id()];
+	unsigned long f = irq_save();
+
+	(void)arg;
+	if (s->alarm.fn && alarm_armed(&s->alarm))
+		alarm_cancel(&s->alarm);	/* never re-initialize an alarm still linked */
+	s->period = sample_period;
+	s->seg_start = tsc_read();
+	s->seg_periods = s->ticks = s->missed = s->alarm_missed = 0;
+	alarm_init(&s->alarm, sample_alarm, NULL);
+	alarm_set(&s->alarm, s->seg_start + s->period, s->period);
+	irq_restore(f);
+}
+
+/* On its core: stop sampling, and tell the profiler every tick this core missed. */
+static void disarm_thread(void *arg)
+{
+	struct sampler *s = &samplers[core_id()];
+	unsigned long f = irq_save();
+
+	(void)arg;
+	/* once per arming: a second disarm (a retry) must not count time since as missed */
+	if (s->alarm.fn && alarm_armed(&s->alarm)) {
+		alarm_cancel(&s->alarm);
+		oprof_missed(core_id(), sampler_missed(s, tsc_read()));
+	}
+	irq_restore(f);
+}
+
+/*
+ * Run fn once on every online core, in a thread there, and wait for all of them. fail_core:
+ * a core whose thread is not created, as if memory were out (OPROF_FAULT_ARM), or -1.
+ */
+static int on_every_core(const char *name, thread_fn fn, int fail_core)
+{
+	struct thread *ts[MAX_CPUS];
+	int n = ncpus(), r = 0;
+
+	for (int i = 0; i < n; i++) {
+		ts[i] = i == fail_core ? NULL : kthread_create(name, i, fn, NULL);
+		if (!ts[i])
+			r = -ENOMEM;
+	}
+	for (int i = 0; i < n; i++)
+		if (ts[i])
+			kthread_join(ts[i]);
+	return r;
+}
+
+/*
+ * Disarm every core, and retry until each core's disarm thread ran: a core left armed
+ * would tick into a stopped session, and its alarm could not be armed again.
+ */
+static void disarm_all(bool fault)
+{
+	int fail = fault ? 0 : -1;
+
+	while (on_every_core("oprof-disarm", disarm_thread, fail) < 0) {
+		fail = -1;
+		thread_sleep_us(10000);
+	}
+}
+
+/* NMI: every core's sampler fresh, then the NMIs (none runs before arch_nmi_start). */
+static int nmi_start(uint32_t hz, bool fault)
+{
+	uint64_t now = tsc_read();
+	int r;
+
+	if (fault)
+		return -ENOMEM;
+	for (int i = 0; i < ncpus(); i++) {
+		struct sampler *s = &samplers[i];
+
+		s->period = sample_period;
+		s->seg_start = s->last = now;
+		s->seg_periods = s->ticks = s->missed = 0;
+		s->div = 1;
+		s->skip = 0;
+	}
+	by_nmi = true;
+	if ((r = arch_nmi_start(hz, nmi_sample)) < 0)
+		by_nmi = false;
+	return r;
+}
+
+/* NMI: once no core samples any more, tell the profiler what each missed. */
+static void nmi_stop(void)
+{
+	uint64_t now;
+
+	arch_nmi_stop();
+	now = tsc_read();
+	for (int i = 0; i < ncpus(); i++)
+		oprof_missed(i, sampler_missed(&samplers[i], now));
+	by_nmi = false;
+}
+
+/* The start_sampling hook: arm every core, or start the NMIs. */
+int sampler_start(uint32_t hz, uint32_t source)
+{
+	bool fault = oprof_fault_take(OPROF_FAULT_ARM);
+	int r;
+
+	if (source != OPF_SRC_TIMER && source != OPF_SRC_NMI)
+		return -ENODEV;
+	sample_period = tsc_hz() / hz;
+	sample_hz = hz;
+	if (source == OPF_SRC_NMI)
+		return nmi_start(hz, fault);
+	r = on_every_core("oprof-arm", arm_thread, fault ? ncpus() - 1 : -1);
+	if (r < 0)
+		disarm_all(fault);
+	return r;
+}
+
+/* The stop_sampling hook: afterwards no core samples, nor will it. */
+void sampler_stop(void)
+{
+	if (by_nmi)
+		nmi_stop();
+	else
+		disarm_all(false);
+}
+
+bool sampler_by_nmi(void)
+{
+	return by_nmi;
+}
+
+/*
+ * The default_source hook. NMIs, where there is a route for them: they sample code that
+ * runs with interrupts off (spinlock sections, interrupt handlers, the scheduler) where it
+ * runs, which the timer cannot -- it only sees that time as missed, and the code that runs
+ * next inherits none of it but looks no worse. The timer where there is none.
+ */
+uint32_t sampler_default_source(void)
+{
+	return arch_nmi_available() ? OPF_SRC_NMI : OPF_SRC_TIMER;
+}
