@@ -508,7 +508,8 @@ int main(int argc, char **argv)
 	}
 	t1 = now();
 	c.ncores = prof.ncores;
-	if (open_symbols(&c, &sym, &defk) || sym_resolve(&sym, &prof.stacks) ||
+	if (open_symbols(&c, &sym, &defk) || (o.offcpu && sched_offcpu_stacks(&prof)) ||
+	    sym_resolve(&sym, &prof.stacks) || (o.offcpu && sched_offcpu_roots(&prof, &sym)) ||
 	    (o.diff ? (rc = run_diff(&c)) < 0 : ctx_aggregate(&c) || (rc = run_reports(&c)) < 0)) {
 		fprintf(stderr, "opreport: out of memory\n");
 		return 1;

@@ -189,6 +189,8 @@ void sched_free(struct sched_data *d)
 	}
 	free(d->sess);
 	free(d->frames);
+	free(d->roots);
+	free(d->root_sess);
 	memset(d, 0, sizeof(*d));
 }
 

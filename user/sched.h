@@ -103,6 +103,9 @@ struct sched_data {
 	uint64_t *frames;
 	size_t nframes, framecap;
 	uint64_t seq;
+	uint32_t *roots;	/* --offcpu stacks: root marker - 1 -> its switch-out event */
+	uint32_t *root_sess;	/* ... and that event's session */
+	uint32_t nroots;
 };
 
 struct profile;
@@ -121,6 +124,15 @@ int sched_any(const struct profile *p);
 
 /* --stats: the events' accounting and the time checks; 0, or 3 when they do not add up. */
 int sched_stats(const struct profile *p, FILE *out);
+
+/*
+ * --offcpu with --folded, --flame or --pprof: replace the profile's stacks by its stretches
+ * off a CPU, each weighing its microseconds, rooted in a synthetic frame naming the reason
+ * ("[sleep]", "[qlock lockpair]"); the roots are named once the symbols are resolved.
+ */
+struct symbols;
+int sched_offcpu_stacks(struct profile *p);
+int sched_offcpu_roots(struct profile *p, struct symbols *sym);
 
 const char *sched_why_name(unsigned why);
 double sched_ms(const struct sched_sess *s, uint64_t ticks);

@@ -95,6 +95,22 @@ check(re.search(r"(?m) qlock lockpair +\d+ lockpair +qlock_wait <- qlock <- lock
                 off) is not None, "--offcpu: lockpair waits for the qlock in lockpair_step")
 check(re.search(r"(?m) io 9p +\d+ shell ", off) is not None, "--offcpu: the shell waits for 9P")
 
+# The off-CPU flame graph's stacks: rooted in the reason, weighing microseconds.
+folded = run("--offcpu", "--folded", sched)
+fw = {}
+for line in folded.splitlines():
+    stack, _, n = line.rpartition(" ")
+    fw[stack] = fw.get(stack, 0) + int(n)
+duty_us = sum(n for k, n in fw.items() if k.startswith("[sleep];") and ";duty_step;" in k)
+check(900000 <= duty_us <= 990000, f"--offcpu --folded: duty asleep {duty_us} us: 900000 (+10%)")
+ql_us = sum(n for k, n in fw.items() if k.startswith("[qlock lockpair];") and ";lockpair_step;" in k)
+check(190000 <= ql_us <= 230000, f"--offcpu --folded: lockpair off for the qlock {ql_us} us: "
+      "200000 (+15%)")
+check(all(k.startswith("[") for k in fw), "--offcpu --folded: every stack is rooted in its reason")
+run("--offcpu", "--flame", share + "/off.svg", sched)
+svg = open(share + "/off.svg").read()
+check("[qlock lockpair]" in svg and "duty_step" in svg, "--offcpu --flame draws the off-CPU graph")
+
 plain = run("--stats", share + "/plain.opf")
 check("Scheduler events" not in plain and "unknown type" not in plain,
       "a session without -e sched has no events")
