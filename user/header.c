@@ -54,6 +54,22 @@ static void totals(const struct profile *p, struct totals *t)
 	}
 }
 
+/*
+ * Marks the kernel could not write or that left with a dropped or overwritten block: a
+ * pause, resume, throttle or snapshot mark the report cannot see, so its pause time, the
+ * weights of a throttled core or a dump's bounds may be off.
+ */
+static void marks_lost_line(const struct profile *p, FILE *out)
+{
+	uint64_t n = 0;
+
+	for (uint32_t i = 0; i < p->nsess; i++)
+		n += p->sess[i].have_end ? p->sess[i].end.marks_lost : 0;
+	if (n)
+		fprintf(out, "WARNING: %" PRIu64 " mark(s) lost (pause, resume, throttle or "
+			"snapshot): pause times and weights may be off\n", n);
+}
+
 void print_hex(FILE *out, const uint8_t *b, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
@@ -138,6 +154,7 @@ static void status_lines(const struct profile *p, const struct totals *t, FILE *
 	}
 	if (conservation_failed(p))
 		fprintf(out, "WARNING: sample accounting does not add up (see --stats)\n");
+	marks_lost_line(p, out);
 }
 
 /* --snapshot N: which dump the report is of. */

@@ -39,7 +39,9 @@ static void usage(FILE *f)
 		"      --folded        folded stacks (root;...;leaf count) for flame graph tools\n"
 		"      --flame FILE    write an SVG flame graph\n"
 		"      --pprof FILE    write a gzipped pprof profile (profile.proto)\n"
-		"      --perf-data FILE  write a perf.data file for perf report, perf script, hotspot\n"
+		"      --perf-data FILE  write a perf.data file for perf report, perf script, hotspot;\n"
+		"                      adds the kernel ELF to perf's build-id cache (~/.debug)\n"
+		"      --no-buildid-cache  with --perf-data: leave the build-id cache alone\n"
 		"      --stats         session and per-core accounting; exit 3 if it does not add up,\n"
 		"                      4 if the stream is incomplete\n"
 		"      --snapshot N    report flight-recorder dump N alone\n"
@@ -79,6 +81,7 @@ static const struct opt_row opt_rows[] = {
 	{ "flame", 0, PATH(flame) },
 	{ "pprof", 0, PATH(pprof) },
 	{ "perf-data", 0, PATH(perf_data) },
+	{ "no-buildid-cache", 0, FLAG(no_buildid_cache) },
 	{ "stats", 0, FLAG(stats) },
 	{ "wall", 0, FLAG(wall) },
 	{ "offcpu", 0, FLAG(offcpu) },
@@ -197,6 +200,8 @@ static int parse_args(int argc, char **argv, struct options *o)
 
 	memset(o, 0, sizeof(*o));
 	o->limit = -1;
+	o->argc = argc;
+	o->argv = argv;
 	opterr = 0;
 	getopt_tables(lopts, shorts);
 	while ((ch = getopt_long(argc, argv, shorts, lopts, NULL)) != -1) {

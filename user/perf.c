@@ -1,37 +1,33 @@
 /*
  * perf.c: --perf-data FILE, called by opreport.c: the profile as a perf.data file (the
- * PERFILE2 format of Linux perf) that `perf report`, `perf script` and hotspot read.
+ * PERFILE2 format of Linux perf) that `perf report`, `perf script`, `perf annotate` and
+ * hotspot read.
  *
  * perf_collect() runs while the stream is read (profile.c calls its hook for every reported
- * sample) and keeps each sample as a PERF_RECORD_SAMPLE in a temporary file: cpu, tid, time
- * (ns since boot, from the sample's TSC), the interrupted pc, the call chain (kernel context,
- * pc, then each return address minus one, so it lies in the calling function) and a period
- * of the nanoseconds it stands for (its weight times the session's period), so perf's
- * overhead matches opreport's weighted shares. report_perf() then writes the file: the header;
- * one attribute (software cpu-clock; sample_id_all, so every record carries pid/tid, time and
- * cpu); the data: a kernel mmap named "[kernel.kallsyms]_text" over the kernel's text, a
- * comm per named thread, the samples; and the build-id feature naming the kernel's build-id,
- * which is how perf finds the ELF (its build-id cache, e.g. `perf buildid-cache -a ELF`).
- * All samples are kernel samples (PERF_RECORD_MISC_KERNEL): the profiled code is the kernel.
+ * sample) and keeps each sample as a PERF_RECORD_SAMPLE in a temporary file: the event's id
+ * (PERF_SAMPLE_IDENTIFIER, first, as perf record writes it), cpu, tid, time (ns since boot,
+ * from the sample's TSC), the interrupted pc, the call chain (kernel context, pc, then each
+ * return address minus one, so it lies in the calling function) and a period of the
+ * nanoseconds it stands for (its weight times the session's period), so perf's overhead
+ * matches opreport's weighted shares. report_perf() then writes the file: the header; one
+ * attribute (software cpu-clock; sample_id_all, so every record carries pid/tid, time, cpu
+ * and the id) with its id list; the data: a kernel mmap named "[kernel.kallsyms]_text" over
+ * the kernel's text, a comm per named thread, the samples; then the feature sections
+ * (perfdata_feat.c), whose build-id is how perf finds the ELF in its build-id cache
+ * (buildid_cache.c puts it there). All samples are kernel samples (PERF_RECORD_MISC_KERNEL):
+ * the profiled code is the kernel.
  */
-#include <linux/perf_event.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "report.h"
+#include "perfdata.h"
 
 #define PERF_MAGIC	0x32454c4946524550ULL	/* "PERFILE2" */
-#define HEADER_BUILD_ID	2			/* the build-id table feature bit */
-#define NAME_ALIGN	64			/* perf pads build-id file names to this */
-#define MISC_BUILD_ID_SIZE (1 << 15)		/* the build-id record says its size */
 #define KERNEL_PID	((uint32_t)-1)		/* perf's pid of the host kernel */
-#define SAMPLE_TYPE	(PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | \
-			 PERF_SAMPLE_PERIOD | PERF_SAMPLE_CALLCHAIN)
-
-struct file_section {
-	uint64_t offset, size;
-};
+#define SAMPLE_TYPE	(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | \
+			 PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD | \
+			 PERF_SAMPLE_CALLCHAIN)
 
 struct file_header {
 	uint64_t magic, size, attr_size;
@@ -39,24 +35,12 @@ struct file_header {
 	uint64_t features[4];		/* 256 feature bits */
 };
 
-struct file_attr {
-	struct perf_event_attr attr;
-	struct file_section ids;
-};
-
-/* What sample_id_all appends to every other record: pid/tid, time, cpu. */
+/* What sample_id_all appends to every other record: pid/tid, time, cpu, the id. */
 struct sample_id {
 	uint32_t pid, tid;
 	uint64_t time;
 	uint32_t cpu, res;
-};
-
-struct build_id_rec {
-	struct perf_event_header header;
-	int32_t pid;
-	uint8_t build_id[20];
-	uint8_t size, res1;
-	uint16_t res2;
+	uint64_t id;
 };
 
 struct perf_samples {
@@ -82,9 +66,10 @@ static int keep_sample(void *arg, const struct session *s, const struct opf_samp
 		       const uint8_t *frames, uint64_t weight)
 {
 	struct perf_samples *ps = arg;
-	uint64_t rec[8 + 2 + OPF_MAX_DEPTH], *r = rec + 1;
+	uint64_t rec[9 + 2 + OPF_MAX_DEPTH], *r = rec + 1;
 	struct perf_event_header eh = { PERF_RECORD_SAMPLE, PERF_RECORD_MISC_KERNEL, 0 };
 
+	*r++ = PERF_SAMPLE_ID_VALUE;
 	*r++ = h->pc;
 	*r++ = (uint64_t)h->tid << 32 | h->tid;
 	*r++ = ns_of(s, h->tsc);
@@ -134,7 +119,7 @@ static void put_rec(FILE *f, uint32_t type, uint16_t misc, const void *body, siz
 {
 	static const uint8_t zero[8];
 	size_t pad = (8 - n % 8) % 8;
-	struct sample_id id = { pid, tid, 0, 0, 0 };
+	struct sample_id id = { pid, tid, 0, 0, 0, PERF_SAMPLE_ID_VALUE };
 	struct perf_event_header h = { type, misc, (uint16_t)(sizeof(h) + n + pad + sizeof(id)) };
 
 	fwrite(&h, sizeof(h), 1, f);
@@ -169,20 +154,6 @@ static void put_comms(const struct profile *p, FILE *f)
 		strcpy(cm.comm, t->name);
 		put_rec(f, PERF_RECORD_COMM, 0, &cm, 8 + strlen(cm.comm) + 1, t->tid, t->tid);
 	}
-}
-
-/* The build-id table: the kernel's, under perf's name for the kernel. */
-static void put_build_id(const struct ctx *c, FILE *f)
-{
-	static const char name[NAME_ALIGN] = "[kernel.kallsyms]";
-	const struct opf_session *h0 = &c->p->sess[0].hdr;
-	struct build_id_rec b = { { 0, PERF_RECORD_MISC_KERNEL | MISC_BUILD_ID_SIZE,
-				    (uint16_t)(sizeof(b) + sizeof(name)) }, -1, { 0 }, 0, 0, 0 };
-
-	b.size = (uint8_t)(h0->build_id_len < 20 ? h0->build_id_len : 20);
-	memcpy(b.build_id, h0->build_id, b.size);
-	fwrite(&b, sizeof(b), 1, f);
-	fwrite(name, sizeof(name), 1, f);
 }
 
 static struct file_attr cpu_clock(const struct ctx *c)
@@ -226,11 +197,24 @@ static void check_id(const struct ctx *c, const char *path)
 			n ? "a truncated" : "no", n);
 }
 
+/* The kernel ELF into perf's build-id cache, when it is the stream's kernel. */
+static void cache_kernel(const struct ctx *c)
+{
+	const struct opf_session *h0 = &c->p->sess[0].hdr;
+	const uint8_t *id;
+	size_t n = c->kernel_path ? sym_build_id(c->sym, &id) : 0;
+
+	if (c->o->no_buildid_cache || !n || n != h0->build_id_len || memcmp(id, h0->build_id, n))
+		return;
+	buildid_cache_add(c->kernel_path, id, n);
+}
+
 int report_perf(const struct ctx *c, const char *path)
 {
 	struct file_header h = { PERF_MAGIC, sizeof(h), sizeof(struct file_attr), { 0, 0 },
-				 { 0, 0 }, { 0, 0 }, { 1ULL << HEADER_BUILD_ID, 0, 0, 0 } };
+				 { 0, 0 }, { 0, 0 }, { 0, 0, 0, 0 } };
 	struct file_attr a = cpu_clock(c);
+	uint64_t id = PERF_SAMPLE_ID_VALUE;
 	struct perf_samples *ps = c->perf;
 	FILE *f = fopen(path, "wb");
 	int rc = -1;
@@ -241,7 +225,8 @@ int report_perf(const struct ctx *c, const char *path)
 		goto out;
 	check_id(c, path);
 	h.attrs = (struct file_section){ sizeof(h), sizeof(a) };
-	h.data.offset = sizeof(h) + sizeof(a);
+	a.ids = (struct file_section){ sizeof(h) + sizeof(a), sizeof(id) };
+	h.data.offset = sizeof(h) + sizeof(a) + sizeof(id);
 	if (fseek(f, (long)h.data.offset, SEEK_SET))
 		goto out;
 	put_mmap(c, ps, f);
@@ -249,16 +234,17 @@ int report_perf(const struct ctx *c, const char *path)
 	if (copy_samples(ps, f))
 		goto out;
 	h.data.size = (uint64_t)ftell(f) - h.data.offset;
-	struct file_section feat = { h.data.offset + h.data.size + sizeof(feat), 0 };
-	feat.size = sizeof(struct build_id_rec) + NAME_ALIGN;
-	fwrite(&feat, sizeof(feat), 1, f);
-	put_build_id(c, f);
+	if (perf_write_features(c, &a.attr, f, h.features))
+		goto out;
 	rewind(f);
 	fwrite(&h, sizeof(h), 1, f);
 	fwrite(&a, sizeof(a), 1, f);
+	fwrite(&id, sizeof(id), 1, f);
 	rc = ferror(f) ? -1 : 0;
 out:
 	if (fclose(f))
 		rc = -1;
+	if (!rc)
+		cache_kernel(c);
 	return rc;
 }

@@ -119,24 +119,29 @@ HANDLER(on_session)
 }
 
 /*
- * The periods a sample stands for: the time since its core's previous sample in periods of the
- * core's current rate, at least 1; more than 1 when ticks were missed (interrupts held off, or
- * the virtual CPU not running), which counting samples would under-weigh. The first sample of
- * a core, and the first after a pause or a gap in its blocks (dropped, overwritten, or gone to
- * another reader), weighs 1: the time before it was not sampled, not missed.
+ * The periods a sample stands for, in periods of the session's rate (opf_session.hz), so
+ * that cores sampling at different rates weigh alike: the time since its core's previous
+ * sample in periods of the core's current rate, at least 1, times the session periods one
+ * of those is (a core throttled to half the rate weighs 2 a sample). More than 1 when ticks
+ * were missed (interrupts held off, or the virtual CPU not running), which counting samples
+ * would under-weigh. The first sample of a core, and the first after a pause or a gap in its
+ * blocks (dropped, overwritten, or gone to another reader), weighs one of its periods: the
+ * time before it was not sampled, not missed.
  *
  * Rounding carries over: acc_tsc is the time the weights so far account for, so a tick taken
  * 0.6 periods late (weight 2) and the next on time (weight 1, not 2 + 1 for 2 periods) leave
  * acc_tsc ahead, and the next late tick absorbs it; acc_tsc never runs more than a period
- * ahead of the latest sample. Over a run, a core's weights add up to its timer periods.
+ * ahead of the latest sample. Over a run, a core's weights add up to the session's periods
+ * it was sampled for.
  */
 static uint64_t sample_weight(const struct session *s, struct core_acct *c, uint64_t tsc)
 {
 	uint64_t period = c->hz ? s->hdr.tsc_hz / c->hz : 0, w = 1;
+	uint64_t scale = c->hz && s->hdr.hz > c->hz ? (s->hdr.hz + c->hz / 2) / c->hz : 1;
 
 	if (!c->acc_tsc || !period) {
 		c->acc_tsc = tsc;
-		return 1;
+		return scale;
 	}
 	if (tsc > c->acc_tsc)
 		w = (tsc - c->acc_tsc + period / 2) / period;
@@ -144,7 +149,7 @@ static uint64_t sample_weight(const struct session *s, struct core_acct *c, uint
 	c->acc_tsc += w * period;
 	if (c->acc_tsc > tsc + period)
 		c->acc_tsc = tsc + period;
-	return w;
+	return w * scale;
 }
 
 /* Count a sample in the block and the dump it belongs to; 1 if it goes to the report. */

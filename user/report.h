@@ -26,6 +26,9 @@ struct options {
 	const char *flame;	/* --flame FILE.svg */
 	const char *pprof;	/* --pprof FILE.pb.gz */
 	const char *perf_data;	/* --perf-data FILE */
+	int no_buildid_cache;	/* --no-buildid-cache: leave perf's build-id cache alone */
+	int argc;		/* the command line, for perf.data's cmdline feature */
+	char **argv;
 };
 
 struct ctx {
@@ -107,6 +110,13 @@ int report_perf(const struct ctx *c, const char *path);
 
 /* --diff: the change per function from base to c (both aggregated over one symbol table). */
 int report_diff(const struct ctx *base, const struct ctx *c, FILE *out);
+
+/*
+ * buildid_cache.c: put the kernel ELF elf (whose build-id is id, n bytes) into the user's perf
+ * build-id cache, as `perf record` and `perf buildid-cache -a` do, plus the kallsyms file
+ * hotspot looks for; says what it added on stderr. Returns 0, or -1 (said on stderr).
+ */
+int buildid_cache_add(const char *elf, const uint8_t *id, size_t n);
 
 /* perf.c: keep every reported sample of p for report_perf (installs p's hook). */
 struct perf_samples *perf_collect(struct profile *p);

@@ -62,11 +62,12 @@ struct oprof_hooks {
 	 */
 	int (*start_sampling)(uint32_t hz, uint32_t source);
 	/*
-	 * Stop sampling and then run something in thread context on every online core
-	 * (for instance a thread that disarms the core's timer). It must not return before
-	 * that has happened everywhere: a thread can only run on a core once nothing there
-	 * has interrupts off -- no sampling interrupt and no oprof_thread_created is left
-	 * inside the hot path -- which is how the profiler knows a stopped core is quiet.
+	 * Stop sampling: return once no core is inside, or will enter, a sampling interrupt
+	 * or NMI (timer: a thread that disarms each core's timer has run there; NMI: no
+	 * core is in its handler). Thread-context writers (oprof_thread_created, on any
+	 * core) the profiler then waits out itself, with on_core on every core: a thread can
+	 * only run on a core once nothing there has interrupts off. Without on_core, this
+	 * hook must also wait for those (run a thread on every core) before returning.
 	 */
 	void (*stop_sampling)(void);
 	/*
@@ -89,7 +90,9 @@ struct oprof_hooks {
 	/*
 	 * Run fn(arg) on core in thread context with interrupts off and return when it did
 	 * (it waits for the core's interrupts to be on). For a core that did not hand its
-	 * flight-recorder window over in time. May be NULL: then the ctl thread waits.
+	 * flight-recorder window over in time, and at stop, to wait out a thread-context
+	 * writer on every core. May be NULL: then the ctl thread waits, and stop_sampling
+	 * must wait out those writers itself.
 	 */
 	void (*on_core)(int core, void (*fn)(void *), void *arg);
 	/*
@@ -117,6 +120,8 @@ struct oprof_hooks {
 #define OPROF_FAULT_DROP_BLOCK	0x1	/* the worker frees a full block and counts nothing */
 #define OPROF_FAULT_ARM		0x2	/* arming the last core fails at the next start, and
 					   so does the first try at disarming core 0 after it */
+#define OPROF_FAULT_NOMEM	0x4	/* the pool refuses the next block it would give
+					   under its limit (pool_get, not forced) */
 bool oprof_fault_take(unsigned fault);
 
 /* Boot, thread context: the profiler's state, its worker on core 0 and its files (glue.c). */
@@ -193,7 +198,9 @@ struct oprof_tick {
 void oprof_tick_irq(const struct oprof_tick *t);
 /*
  * On core, interrupts off, once its sampling timer is disarmed (hooks->stop_sampling):
- * the timer expiries it skipped over the whole session, for OPF_CORE_END.missed. The
+ * the timer expiries it skipped over the whole session (periods owed less the ticks it
+ * delivered), for OPF_CORE_END.missed, to which the profiler adds the ticks it delivered
+ * after the core's gate closed at stop -- so taken + missed is every period owed. The
  * ticks report the running count themselves (oprof_tick.missed).
  */
 void oprof_missed(int core, uint64_t missed);

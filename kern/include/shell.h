@@ -65,6 +65,8 @@ int shell_parse(char *line, struct shell_job *job, const char **why);
 int shell_readline(char *buf, size_t cap);
 
 const struct cmd *shell_lookup(const char *name);	/* NULL when there is none */
+/* The result of the shell's previous line: 0, or the -error it reported. Shell thread only. */
+int shell_last_status(void);
 
 /* Command output (redirectable). */
 int shell_printf(const char *fmt, ...) __printf(1, 2);

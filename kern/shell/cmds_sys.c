@@ -79,6 +79,25 @@ static int cmd_echo(int argc, char **argv)
 }
 SHELL_CMD("echo", "echo [ARGS...]", "print the arguments", cmd_echo);
 
+/* ---- status ---- */
+
+/* The previous line's result, for scripts (scripts/profile): "status 0" when it succeeded,
+ * else "status R" and, for an error (R < 0), its text. */
+static int cmd_status(int argc, char **argv)
+{
+	int r = shell_last_status();
+
+	(void)argv;
+	if (argc != 1)
+		return -EINVAL;
+	if (r < 0)
+		shell_printf("status %d %s\n", r, strerror(r));
+	else
+		shell_printf("status %d\n", r);
+	return 0;
+}
+SHELL_CMD("status", "status", "the result of the previous command: 0 or its error", cmd_status);
+
 /* ---- cpus ---- */
 
 static int cmd_cpus(int argc, char **argv)

@@ -464,6 +464,12 @@ int shell_exec_line(char *line)
 }
 
 static struct thread *shell_thread;
+static int last_status;	/* the last line's result: written and read by the shell thread only */
+
+int shell_last_status(void)
+{
+	return last_status;
+}
 
 /* Console interrupt hook (interrupt context): Ctrl-C interrupts the foreground command. */
 static void shell_ctrl_c(void)
@@ -481,6 +487,6 @@ void shell_run(void)
 	for (;;) {
 		console_puts(PROMPT);
 		if (shell_readline(line, sizeof(line)) >= 0)
-			shell_exec_line(line);
+			last_status = shell_exec_line(line);
 	}
 }

@@ -589,7 +589,8 @@ static void emit_sample(uint32_t core, uint32_t tid, uint16_t flags, const uint6
 	u.s.core = (uint16_t)core;
 	u.s.nframes = nf;
 	u.s.tid = tid;
-	c->next_tsc += period() * gap;
+	/* a throttled core samples at its own rate: each period of it is longer */
+	c->next_tsc += (c->final_hz ? opt.tsc_hz / c->final_hz : period()) * gap;
 	c->missed += gap - 1;
 	u.s.tsc = c->next_tsc;
 	u.s.pc = addr[0];

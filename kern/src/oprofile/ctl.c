@@ -147,7 +147,7 @@ static int ctl_not_running(char *err, size_t errlen)
 /* A whole session's settings must fit together, whichever way they were set. */
 static int cfg_check(const struct oprof_cfg *cfg, char *err, size_t errlen)
 {
-	uint32_t need = opf_sample_len(cfg->depth);
+	uint32_t need = opf_sample_len(cfg->depth) + BLK_HDR;	/* a block's header, and one */
 
 	if (cfg->block_bytes < need) {
 		snprintf(err, errlen, "oprofile: block size %u too small for depth %u "
@@ -305,6 +305,7 @@ static int ctl_inject(int argc, char **argv, char *err, size_t errlen)
 {
 	static const struct { const char *name; unsigned fault; } faults[] = {
 		{ "drop", OPROF_FAULT_DROP_BLOCK }, { "arm", OPROF_FAULT_ARM },
+		{ "nomem", OPROF_FAULT_NOMEM },
 	};
 
 	for (size_t i = 0; argc == 2 && i < ARRAY_SIZE(faults); i++) {
@@ -313,8 +314,9 @@ static int ctl_inject(int argc, char **argv, char *err, size_t errlen)
 			return 0;
 		}
 	}
-	snprintf(err, errlen, "oprofile: usage: inject drop|arm (test aids: drop frees one full "
-		 "block uncounted; arm fails the next start's arming)");
+	snprintf(err, errlen, "oprofile: usage: inject drop|arm|nomem (test aids: drop frees one "
+		 "full block uncounted; arm fails the next start's arming; nomem: the pool "
+		 "refuses its next block)");
 	return -EINVAL;
 }
 
@@ -351,7 +353,8 @@ static const struct ctl_cmd cmds[] = {
 	  ctl_snapshot, false },
 	{ "discard", "discard", "throw a stopped session's unread stream away", ctl_discard,
 	  false },
-	{ "inject", "inject drop|arm", "tests: lose one block silently, or fail the next arming",
+	{ "inject", "inject drop|arm|nomem", "tests: lose one block silently, fail the next "
+	  "arming, or the pool's next block",
 	  ctl_inject, true },
 };
 static const struct ctl_cmd set_cmd = { "SETTING", "SETTING VALUE", NULL, ctl_set, true };

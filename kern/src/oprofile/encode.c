@@ -141,6 +141,9 @@ void rec_salvage(const struct block *b, struct salvage *sv)
 				sv->lost[l->reason] += l->count;
 		} else if (r->type == OPF_THREAD) {
 			sv->threads++;
+		} else if (r->type == OPF_PAUSE || r->type == OPF_RESUME ||
+			   r->type == OPF_THROTTLE) {
+			sv->marks++;	/* pause time and rates a reader can no longer tell */
 		} else if (r->type >= OPF_SWITCH && r->type <= OPF_LOCKWAIT) {
 			sv->ev[r->type - OPF_SWITCH]++;
 		}
@@ -166,6 +169,7 @@ uint64_t blk_salvage(const struct block *b, struct blk_gone *gone,
 	cnt_add(&gone->truncated, sv.truncated);
 	cnt_add(&gone->depth_cut, sv.depth_cut);
 	cnt_add(&gone->threads, sv.threads);
+	cnt_add(&gone->marks, sv.marks);
 	for (unsigned k = 0; k < OPF_EV_N; k++)
 		cnt_add(&gone->ev[k], sv.ev[k]);
 	return sv.samples;

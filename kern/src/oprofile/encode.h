@@ -71,6 +71,7 @@ void rec_drop(void *p, uint16_t flags, uint16_t core, uint64_t seq, uint32_t blo
 struct salvage {
 	uint64_t samples, truncated, depth_cut;	/* OPF_SAMPLE records, and flagged ones */
 	uint64_t threads;			/* OPF_THREAD records */
+	uint64_t marks;				/* OPF_PAUSE, OPF_RESUME, OPF_THROTTLE */
 	uint64_t lost[OPF_LOST_NREASONS];	/* what its OPF_LOST records told */
 	uint64_t ev[OPF_EV_N];			/* scheduler events, by kind */
 };
@@ -84,6 +85,7 @@ struct blk_gone {
 	uint64_t truncated;	/* of those, with OPF_F_TRUNCATED */
 	uint64_t depth_cut;	/* of those, with OPF_F_DEPTH */
 	uint64_t threads;	/* their OPF_THREAD records */
+	uint64_t marks;		/* their OPF_PAUSE, OPF_RESUME, OPF_THROTTLE records */
 	uint64_t ev[OPF_EV_N];	/* their scheduler events, by kind */
 };
 /*
@@ -108,6 +110,7 @@ struct recw {
 	struct block *b;	/* block being filled, not yet on outq */
 	enum recw_mode mode;
 	bool eos;		/* the last block ends the stream (BLK_EOS) */
+	uint32_t spare;		/* RECW_CAPPED: blocks of the cap to leave for what follows */
 };
 /* len bytes (zeroed) for one record, or NULL when no block is to be had. */
 void *recw_reserve(struct recw *w, uint32_t len);

@@ -104,16 +104,16 @@ static uint64_t flight_wait_us(void)
 	return 100000 + 4000000ull / hz;
 }
 
-static void flight_mark(uint16_t flags, uint64_t seq)
+/* A snapshot mark into w; false (counted in marks_lost) when it found no room. */
+static bool flight_mark(struct recw *w, uint16_t flags, uint64_t seq)
 {
-	struct recw w = { .mode = RECW_CAPPED };
-	void *m = recw_reserve(&w, sizeof(struct opf_snapshot));
+	void *m = recw_reserve(w, sizeof(struct opf_snapshot));
 
 	if (m)
 		rec_snapshot(m, flags, seq, tsc_read());
 	else
 		oprof.marks_lost++;
-	recw_finish(&w);
+	return m != NULL;
 }
 
 /* foreach_thread callback of a dump: name a live thread (its creation record may be gone). */
@@ -128,19 +128,29 @@ static void flight_thread(void *arg, uint32_t tid, int core, const char *name)
 		oprof.marks_lost++;
 }
 
-/* Every core's window handed over to its snap ring: the dump of snapshot seq. */
+/*
+ * Every core's window handed over to its snap ring: the dump of snapshot seq. The kernel's
+ * records of a dump take two blocks under the cap (its samples only go up to the queue's
+ * limit): the begin mark and the names, written only with a block left for the other --
+ * the drops the dump made and the end mark -- so a dump that begins also ends, however
+ * full the queue. One that cannot begin counts its two marks lost.
+ */
 static void flight_dump(uint64_t seq)
 {
-	struct recw w = { .mode = RECW_CAPPED };
+	struct recw w = { .mode = RECW_CAPPED, .spare = 1 };
+	bool begun = flight_mark(&w, OPF_SNAP_BEGIN, seq);
 
-	flight_mark(OPF_SNAP_BEGIN, seq);
 	if (oprof.hooks && oprof.hooks->foreach_thread)
 		oprof.hooks->foreach_thread(flight_thread, &w);
 	recw_finish(&w);
-	for (int i = 0; i < oprof.ncores; i++)
-		worker_drain_ring(&opcores[i], &opcores[i].fr.snap);
-	stream_report_drops();
-	flight_mark(OPF_SNAP_END, seq);
+	worker_drain_rings(true);
+	w.spare = 0;
+	stream_report_drops_to(&w);
+	if (begun)
+		flight_mark(&w, OPF_SNAP_END, seq);
+	else
+		oprof.marks_lost++;	/* the end of a dump that could not begin */
+	recw_finish(&w);
 	oprof.snapshots = seq;
 }
 

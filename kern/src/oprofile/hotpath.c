@@ -21,15 +21,16 @@
  * hot_thread_enter and hot_thread_leave), which set and clear nest. Interrupts are off
  * in all of them, so only an NMI can land inside another: an NMI that finds nest set walks
  * the stack with its own scratch and leaves the sample in pend (or, if pend is taken,
- * counts it in pend.overflow), touching nothing else; the writer it interrupted records
- * it on its way out (hot_leave). nest and pend are the core's
+ * counts it in pend.overflow -- pend.ovf_paused while paused), touching nothing else; the
+ * writer it interrupted records it on its way out (hot_leave). nest and pend are the core's
  * own, so plain loads and stores ordered against the compiler (signal fences) suffice.
  *
  * The gate: on says the core may record. The ctl thread sets it with release once the
  * session's state is ready; the core reads it with acquire (a plain load on x86). To stop
- * a core the ctl thread clears it and then has the glue stop the sampling source and run
- * a thread on every core (hooks->stop_sampling): afterwards no writer is inside, nor will
- * one enter. No handshake on the common path.
+ * a core the ctl thread clears it, has the glue stop the sampling source
+ * (hooks->stop_sampling) and runs a thread on every core (hooks->on_core, session.c):
+ * afterwards no writer of any context is inside, nor will one enter. No handshake on the
+ * common path.
  *
  * Lost samples: a sample that finds no room and no empty block, a sample while paused,
  * or one that cannot fit a block is counted in cnt.lost[reason] and lrep.unreported[reason];
@@ -111,6 +112,7 @@ bool hot_push(struct opcore *c)
 	cnt_add(&c->cnt.depth_cut, -g.depth_cut);
 	cnt_add(&c->cnt.threads, -g.threads);
 	cnt_add(&c->cnt.threads_lost, g.threads);
+	cnt_add(&c->cnt.marks_lost, g.marks);
 	hot_lose(c, OPF_LOST_OTHER, g.samples);
 	sched_events_unwritten(c, &g);
 	hot_block_begin(c, b, b->stamp);
@@ -289,13 +291,15 @@ static __force_inline void hot_record(struct opcore *c, uint32_t tid, uint64_t t
 /*
  * Write the pause and resume marks this core noticed, in order, each with the time of the
  * tick that noticed it; false if one found no block (it stays pending, and so does the
- * record that wanted to follow it). The first mark of a pending pair is always a pause.
+ * record that wanted to follow it). Marks alternate, and the newest pending one is what
+ * the core saw last (seen_pause): of a pending pair the first is the other kind -- a
+ * resume, when a resume found no block and the next pause came before one did.
  */
 bool hot_write_marks(struct opcore *c, uint64_t tsc)
 {
 	while (c->buf.nmarks) {
-		/* the oldest is mark_tsc[0]: a pause, unless it is a lone resume */
-		bool pause = c->buf.nmarks == 2 || c->buf.seen_pause;
+		/* the oldest is mark_tsc[0] */
+		bool pause = (c->buf.nmarks == 2) != (c->buf.seen_pause != 0);
 		void *m = hot_reserve_slow(c, sizeof(struct opf_mark), tsc);
 
 		if (!m)
@@ -312,7 +316,7 @@ static __noinline void hot_notice_pause(struct opcore *c, uint32_t paused, uint6
 {
 	c->buf.seen_pause = paused;
 	if (c->buf.nmarks == 2) {
-		/* a pause and a resume still unwritten, and now another pause: give up that pair */
+		/* two marks still unwritten, and now a third that undoes them: give up the pair */
 		cnt_add(&c->cnt.marks_lost, 2);
 		c->buf.nmarks = 0;
 	}
@@ -379,12 +383,18 @@ static void hot_take_pending(struct opcore *c)
 		COMPILER_FENCE();
 		__atomic_store_n(&c->pend.full, 0, __ATOMIC_RELAXED);
 	}
+	/* periods sampled while the slot was taken: taken, and lost (paused, or no room) */
 	over = __atomic_load_n(&c->pend.overflow, __ATOMIC_RELAXED);
 	if (over != c->pend.folded) {
-		/* periods sampled while the slot was taken: taken, and lost (no room) */
 		cnt_add(&c->cnt.taken, over - c->pend.folded);
 		hot_lose(c, OPF_LOST_OTHER, over - c->pend.folded);
 		c->pend.folded = over;
+	}
+	over = __atomic_load_n(&c->pend.ovf_paused, __ATOMIC_RELAXED);
+	if (over != c->pend.folded_paused) {
+		cnt_add(&c->cnt.taken, over - c->pend.folded_paused);
+		hot_lose(c, OPF_LOST_PAUSED, over - c->pend.folded_paused);
+		c->pend.folded_paused = over;
 	}
 }
 
@@ -400,7 +410,9 @@ static inline void hot_leave(struct opcore *c)
 {
 	for (;;) {
 		if (unlikely(__atomic_load_n(&c->pend.full, __ATOMIC_RELAXED) ||
-			     __atomic_load_n(&c->pend.overflow, __ATOMIC_RELAXED) != c->pend.folded))
+			     __atomic_load_n(&c->pend.overflow, __ATOMIC_RELAXED) != c->pend.folded ||
+			     __atomic_load_n(&c->pend.ovf_paused, __ATOMIC_RELAXED) !=
+			     c->pend.folded_paused))
 			hot_take_pending(c);
 		COMPILER_FENCE();
 		c->nest = 0;
@@ -437,7 +449,12 @@ static __noinline void hot_defer(struct opcore *c, const struct oprof_tick *t, u
 	unsigned n = 0, flags = t->flags;
 
 	if (__atomic_load_n(&c->pend.full, __ATOMIC_RELAXED)) {
-		__atomic_store_n(&c->pend.overflow, c->pend.overflow + 1, __ATOMIC_RELAXED);
+		if (paused)
+			__atomic_store_n(&c->pend.ovf_paused, c->pend.ovf_paused + 1,
+					 __ATOMIC_RELAXED);
+		else
+			__atomic_store_n(&c->pend.overflow, c->pend.overflow + 1,
+					 __ATOMIC_RELAXED);
 		return;
 	}
 	n = hot_walk(t, c->nmi_frames, depth, &flags);
@@ -475,8 +492,11 @@ void oprof_tick_irq(const struct oprof_tick *t)
 	if (t->core >= MAX_CPUS)
 		return;
 	c = &opcores[t->core];
-	if (!hot_on(c))
+	if (!hot_on(c)) {
+		/* the gate closed at stop, the glue's source not yet: a period not sampled */
+		cnt_add(&c->cnt.refused, 1);
 		return;
+	}
 	paused = flag_get(&oprof.paused);
 	depth = paused ? 0 : oprof.cfg.depth;
 	if (unlikely(c->nest)) {
@@ -491,9 +511,12 @@ void oprof_tick_irq(const struct oprof_tick *t)
 	hot_leave(c);
 }
 
+/* The glue's count leaves out the ticks it delivered after the gate closed: they are missed. */
 void oprof_missed(int core, uint64_t missed)
 {
-	__atomic_store_n(&opcores[core].cnt.missed, missed, __ATOMIC_RELAXED);
+	struct opcore *c = &opcores[core];
+
+	__atomic_store_n(&c->cnt.missed, missed + cnt_get(&c->cnt.refused), __ATOMIC_RELAXED);
 }
 
 void oprof_thread_created(uint32_t tid, int core, const char *name)

@@ -109,6 +109,8 @@ void shim_nmi_point(void);
 #else
 #define NMI_POINT()	do { } while (0)
 #endif
+/* Host tests only: a point outside the hot path where a test may interleave (same hook). */
+#define HOST_POINT()	NMI_POINT()
 
 /* A session's settings; ctl.c's table names each field. */
 struct oprof_cfg {
@@ -168,6 +170,8 @@ struct opcore {
 		uint32_t full;		/* NMI sets (sample in s), writer clears once recorded */
 		uint32_t overflow;	/* NMIs that found the slot full; written by NMIs only */
 		uint32_t folded;	/* of overflow, already counted by a writer */
+		uint32_t ovf_paused;	/* the same while paused; written by NMIs only */
+		uint32_t folded_paused;	/* of ovf_paused, already counted by a writer */
 		struct pend_sample s;
 	} pend;
 
@@ -199,6 +203,7 @@ struct opcore {
 		uint64_t threads_lost;	/* OPF_THREAD records that found no block */
 		uint64_t marks_lost;	/* pause/resume marks that could never be written */
 		uint64_t missed;	/* sampling periods the core was too late for (glue) */
+		uint64_t refused;	/* ticks that found the gate closed (stopping) */
 		uint64_t lost[OPF_LOST_NREASONS];	/* all but OUTPUT_FULL */
 	} cnt;
 
@@ -405,7 +410,7 @@ void pool_stats(uint64_t *allocated, uint64_t *pooled, uint64_t *max);
 void worker_init(void);
 void worker_kick(void);		/* any context, NMI included */
 void worker_drain(void);
-void worker_drain_ring(struct opcore *c, struct ring *r);
+void worker_drain_rings(bool snap);	/* full rings (snap: the windows), in fair shares */
 void worker_refill(void);
 uint32_t worker_start_target(void);
 
@@ -413,6 +418,7 @@ uint32_t worker_start_target(void);
 void stream_put(struct block *b);	/* one of the kernel's own blocks, its header filled */
 bool stream_session(uint64_t tsc);	/* fill oprof.header, queue it; false: no memory */
 void stream_report_drops(void);		/* OPF_DROP, OPF_LOST for what drops took */
+void stream_report_drops_to(struct recw *w);	/* the same into w, not finished */
 bool stream_session_end(struct recw *w, uint64_t tsc, uint16_t flags);
 void stream_close(void);		/* the closing records; the stream's end */
 
@@ -435,6 +441,5 @@ __printf(2, 3) void sbuf_printf(struct sbuf *sb, const char *fmt, ...);
 
 /* reader.c */
 bool reader_is_open(void);
-bool reader_in_session(uint64_t id);	/* a reader is open in the middle of session id */
 
 #endif

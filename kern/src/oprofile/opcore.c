@@ -3,10 +3,11 @@
  * the gate, tear-down after, and the totals the closing records and the stat file report.
  *
  * Contexts: everything here runs in a thread with the session lock held while the core
- * is not recording: before opcore_enable, or after opcore_disable and the glue's stop
- * (hooks->stop_sampling), which guarantees that no writer is inside the core's hot path
- * or will enter it. From then on the ctl thread may act as the core (push its cur, hand
- * its window over). opcore_account alone also runs while the core records: it only reads.
+ * is not recording: before opcore_enable, or after session.c's stop of every core
+ * (opcore_disable, hooks->stop_sampling, a thread on every core), which guarantees that
+ * no writer is inside the core's hot path or will enter it. From then on the ctl thread
+ * may act as the core (push its cur, hand its window over). opcore_account alone also
+ * runs while the core records: it only reads.
  */
 #include "internal.h"
 #include "error.h"
@@ -80,8 +81,8 @@ void opcore_enable(struct opcore *c)
 }
 
 /*
- * The core records no more once the glue has stopped sampling and run a thread on it
- * (hooks->stop_sampling): a writer that read on before this store finishes first.
+ * The core records no more once the glue has stopped sampling and a thread ran on it
+ * (session.c): a writer that read on before this store finishes first.
  */
 void opcore_disable(struct opcore *c)
 {

@@ -46,6 +46,8 @@ struct block *pool_get(bool force)
 	bool reserved = false;
 	size_t bsize;
 
+	if (!force && oprof_fault_take(OPROF_FAULT_NOMEM))
+		return NULL;	/* "inject nomem" */
 	spin_lock(&pool.lk);
 	b = pool.free;
 	if (b) {

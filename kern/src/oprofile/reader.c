@@ -29,6 +29,7 @@ static struct {
 	struct block *blk;	/* block being read, owned by the reader */
 	uint32_t frag;		/* bytes of blk's next record a short read left to copy */
 	uint64_t in_session;	/* the session whose header a reader has taken (0: none) */
+	uint8_t *taken_rp;	/* blk->rp when the reader took blk: nothing read before it */
 	struct opf_session pre;	/* a resumed header still to be read */
 	uint32_t pre_off;	/* bytes of pre already read; sizeof(pre): none left */
 } rd = { .pre_off = sizeof(struct opf_session) };
@@ -36,12 +37,6 @@ static struct {
 bool reader_is_open(void)
 {
 	return __atomic_load_n(&rd.open, __ATOMIC_RELAXED) != 0;
-}
-
-/* Session lock held: a reader is open and in the middle of session id's stream. */
-bool reader_in_session(uint64_t id)
-{
-	return reader_is_open() && __atomic_load_n(&rd.in_session, __ATOMIC_RELAXED) == id;
 }
 
 int oprof_open(void)
@@ -67,14 +62,52 @@ int oprof_open(void)
 	return 0;
 }
 
-/* Session lock held: the rest of a begun block, framed again, back at the head. */
+/* Session lock held: the stream this reader is in was thrown away by "discard". */
+static bool reader_discarded(void)
+{
+	return rd.in_session &&
+	       (rd.in_session != oprof.session_id || flag_get(&oprof.state) == OPROF_IDLE);
+}
+
+/*
+ * Session lock held, closing in the middle of a discarded stream: the OPF_SESSION_END
+ * that "discard" left at the head of the queue for this reader goes too, or the next
+ * reader would get it before (or instead of) the next session's header.
+ */
+static void reader_drop_discard_end(void)
+{
+	struct block *b;
+
+	if (rd.eof || !reader_discarded() || !(b = qget(oprof.outq)))
+		return;
+	if ((b->flags & BLK_EOS) && b->stamp == rd.in_session)
+		pool_put(b);
+	else
+		qputback(oprof.outq, b);
+}
+
+/*
+ * Session lock held: the rest of a begun block, framed again, back at the head. Not a
+ * block of a stream that "discard" ended (the queue holds the next session's now): that
+ * is thrown away with the rest of its stream. A block taken but not read from (rp where
+ * it was when taken, which for a block put back before is its OPF_B_PARTIAL header) goes
+ * back as it was. So does a session header read in part, rewound: then no reader has
+ * taken it, and the next gets it once, not a resumed copy as well.
+ */
 static void reader_put_back(struct block *b)
 {
 	struct opf_block *h;
 	struct salvage sv;
 
-	if (b->rp == b->base || (b->flags & BLK_SESSION)) {
-		b->rp = b->base;	/* nothing of it consumed: it goes back as it was */
+	if (reader_discarded()) {
+		rd.frag = 0;
+		pool_put(b);
+		return;
+	}
+	if (b->rp == rd.taken_rp || (b->flags & BLK_SESSION)) {
+		if (b->flags & BLK_SESSION)
+			__atomic_store_n(&rd.in_session, 0, __ATOMIC_RELAXED);
+		b->rp = b->flags & BLK_SESSION ? b->base : rd.taken_rp;
 		rd.frag = 0;
 		qputback(oprof.outq, b);
 		return;
@@ -100,6 +133,7 @@ void oprof_close(void)
 	if (rd.blk)
 		reader_put_back(rd.blk);
 	rd.blk = NULL;
+	reader_drop_discard_end();
 	session_unlock();
 	__atomic_store_n(&rd.open, 0, __ATOMIC_RELEASE);
 }
@@ -130,8 +164,11 @@ static struct block *reader_next(bool wait, long *err)
 		b = qget(oprof.outq);
 	else if ((r = qbread_intr(oprof.outq, &b)) <= 0)
 		*err = r;	/* 0: hung up, which happens only when memory ran out at stop */
+	HOST_POINT();	/* "discard" may run here: it must see this block as the reader's */
 	if (b && (b->flags & BLK_SESSION))
 		__atomic_store_n(&rd.in_session, b->stamp, __ATOMIC_RELAXED);
+	if (b)
+		rd.taken_rp = b->rp;
 	return b;
 }
 

@@ -18,10 +18,10 @@
  *    spinlock it reports. So while an event is written the worker is kicked by irq work
  *    (hooks->kick_later, ev.defer_kick), never by a direct wake-up that could want them.
  *
- * Stop: the ctl thread clears the core's gate (on); the glue's stop then runs a thread on
- * every core, which cannot happen while a hook is inside (interrupts are off there), so the
- * timer mode's stop already waits out every event writer. Like oprof_thread_created, the
- * events rely on NMI-mode stop waiting for thread-context writers too.
+ * Stop: session_stop_cores unregisters the hooks, closes every core's gate (on) and then
+ * runs a thread on every core (hooks->on_core), which cannot happen while a hook is inside
+ * (interrupts are off there): a hook that read the gate open has finished by then, in timer
+ * and NMI mode alike.
  *
  * Accounting, per core, like samples: taken = written (by kind) + lost[NO_BLOCK, PAUSED,
  * OTHER]; of the written, lost[OUTPUT_FULL] were in blocks the worker dropped (w.gone.ev)

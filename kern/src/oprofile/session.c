@@ -162,19 +162,41 @@ static void session_events(bool on)
 		oprof.hooks->sched_events(on ? sched_events_ops() : NULL);
 }
 
+static void session_quiet_here(void *arg)
+{
+	(void)arg;
+}
+
+/*
+ * Close every core's gate and (sampling: the source was started) wait out every writer
+ * context: the sampling source (the glue's stop_sampling waits for its interrupts or
+ * NMIs), then a thread-context writer (oprof_thread_created, interrupts off) on any core
+ * -- hooks->on_core runs on a core only once nothing there has interrupts off. A writer
+ * that read the gate open before it closed has finished when this returns; none enters
+ * after. From then on the ctl thread may act as the cores, and free their buffers.
+ */
+static void session_stop_cores(bool sampling)
+{
+	session_events(false);	/* the hooks off first; a writer inside is waited out below */
+	for (int i = 0; i < oprof.ncores; i++)
+		opcore_disable(&opcores[i]);
+	if (!sampling)
+		return;
+	if (oprof.hooks && oprof.hooks->stop_sampling)
+		oprof.hooks->stop_sampling();
+	for (int i = 0; oprof.hooks && oprof.hooks->on_core && i < oprof.ncores; i++)
+		oprof.hooks->on_core(i, session_quiet_here, NULL);
+}
+
 /*
  * Take back everything a failed start handed out: the cores stopped (sampling: the source
- * was started, so stop it too, which waits out every writer), their blocks, the reserve.
+ * was started, so stop it too, and wait out every writer), their blocks, the reserve.
  */
 static void session_undo(bool sampling)
 {
 	struct block *b;
 
-	session_events(false);
-	for (int i = 0; i < oprof.ncores; i++)
-		opcore_disable(&opcores[i]);
-	if (sampling && oprof.hooks && oprof.hooks->stop_sampling)
-		oprof.hooks->stop_sampling();
+	session_stop_cores(sampling);
 	for (int i = 0; i < oprof.ncores; i++)
 		opcore_teardown(&opcores[i]);
 	session_free_reserve();
@@ -298,11 +320,7 @@ int session_start(const struct oprof_cfg *cfg, char *err, size_t errlen)
 void session_stop(void)
 {
 	flag_set(&oprof.state, OPROF_STOPPING);
-	session_events(false);
-	for (int i = 0; i < oprof.ncores; i++)
-		opcore_disable(&opcores[i]);
-	if (oprof.hooks && oprof.hooks->stop_sampling)
-		oprof.hooks->stop_sampling();	/* no writer is inside any core after this */
+	session_stop_cores(true);	/* no writer is inside any core after this */
 	for (int i = 0; i < oprof.ncores; i++)
 		opcore_flush_partial(&opcores[i]);
 	if (oprof.cfg.snapshot)
@@ -339,18 +357,23 @@ void session_flush(void)
  * Session lock held, DRAINING: throw the unread stream away. A reader in the middle of it
  * gets, instead of the rest, an OPF_SESSION_END saying so and then end of file (the block
  * that ended the stream carries it); the next session's records are the next reader's.
+ * An open reader is in the middle once the session's header has left the queue (to it,
+ * or to an earlier reader: then it gets a resumed copy) -- told by the queue, not by the
+ * reader's note of its session, which it makes a moment after taking the header.
  */
 void session_discard(void)
 {
 	struct block *b, *eos = NULL;
+	bool header_queued = false;
 
 	while ((b = qget(oprof.outq))) {
+		header_queued |= (b->flags & BLK_SESSION) && b->stamp == oprof.session_id;
 		if ((b->flags & BLK_EOS) && !eos)
 			eos = b;
 		else
 			pool_put(b);
 	}
-	if (eos && reader_in_session(oprof.session_id)) {
+	if (eos && reader_is_open() && !header_queued) {
 		struct recw w = { .eos = true };
 
 		blk_frame(eos);

@@ -14,7 +14,8 @@
  * thread names at start: the session cannot begin otherwise), or from the blocks set aside
  * at start for the closing records (oprof.reserve), so that a session always ends
  * properly. The queue's limit is the cap less one block (session.c), which the kernel's
- * own blocks may still use, so that a queue full of samples still has room to say so.
+ * own blocks may still use -- a capped writer checks against the cap itself -- so that a
+ * queue full of samples still has room to say so.
  *
  * This file builds records with encode.c and reads the cores' totals with opcore_account;
  * nothing it calls calls back into it.
@@ -51,8 +52,10 @@ static struct block *recw_block(struct recw *w, uint32_t len)
 
 	switch (w->mode) {
 	case RECW_CAPPED:
-		/* this block and the writer's current one, both to be queued, under the cap */
-		if (qroom(oprof.outq) >= (w->b ? 2u : 1u) * oprof.bmem)
+		/* this block and the writer's current one, both to be queued, under the cap --
+		   not the queue's limit, which keeps the last block of it for these -- and the
+		   blocks the writer must leave for what follows (w->spare) */
+		if (qmem(oprof.outq) + ((w->b ? 2u : 1u) + w->spare) * oprof.bmem <= oprof.cap)
 			b = pool_get(false);
 		break;
 	case RECW_FORCED:
@@ -169,18 +172,23 @@ static bool stream_drops(struct recw *w, int core)
 	return true;
 }
 
-/* OPF_DROP and OPF_LOST for what drops took from the stream, while they fit the cap. */
+/* OPF_DROP and OPF_LOST for what drops took from the stream, into w while they fit. */
+void stream_report_drops_to(struct recw *w)
+{
+	for (int i = 0; i < oprof.ncores; i++) {
+		struct opcore *c = &opcores[i];
+
+		if (!stream_drops(w, i) ||
+		    !rec_lost_all(c->w.unreported, (uint16_t)i, tsc_read(), recw_reserve_for, w))
+			break;
+	}
+}
+
 void stream_report_drops(void)
 {
 	struct recw w = { .mode = RECW_CAPPED };
 
-	for (int i = 0; i < oprof.ncores; i++) {
-		struct opcore *c = &opcores[i];
-
-		if (!stream_drops(&w, i) ||
-		    !rec_lost_all(c->w.unreported, (uint16_t)i, tsc_read(), recw_reserve_for, &w))
-			break;
-	}
+	stream_report_drops_to(&w);
 	recw_finish(&w);
 }
 
@@ -277,6 +285,8 @@ bool stream_session_end(struct recw *w, uint64_t tsc, uint16_t flags)
 	e->marks_lost = oprof.marks_lost;
 	for (int i = 0; i < oprof.ncores; i++)
 		e->marks_lost += cnt_get(&opcores[i].cnt.marks_lost);
+	for (int i = 0; i < oprof.ncores; i++)	/* in blocks that left the stream unread */
+		e->marks_lost += cnt_get(&opcores[i].fr.gone.marks) + opcores[i].w.gone.marks;
 	return true;
 }
 

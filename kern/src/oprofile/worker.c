@@ -4,8 +4,9 @@
  * A kernel thread on core 0 wakes every period (oprof_worker_wait; a core whose empty
  * ring ran dry kicks it early) and runs one pass with the session lock held, so a pass
  * never overlaps a start, stop or another pass. A pass:
- *	drain	for every core, take its full blocks in order (ring_get on its full ring:
- *		the worker is that ring's consumer) and queue them on the output queue --
+ *	drain	take the cores' full blocks, each core's in order and the cores in fair
+ *		shares (ring_get on each full ring: the worker is its consumer), and queue
+ *		them on the output queue --
  *		unless that would put the queue over its limit (qbwrite_drop refuses the
  *		block): then the block (the newest data there is) is dropped to the pool, its
  *		samples counted lost OUTPUT_FULL, and its sequence number kept in a run of
@@ -23,12 +24,13 @@
  *		at most once a pass.
  * Flight recorder: a pass does not drain (the full ring is the core's window); it only
  * keeps each empty ring at a window's worth. flight.c drains a snapshot's windows the same
- * way (worker_drain_ring).
+ * way (worker_drain_rings).
  *
  * The cap: the output queue's limit is the cap less one block, which the kernel's own
- * blocks (snapshot marks, names in a dump, losses told) may still use, so that a queue full
- * of samples still has room to say so; the closing records come from blocks set aside at
- * start. The limit counts the queued blocks' memory, not just their data.
+ * blocks (snapshot marks, names in a dump, losses told) may still use -- they are checked
+ * against the cap itself (stream.c) -- so that a queue full of samples still has room to
+ * say so; the closing records come from blocks set aside at start. The limit counts the
+ * queued blocks' memory, not just their data.
  *
  * At stop, ctl runs the drain one last time and the stream writer (stream.c) appends the
  * closing records. The worker calls the stream writer (the drops it reports); nothing there
@@ -122,14 +124,61 @@ static void worker_drop(struct opcore *c, struct block *b)
 	pool_put(b);
 }
 
-/* Every block of ring r (c's), oldest first, to the output queue or (over the cap) dropped. */
-void worker_drain_ring(struct opcore *c, struct ring *r)
+static struct ring *worker_ring(struct opcore *c, bool snap)
 {
-	struct block *b;
+	return snap ? &c->fr.snap : &c->buf.full;
+}
 
-	while ((b = ring_get(r))) {
+/*
+ * The fair share of the room: a pass takes the blocks each core has waiting (n[i]) in an
+ * order that interleaves the cores in proportion to n[i] -- next is the core with the
+ * least (2 k + 1) / n of its blocks taken (k), the smallest divisor rule -- so when the
+ * queue is full part way through the pass, the blocks dropped are each core's newest, in
+ * proportion to what it wrote. Ties go to the first core from a start that turns every
+ * pass, so equal cores take turns at the room a slow reader frees. (Oldest-first by the
+ * blocks' times is not enough: cores sampling in step always fill in the same order.)
+ */
+struct drain_share {
+	uint32_t n[MAX_CPUS], k[MAX_CPUS];
+	int first;
+};
+
+static int worker_next_core(struct drain_share *d)
+{
+	int best = -1;
+
+	for (int j = 0; j < oprof.ncores; j++) {
+		int i = (d->first + j) % oprof.ncores;
+
+		if (d->k[i] < d->n[i] && (best < 0 || (2ull * d->k[i] + 1) * d->n[best] <
+						  (2ull * d->k[best] + 1) * d->n[i]))
+			best = i;
+	}
+	return best;
+}
+
+/*
+ * Every core's full ring (snap: its handed-over window), as it stood at the call, to the
+ * output queue or (over the cap) dropped, each core's blocks in order, the cores in fair
+ * shares (above): no core's number decides its part of the room.
+ */
+void worker_drain_rings(bool snap)
+{
+	static int turn;
+	struct drain_share d;
+	int i;
+
+	d.first = turn = (turn + 1) % MAX(oprof.ncores, 1);
+	for (i = 0; i < oprof.ncores; i++) {
+		d.n[i] = ring_count(worker_ring(&opcores[i], snap));
+		d.k[i] = 0;
+	}
+	while ((i = worker_next_core(&d)) >= 0) {
+		struct opcore *c = &opcores[i];
+		struct block *b = ring_get(worker_ring(c, snap));
 		size_t len = BLEN(b);
 
+		d.k[i]++;
 		if (oprof_fault_take(OPROF_FAULT_DROP_BLOCK)) {
 			/* "inject drop": the silent loss the stream must reveal on its own */
 			pool_put(b);
@@ -143,8 +192,7 @@ void worker_drain_ring(struct opcore *c, struct ring *r)
 
 void worker_drain(void)
 {
-	for (int i = 0; i < oprof.ncores; i++)
-		worker_drain_ring(&opcores[i], &opcores[i].buf.full);
+	worker_drain_rings(false);
 	stream_report_drops();
 }
 
@@ -192,28 +240,39 @@ uint32_t worker_start_target(void)
 
 /*
  * Top up every core's empty ring to its target (flight recorder: a window's worth) and
- * publish its low-water mark. Stops at the first block the pool refuses.
+ * publish its low-water mark. Every core's target and mark first, so all follow their use
+ * even when the pool runs short; then a block to each core short of its target in turn,
+ * from a core that turns every pass, so a pool that refuses part way (the fill stops at
+ * its first refusal) has shared what it gave.
  */
 void worker_refill(void)
 {
+	static int turn;
 	uint64_t now = tsc_read();
+	bool more = true;
+	int n = MAX(oprof.ncores, 1);
 
-	for (int i = 0; i < oprof.ncores; i++) {
+	for (int i = 0; i < oprof.ncores && !oprof.cfg.snapshot; i++) {
 		struct opcore *c = &opcores[i];
 
-		if (!oprof.cfg.snapshot) {
-			c->w.target = worker_target(c, now);
-			flag_set(&c->w.low, c->w.target / 2);
-		}
-		while (ring_count(&c->buf.empty) < c->w.target) {
-			struct block *b = pool_get(false);
+		c->w.target = worker_target(c, now);
+		flag_set(&c->w.low, c->w.target / 2);
+	}
+	turn = (turn + 1) % n;
+	while (more) {
+		more = false;
+		for (int j = 0; j < oprof.ncores; j++) {
+			struct opcore *c = &opcores[(turn + j) % n];
+			struct block *b;
 
-			if (!b)
+			if (ring_count(&c->buf.empty) >= c->w.target)
+				continue;
+			if (!(b = pool_get(false)))
 				return;
-			if (!ring_put(&c->buf.empty, b)) {
+			if (ring_put(&c->buf.empty, b))
+				more = true;
+			else
 				pool_put(b);
-				break;
-			}
 		}
 	}
 }

@@ -104,8 +104,49 @@ long shim_live_allocs(void) { return __atomic_load_n(&live_allocs, __ATOMIC_SEQ_
 
 int core_id(void) { return shim_core; }
 int ncpus(void) { return shim_ncpus; }
-unsigned long irq_save(void) { return 0; }
-void irq_restore(unsigned long flags) { (void)flags; }
+/*
+ * Interrupts, modelled on request (shim_model_irqs): a core runs one thing at a time with
+ * interrupts off, so irq_save on core N waits while another thread has them off there, and
+ * shim_on_core runs fn as a kernel thread on N would -- only once nothing there has them
+ * off. Unmodelled (the default), both are no-ops and shim_on_core just calls fn.
+ */
+static int shim_irq_model;
+static pthread_mutex_t shim_core_mx[MAX_CPUS];
+static __thread int shim_irq_depth, shim_irq_core;
+
+void shim_model_irqs(int on)
+{
+	for (int i = 0; on && i < MAX_CPUS; i++)
+		pthread_mutex_init(&shim_core_mx[i], NULL);
+	__atomic_store_n(&shim_irq_model, on, __ATOMIC_RELEASE);
+}
+
+unsigned long irq_save(void)
+{
+	if (__atomic_load_n(&shim_irq_model, __ATOMIC_ACQUIRE) && shim_irq_depth++ == 0) {
+		shim_irq_core = shim_core;
+		pthread_mutex_lock(&shim_core_mx[shim_irq_core]);
+	}
+	return 0;
+}
+
+void irq_restore(unsigned long flags)
+{
+	(void)flags;
+	if (shim_irq_depth > 0 && --shim_irq_depth == 0)
+		pthread_mutex_unlock(&shim_core_mx[shim_irq_core]);
+}
+
+void shim_on_core(int core, void (*fn)(void *), void *arg)
+{
+	int was = shim_core;
+
+	shim_core = core;
+	irq_save();
+	fn(arg);
+	irq_restore(0);
+	shim_core = was;
+}
 void irq_enable(void) {}
 void irq_disable(void) {}
 bool irq_enabled(void) { return true; }

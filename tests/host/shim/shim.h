@@ -25,5 +25,13 @@ void shim_set_free_memory(size_t bytes);
  * the thread that is there: a test lands its "NMI" there. NULL: nothing.
  */
 void shim_set_nmi_hook(void (*fn)(void));
+/*
+ * Model interrupts (call once, before any thread uses them): a core runs one thing with
+ * interrupts off at a time -- irq_save on core N waits while another thread has them off
+ * there -- and shim_on_core(N, fn, arg) runs fn as a kernel thread on N would, once nothing
+ * there has interrupts off (fn runs with them off, as core N). Default: not modelled.
+ */
+void shim_model_irqs(int on);
+void shim_on_core(int core, void (*fn)(void *), void *arg);
 
 #endif

@@ -1,0 +1,163 @@
+/*
+ * buildid_cache.c: opreport --perf-data puts the kernel ELF into the user's perf build-id
+ * cache, as Linux's `perf record` does for the kernel it ran on, so that perf report, perf
+ * script, perf annotate and hotspot name the kernel's functions with no manual step.
+ * Called by perf.c after the file is written (not with --no-buildid-cache).
+ *
+ * The cache ($PERF_BUILDID_DIR, else ~/.debug) as `perf buildid-cache -a ELF` lays it out:
+ *   DIR/<absolute path of ELF>/<build-id hex>/elf       a copy of the ELF
+ *   DIR/.build-id/<first 2 hex>/<other hex>             -> ../../<absolute path>/<build-id>
+ * and, for hotspot's parser (which resolves kernel addresses from a kallsyms file only):
+ *   DIR/[kernel.kallsyms]/<build-id hex>/kallsyms       "address t name" per function symbol
+ * Entries already there are left as they are; what is added is said on stderr.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "report.h"
+
+#define LONGPATH (2 * PATH_MAX + 256)	/* a cache path: cache dir + absolute path + id */
+
+/* mkdir -p of path's directories (path itself included when dir_too). */
+static int mkdirs(char *path, int dir_too)
+{
+	for (char *p = path + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = 0;
+		int bad = mkdir(path, 0755) && errno != EEXIST;
+		*p = '/';
+		if (bad)
+			return -1;
+	}
+	return dir_too && mkdir(path, 0755) && errno != EEXIST ? -1 : 0;
+}
+
+/* Copy src to dst (made with mode 0755, through a temporary name so a reader never sees half
+ * of it). Returns 0 or -1. */
+static int copy_file(const char *src, const char *dst)
+{
+	char tmp[LONGPATH + 16], buf[1 << 16];
+	FILE *in = fopen(src, "rb"), *out;
+	size_t n;
+	int rc = -1;
+
+	snprintf(tmp, sizeof(tmp), "%s.%d", dst, (int)getpid());
+	if (!in)
+		return -1;
+	if (!(out = fopen(tmp, "wb"))) {
+		fclose(in);
+		return -1;
+	}
+	while ((n = fread(buf, 1, sizeof(buf), in)) > 0 && fwrite(buf, 1, n, out) == n)
+		;
+	if (!ferror(in) && !ferror(out))
+		rc = 0;
+	fclose(in);
+	if (fclose(out) || rc || chmod(tmp, 0755) || rename(tmp, dst)) {
+		unlink(tmp);
+		return -1;
+	}
+	return 0;
+}
+
+/* The function symbols of elf's .symtab as kallsyms lines into out. Returns the count, -1. */
+static long write_kallsyms(const char *elf, FILE *out)
+{
+	int fd = open(elf, O_RDONLY);
+	Elf *e = fd < 0 ? NULL : (elf_version(EV_CURRENT), elf_begin(fd, ELF_C_READ, NULL));
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+	GElf_Sym sym;
+	long n = -1;
+
+	while (e && (scn = elf_nextscn(e, scn)) && (gelf_getshdr(scn, &sh), sh.sh_type != SHT_SYMTAB))
+		;
+	Elf_Data *d = scn ? elf_getdata(scn, NULL) : NULL;
+	for (size_t i = 0; d && sh.sh_entsize && i < sh.sh_size / sh.sh_entsize; i++) {
+		n += n < 0;
+		if (!gelf_getsym(d, (int)i, &sym) || GELF_ST_TYPE(sym.st_info) != STT_FUNC ||
+		    !sym.st_value)
+			continue;
+		const char *name = elf_strptr(e, sh.sh_link, sym.st_name);
+		fprintf(out, "%016" PRIx64 " %c %s\n", (uint64_t)sym.st_value,
+			GELF_ST_BIND(sym.st_info) == STB_LOCAL ? 't' : 'T', name ? name : "?");
+		n++;
+	}
+	if (e)
+		elf_end(e);
+	if (fd >= 0)
+		close(fd);
+	return n;
+}
+
+/* DIR/[kernel.kallsyms]/HEX/kallsyms unless there. Returns 1 added, 0 there, -1 failed. */
+static int add_kallsyms(const char *dir, const char *hex, const char *elf)
+{
+	char path[LONGPATH], tmp[LONGPATH + 16];
+	FILE *f;
+	long n;
+
+	snprintf(path, sizeof(path), "%s/[kernel.kallsyms]/%s/kallsyms", dir, hex);
+	if (!access(path, R_OK))
+		return 0;
+	snprintf(tmp, sizeof(tmp), "%s.%d", path, (int)getpid());
+	if (mkdirs(path, 0) || !(f = fopen(tmp, "w")))
+		return -1;
+	n = write_kallsyms(elf, f);
+	if (fclose(f) || n <= 0 || rename(tmp, path)) {
+		unlink(tmp);
+		return -1;
+	}
+	return 1;
+}
+
+/* DIR/ABS/HEX/elf and the DIR/.build-id link to it. Returns 1 added, 0 there, -1 failed. */
+static int add_elf(const char *dir, const char *hex, const char *abs)
+{
+	char path[LONGPATH], link[LONGPATH], target[LONGPATH];
+
+	snprintf(path, sizeof(path), "%s%s/%s/elf", dir, abs, hex);
+	snprintf(link, sizeof(link), "%s/.build-id/%.2s/%s", dir, hex, hex + 2);
+	snprintf(target, sizeof(target), "../..%s/%s", abs, hex);
+	if (!access(path, R_OK) && !access(link, R_OK))
+		return 0;
+	if (mkdirs(path, 0) || copy_file(abs, path) || mkdirs(link, 0))
+		return -1;
+	unlink(link);
+	return symlink(target, link) ? -1 : 1;
+}
+
+int buildid_cache_add(const char *elf, const uint8_t *id, size_t n)
+{
+	const char *env = getenv("PERF_BUILDID_DIR"), *home = getenv("HOME");
+	char dir[PATH_MAX], abs[PATH_MAX], hex[2 * 64 + 1];
+	int e, k;
+
+	if (!realpath(elf, abs) || n < 2 || n > 64 || (!env && !home)) {
+		fprintf(stderr, "opreport: cannot add %s to perf's build-id cache: %s\n", elf,
+			n < 2 || n > 64 ? "no usable build-id" : "no HOME" );
+		return -1;
+	}
+	snprintf(dir, sizeof(dir), "%s", env ? env : home);
+	if (!env)
+		strncat(dir, "/.debug", sizeof(dir) - strlen(dir) - 1);
+	for (size_t i = 0; i < n; i++)
+		sprintf(hex + 2 * i, "%02x", id[i]);
+	if ((e = add_elf(dir, hex, abs)) < 0 || (k = add_kallsyms(dir, hex, abs)) < 0) {
+		fprintf(stderr, "opreport: cannot add %s to perf's build-id cache %s: %s\n", elf,
+			dir, strerror(errno));
+		return -1;
+	}
+	if (e || k)
+		fprintf(stderr, "opreport: added %s (build-id %s) to perf's build-id cache %s "
+			"(--no-buildid-cache: do not)\n", elf, hex, dir);
+	return 0;
+}

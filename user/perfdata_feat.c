@@ -1,0 +1,153 @@
+/*
+ * perfdata_feat.c: the feature sections of a perf.data file, called by perf.c's report_perf
+ * once the data is written. Readers rely on them: perf report --header and hotspot show the
+ * host name, OS release, architecture, CPUs and command line; hotspot's parser takes the
+ * event (its name and sample ids) from EVENT_DESC only, and without HOSTNAME or CMDLINE it
+ * believes the feature bits are byte-swapped ("bad feature data"); perf finds the kernel ELF
+ * through BUILD_ID.
+ *
+ * Layout (perf's tools/perf/Documentation/perf.data-file-format.txt): after the data, one
+ * {offset, size} per feature bit set in the header, in bit order, then the sections. A string
+ * is a u32 length (the string's bytes with its NUL, padded with NULs to 64) and the bytes.
+ * Adding a feature is adding a row to feats[].
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "perfdata.h"
+
+enum {	/* perf's feature bits (HEADER_*) */
+	FEAT_BUILD_ID = 2, FEAT_HOSTNAME = 3, FEAT_OSRELEASE = 4, FEAT_ARCH = 6, FEAT_NRCPUS = 7,
+	FEAT_CMDLINE = 11, FEAT_EVENT_DESC = 12,
+};
+
+#define NAME_ALIGN		64		/* perf pads strings and file names to this */
+#define MISC_BUILD_ID_SIZE	(1 << 15)	/* the build-id record says its size */
+#define GUEST_NAME		"kern"		/* the profiled machine: this kernel, not the host */
+
+struct build_id_rec {
+	struct perf_event_header header;
+	int32_t pid;
+	uint8_t build_id[20];
+	uint8_t size, res1;
+	uint16_t res2;
+};
+
+static void put_u32(FILE *f, uint32_t v)
+{
+	fwrite(&v, sizeof(v), 1, f);
+}
+
+static void put_string(FILE *f, const char *s)
+{
+	static const char zero[NAME_ALIGN];
+	size_t n = strlen(s) + 1, len = (n + NAME_ALIGN - 1) / NAME_ALIGN * NAME_ALIGN;
+
+	put_u32(f, (uint32_t)len);
+	fwrite(s, 1, n, f);
+	fwrite(zero, 1, len - n, f);
+}
+
+/* The build-id table: the kernel's, under perf's name for the kernel. */
+static void feat_build_id(const struct ctx *c, const struct perf_event_attr *a, FILE *f)
+{
+	static const char name[NAME_ALIGN] = "[kernel.kallsyms]";
+	const struct opf_session *h0 = &c->p->sess[0].hdr;
+	struct build_id_rec b = { { 0, PERF_RECORD_MISC_KERNEL | MISC_BUILD_ID_SIZE,
+				    (uint16_t)(sizeof(b) + sizeof(name)) }, -1, { 0 }, 0, 0, 0 };
+
+	(void)a;
+	b.size = (uint8_t)(h0->build_id_len < 20 ? h0->build_id_len : 20);
+	memcpy(b.build_id, h0->build_id, b.size);
+	fwrite(&b, sizeof(b), 1, f);
+	fwrite(name, sizeof(name), 1, f);
+}
+
+static void feat_hostname(const struct ctx *c, const struct perf_event_attr *a, FILE *f)
+{
+	(void)c, (void)a;
+	put_string(f, GUEST_NAME);
+}
+
+/* "kern-" and the first 6 bytes of the build-id in hex: which build of the kernel. */
+static void feat_osrelease(const struct ctx *c, const struct perf_event_attr *a, FILE *f)
+{
+	const struct opf_session *h0 = &c->p->sess[0].hdr;
+	char s[sizeof(GUEST_NAME) + 16] = GUEST_NAME;
+
+	(void)a;
+	for (uint32_t i = 0; i < 6 && i < h0->build_id_len; i++)
+		sprintf(s + strlen(s), "%s%02x", i ? "" : "-", h0->build_id[i]);
+	put_string(f, s);
+}
+
+static void feat_arch(const struct ctx *c, const struct perf_event_attr *a, FILE *f)
+{
+	(void)c, (void)a;
+	put_string(f, "x86_64");
+}
+
+/* CPUs available, then online: both the session's cores. */
+static void feat_nrcpus(const struct ctx *c, const struct perf_event_attr *a, FILE *f)
+{
+	(void)a;
+	put_u32(f, c->ncores);
+	put_u32(f, c->ncores);
+}
+
+/* The command that wrote the file (perf record writes its own). */
+static void feat_cmdline(const struct ctx *c, const struct perf_event_attr *a, FILE *f)
+{
+	(void)a;
+	put_u32(f, (uint32_t)c->o->argc);
+	for (int i = 0; i < c->o->argc; i++)
+		put_string(f, c->o->argv[i]);
+}
+
+/* One event: its attribute, its one id, its name. */
+static void feat_event_desc(const struct ctx *c, const struct perf_event_attr *a, FILE *f)
+{
+	uint64_t id = PERF_SAMPLE_ID_VALUE;
+
+	(void)c;
+	put_u32(f, 1);
+	put_u32(f, sizeof(*a));
+	fwrite(a, sizeof(*a), 1, f);
+	put_u32(f, 1);
+	put_string(f, PERF_EVENT_NAME);
+	fwrite(&id, sizeof(id), 1, f);
+}
+
+static const struct {
+	int bit;
+	void (*write)(const struct ctx *c, const struct perf_event_attr *a, FILE *f);
+} feats[] = {	/* in bit order, as the section table is */
+	{ FEAT_BUILD_ID, feat_build_id },
+	{ FEAT_HOSTNAME, feat_hostname },
+	{ FEAT_OSRELEASE, feat_osrelease },
+	{ FEAT_ARCH, feat_arch },
+	{ FEAT_NRCPUS, feat_nrcpus },
+	{ FEAT_CMDLINE, feat_cmdline },
+	{ FEAT_EVENT_DESC, feat_event_desc },
+};
+#define NFEATS (sizeof(feats) / sizeof(feats[0]))
+
+int perf_write_features(const struct ctx *c, const struct perf_event_attr *a, FILE *f,
+			uint64_t features[4])
+{
+	struct file_section sec[NFEATS];
+	long table = ftell(f);
+
+	if (table < 0 || fseek(f, (long)sizeof(sec), SEEK_CUR))
+		return -1;
+	for (size_t i = 0; i < NFEATS; i++) {
+		sec[i].offset = (uint64_t)ftell(f);
+		feats[i].write(c, a, f);
+		sec[i].size = (uint64_t)ftell(f) - sec[i].offset;
+		features[feats[i].bit / 64] |= 1ULL << feats[i].bit % 64;
+	}
+	if (fseek(f, table, SEEK_SET))
+		return -1;
+	fwrite(sec, sizeof(sec), 1, f);
+	return ferror(f) ? -1 : 0;
+}
