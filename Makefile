@@ -24,7 +24,7 @@ KLDFLAGS := -n -nostdlib -T kern/arch/x86/kernel.ld --build-id=sha1 -z max-page-
 # arch: boot, traps, interrupt controllers, clocks, other cores (implements arch.h)
 ARCH_SRCS := $(addprefix kern/arch/x86/, boot.S trampoline.S trapentry.S swtch.S main.c \
 	uart.c cpu.c gdt.c trap.c multiboot.c acpi.c lapic.c ioapic.c hpet.c nmi.c fwcfg.c tsc.c \
-	smp.c ksyms.c thread_x86.c unwind.c io.c pci_x86.c)
+	machine.c smp.c ksyms.c thread_x86.c unwind.c io.c pci_x86.c)
 # portable core: the C library, memory, threads and time, blocks and I/O, files
 CORE_SRCS := $(addprefix kern/src/lib/, printf.c string.c parse.c errstr.c panic.c) \
 	$(addprefix kern/src/mem/, page.c kmalloc.c) \
@@ -35,7 +35,7 @@ CORE_SRCS := $(addprefix kern/src/lib/, printf.c string.c parse.c errstr.c panic
 # which asks `make print-OPROF_PORTABLE`) and the kernel-only files that tie it to the
 # kernel (the sampling source, the hooks and worker thread, the device files)
 OPROF_PORTABLE := $(addprefix kern/src/oprofile/, hotpath.c ring.c budget.c flight.c opcore.c \
-	encode.c stream.c pool.c worker.c session.c ctl.c reader.c stat.c backtrace.c \
+	encode.c stream.c clock.c pool.c worker.c session.c ctl.c reader.c stat.c backtrace.c \
 	sched_events.c)
 OPROF_KERNEL := $(addprefix kern/src/oprofile/, sampler.c glue.c devoprofile.c)
 OPROF_SRCS := $(OPROF_PORTABLE) $(OPROF_KERNEL)
@@ -45,7 +45,7 @@ DRIVER_SRCS := $(addprefix kern/drivers/, pci.c virtio_pci.c ninep.c dev9p.c)
 # built-in workloads, benchmark-only code, and init, which wires every layer together
 SHELL_SRCS := $(addprefix kern/shell/, shell.c cmds_sys.c cmds_fs.c cmds_thread.c \
 	cmds_oprofile.c cmds_dd.c cmds_pci.c cmds_9p.c)
-APP_SRCS := kern/apps/workloads.c
+APP_SRCS := kern/apps/workloads.c kern/apps/split.c
 BENCH_SRCS := $(addprefix kern/bench/, baseline.c opbench.c)
 INIT_SRCS := $(addprefix kern/init/, init.c init_late.c)
 KSRCS := $(ARCH_SRCS) $(CORE_SRCS) $(OPROF_SRCS) $(DRIVER_SRCS) $(SHELL_SRCS) $(APP_SRCS) \

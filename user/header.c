@@ -157,6 +157,25 @@ static void status_lines(const struct profile *p, const struct totals *t, FILE *
 	marks_lost_line(p, out);
 }
 
+/* The clock, and under plain TCG its caveat, wrapped to 96 columns under the value column. */
+static void clock_lines(const struct opf_session *h0, FILE *out)
+{
+	const char *a = clock_advice(h0), *lead = "Note:       ";
+	char buf[128];
+
+	fprintf(out, "Clock:       %s\n", clock_text(h0, buf, sizeof(buf)));
+	while (a && *a) {
+		size_t n = strlen(a), cut = n;
+
+		if (n > 83)
+			for (cut = 83; cut > 0 && a[cut] != ' '; cut--)
+				;
+		fprintf(out, "%s %.*s\n", lead, (int)cut, a);
+		lead = "            ";
+		a += cut + (a[cut] == ' ');
+	}
+}
+
 /* --snapshot N: which dump the report is of. */
 static void snapshot_line(const struct ctx *c, FILE *out)
 {
@@ -185,6 +204,7 @@ int report_header(const struct ctx *c, FILE *out)
 	fprintf(out, "Cores:       %u\n", c->ncores);
 	fprintf(out, "Rate:        %u Hz per core, %s\n", h0->hz, nmi ?
 		"by NMI (interrupts-off code is sampled too)" : "by timer interrupt");
+	clock_lines(h0, out);
 	fprintf(out, "Depth:       %u frames\n", h0->depth);
 	if (t.seconds > 0 || h0->tsc_hz)
 		fprintf(out, "Duration:    %.3f s\n", t.seconds);

@@ -1,7 +1,8 @@
 /*
  * perfdata_feat.c: the feature sections of a perf.data file, called by perf.c's report_perf
  * once the data is written. Readers rely on them: perf report --header and hotspot show the
- * host name, OS release, architecture, CPUs and command line; hotspot's parser takes the
+ * host name, OS release, architecture, CPUs, CPU description (which names the clock the
+ * samples weigh: clock.c) and command line; hotspot's parser takes the
  * event (its name and sample ids) from EVENT_DESC only, and without HOSTNAME or CMDLINE it
  * believes the feature bits are byte-swapped ("bad feature data"); perf finds the kernel ELF
  * through BUILD_ID.
@@ -11,6 +12,7 @@
  * is a u32 length (the string's bytes with its NUL, padded with NULs to 64) and the bytes.
  * Adding a feature is adding a row to feats[].
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -18,7 +20,7 @@
 
 enum {	/* perf's feature bits (HEADER_*) */
 	FEAT_BUILD_ID = 2, FEAT_HOSTNAME = 3, FEAT_OSRELEASE = 4, FEAT_ARCH = 6, FEAT_NRCPUS = 7,
-	FEAT_CMDLINE = 11, FEAT_EVENT_DESC = 12,
+	FEAT_CPUDESC = 8, FEAT_CMDLINE = 11, FEAT_EVENT_DESC = 12,
 };
 
 #define NAME_ALIGN		64		/* perf pads strings and file names to this */
@@ -95,6 +97,17 @@ static void feat_nrcpus(const struct ctx *c, const struct perf_event_attr *a, FI
 	put_u32(f, c->ncores);
 }
 
+/* The CPU description: what the samples weigh (clock.c), so `perf report --header` says it. */
+static void feat_cpudesc(const struct ctx *c, const struct perf_event_attr *a, FILE *f)
+{
+	char clk[128], s[192];
+
+	(void)a;
+	snprintf(s, sizeof(s), "kern guest, clock: %s",
+		 clock_text(&c->p->sess[0].hdr, clk, sizeof(clk)));
+	put_string(f, s);
+}
+
 /* The command that wrote the file (perf record writes its own). */
 static void feat_cmdline(const struct ctx *c, const struct perf_event_attr *a, FILE *f)
 {
@@ -127,6 +140,7 @@ static const struct {
 	{ FEAT_OSRELEASE, feat_osrelease },
 	{ FEAT_ARCH, feat_arch },
 	{ FEAT_NRCPUS, feat_nrcpus },
+	{ FEAT_CPUDESC, feat_cpudesc },
 	{ FEAT_CMDLINE, feat_cmdline },
 	{ FEAT_EVENT_DESC, feat_event_desc },
 };

@@ -73,6 +73,10 @@ uint32_t *ctx_ranked(const struct ctx *c, const uint64_t *key, uint32_t *n);
 /* n cut to the -n limit. */
 uint32_t ctx_limit(const struct ctx *c, uint32_t n);
 
+/* clock.c: what the samples weigh, in the same words everywhere */
+const char *clock_text(const struct opf_session *h, char *buf, size_t n);
+const char *clock_advice(const struct opf_session *h);	/* plain TCG's caveat, or NULL */
+
 double pct(uint64_t part, uint64_t whole);
 void print_hex(FILE *out, const uint8_t *b, size_t n);
 

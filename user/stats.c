@@ -47,6 +47,7 @@ void incomplete_status(const struct profile *p, FILE *out)
 static void session_head(const struct session *s, uint32_t si, FILE *out)
 {
 	const struct opf_session *h = &s->hdr;
+	char clk[128];
 
 	fprintf(out, "Session %u (id %" PRIu64 ") at offset %" PRIu64 ": format %u, %u cores, %u Hz, "
 		"depth %u, block %u bytes, worker period %u ms, flags 0x%x%s\n", si + 1,
@@ -56,6 +57,8 @@ static void session_head(const struct session *s, uint32_t si, FILE *out)
 		fprintf(out, "  source %s, output cap %" PRIu64 " bytes%s\n",
 			h->source == OPF_SRC_NMI ? "nmi" : "timer", h->cap,
 			(h->flags & OPF_S_RESUMED) ? ", resumed (a reader opened mid-stream)" : "");
+	fprintf(out, "  clock %s%s\n", clock_text(h, clk, sizeof(clk)),
+		(h->flags & OPF_S_CLOCK_TOLD) ? " (told by the launcher)" : "");
 	fprintf(out, "  tsc_hz %" PRIu64 ", start_tsc %" PRIu64 ", start_ns %" PRIu64 ", build-id ",
 		h->tsc_hz, h->start_tsc, h->start_ns);
 	if (h->build_id_len)

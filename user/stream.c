@@ -50,9 +50,9 @@ static long check_session(struct opf_parser *p, const struct opf_view *v)
 	if (s->version < OPF_VERSION_MIN || s->version > OPF_VERSION)
 		return fail(p, v->off, "unsupported format version %u (this reader knows %u..%u)",
 			    s->version, OPF_VERSION_MIN, OPF_VERSION);
-	if (s->version >= 2 && v->len < sizeof(*s))
-		return fail(p, v->off, "OPF_SESSION record length %u is shorter than %zu "
-			    "(format %u)", v->len, sizeof(*s), s->version);
+	if (s->version >= 2 && v->len < OPF_SESSION_V2_LEN)
+		return fail(p, v->off, "OPF_SESSION record length %u is shorter than %u "
+			    "(format %u)", v->len, OPF_SESSION_V2_LEN, s->version);
 	if (s->ncores == 0 || s->ncores > OPF_MAX_CORES)
 		return fail(p, v->off, "session has %u cores (supported: 1..%u)", s->ncores,
 			    OPF_MAX_CORES);

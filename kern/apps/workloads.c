@@ -223,6 +223,7 @@ const struct workload workloads[] = {
 	{ "irqoff", "iterations", NULL, irqoff_step },
 	{ "duty", "cycles", NULL, duty_step },
 	{ "lockpair", "acquisitions", lockpair_setup, lockpair_step },
+	{ "split", "rounds", NULL, split_step },
 	{ NULL, NULL, NULL, NULL },
 };
 

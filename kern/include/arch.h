@@ -49,6 +49,25 @@ uintptr_t arch_unlinked_return(uintptr_t pc, uintptr_t sp, uintptr_t lo, uintptr
 /* Symbol of a kernel address, for backtraces: name and offset, false if unknown. */
 bool ksym_lookup(uintptr_t pc, const char **name, uintptr_t *off);
 
+/*
+ * What the kernel runs on (kern/arch/x86/machine.c), identified once at boot on the boot
+ * core; any context may read it afterwards. It decides what the profiler's samples weigh.
+ */
+enum machine_kind {
+	MACHINE_BARE = 0,	/* no hypervisor bit in CPUID: hardware */
+	MACHINE_QEMU_TCG = 1,	/* QEMU's emulator ("TCGTCGTCGTCG") */
+	MACHINE_KVM = 2,	/* KVM ("KVMKVMKVM"), whatever drives it */
+	MACHINE_OTHER_HV = 3,	/* another hypervisor: hv_sig names it */
+};
+struct machine {
+	enum machine_kind kind;
+	char hv_sig[13];	/* CPUID 0x40000000 signature, NUL-terminated; "" on hardware */
+	bool icount;		/* guest time follows instructions executed (QEMU -icount) */
+	bool icount_told;	/* ... said by the launcher (fw_cfg), not measured */
+	int icount_shift;	/* then each instruction is 2^shift ns of guest time; else -1 */
+};
+const struct machine *arch_machine(void);
+
 /* --- Boot (kern/init calls these; the arch enters kernel_main and kernel_ap_main) --- */
 
 /*

@@ -31,5 +31,12 @@ uint64_t irqoff_spin(uint64_t n);	/* runs with interrupts off */
 uint64_t busy_us(uint64_t us);		/* computes for us microseconds */
 void duty_compute(void);		/* duty's on-CPU part */
 void lockpair_hold(void);		/* lockpair's critical section */
+/* split (split.c): two branch-free leaves called 1 : SPLIT_LIGHT_CALLS, a known answer */
+#define SPLIT_LIGHT_CALLS	8
+#define SPLIT_ROUNDS		1000	/* rounds per step */
+uint64_t split_heavy(uint64_t x);
+uint64_t split_light(uint64_t x);
+uint64_t split_step(void *st);
+extern volatile uint64_t split_sink;
 
 #endif

@@ -110,6 +110,20 @@ static void print_cores(const char *text, int ncores)
 	}
 }
 
+/* The machine and what its samples weigh, as opreport's header will name it. */
+static void print_clock(const char *t)
+{
+	char m[32], h[32], c[32], s[8];
+
+	stat_str(t, "clock", c, sizeof(c));
+	shell_printf("machine: %s (hypervisor %s); clock: %s%s%s\n",
+		     stat_str(t, "machine", m, sizeof(m)), stat_str(t, "hypervisor", h, sizeof(h)),
+		     !strcmp(c, "instructions") ? "instructions, -icount shift=" : c,
+		     !strcmp(c, "instructions") ? stat_str(t, "icount_shift", s, sizeof(s)) : "",
+		     !strcmp(c, "emulation") ? " time (plain TCG: ICOUNT=1 for instructions)" :
+		     !strcmp(c, "hardware") ? " time" : "");
+}
+
 static int print_stat(void)
 {
 	char a[32], b[32], c[32], d[32];
@@ -141,6 +155,7 @@ static int print_stat(void)
 	if (!strcmp(stat_str(t, "mode", d, sizeof(d)), "snapshot"))
 		shell_printf("flight recorder: %lu-block windows, %lu snapshots\n",
 			     (unsigned long)stat_u64(t, "window"), (unsigned long)stat_u64(t, "snapshots"));
+	print_clock(t);
 	if (ncores > 0)
 		print_cores(t, ncores);
 	shell_printf("(every counter: cat /dev/oprofilestat)\n");

@@ -327,5 +327,6 @@ static int cmd_run(int argc, char **argv)
 	return r == -EINTR ? 1 : 0;
 }
 SHELL_CMD("run", "run APP [-c CORES] [-t SECONDS | -n UNITS]",
-	  "run a workload (spin matrix fib memcpy irqoff duty lockpair) on CORES (all, N, A-B, list) for a "
-	  "time, or until each core did UNITS (exact rates, for benchmarks)", cmd_run);
+	  "run a workload (spin matrix fib memcpy irqoff duty lockpair split) on CORES (all, N, "
+	  "A-B, list) for a time, or until each core did UNITS (exact rates, for benchmarks)",
+	  cmd_run);

@@ -69,7 +69,8 @@ static size_t nspecs;
 
 static struct {
 	uint32_t cores, hz, depth, unknown, snapshots, pause, no_core_end, no_session_end, v1_end;
-	uint32_t version, block_bytes, discard, nmi;
+	uint32_t version, block_bytes, discard, nmi, machine, clock;
+	int32_t icount_shift;
 	uint64_t seed, random_n, templates, tsc_hz, resumed, marks_lost;
 	const char *out, *funcs;
 } opt = { .cores = 2, .hz = 1000, .depth = 16, .templates = 4096, .tsc_hz = 1000000000ULL,
@@ -536,7 +537,8 @@ static uint64_t now_tsc(void)
 static void emit_session(void)
 {
 	struct opf_session s = { 0 };
-	uint32_t len = opt.version == 1 ? OPF_SESSION_V1_LEN : (uint32_t)sizeof(s);
+	uint32_t len = opt.version == 1 ? OPF_SESSION_V1_LEN : opt.clock ? (uint32_t)sizeof(s) :
+		       OPF_SESSION_V2_LEN;	/* without --clock: as before the clock fields */
 
 	s.h = (struct opf_rec){ OPF_SESSION, 0, len };
 	s.magic = OPF_MAGIC;
@@ -555,6 +557,13 @@ static void emit_session(void)
 	s.session_id = 1;
 	s.source = opt.nmi ? OPF_SRC_NMI : OPF_SRC_TIMER;
 	s.cap = 4u << 20;
+	s.machine = opt.machine;
+	s.clock = opt.clock;
+	s.icount_shift = opt.icount_shift;
+	if (opt.machine == OPF_MACH_QEMU_TCG)
+		memcpy(s.hv_sig, "TCGTCGTCGTCG", 12);
+	else if (opt.machine == OPF_MACH_KVM)
+		memcpy(s.hv_sig, "KVMKVMKVM", 9);
 	emit(&s, len);
 }
 
@@ -819,7 +828,9 @@ static void usage(void)
 		"  --resumed N         a reader that opened mid-stream: blocks below seq N went to an\n"
 		"                      earlier one, core 0's block N is partial\n"
 		"  --discard           the session is discarded at the end (no closing totals)\n"
-		"  --nmi               sampling source NMI      --marks-lost N\n");
+		"  --nmi               sampling source NMI      --marks-lost N\n"
+		"  --clock KIND        the session's clock: tcg, icount:SHIFT, kvm or bare (without:\n"
+		"                      a session record from before the clock fields)\n");
 	exit(2);
 }
 
@@ -831,7 +842,7 @@ static void pair(const char *arg, uint32_t *core, uint64_t *n)
 
 enum { O_OVER = 256, O_TAKEN, O_DELIV, O_THROTTLE, O_UNKNOWN, O_SNAP, O_PAUSE, O_NOCE, O_NOSE,
        O_TSCHZ, O_MISSED, O_V1END, O_V1, O_DROP, O_UNLISTED, O_BREAK, O_RESUMED, O_DISCARD,
-       O_LOSTBIAS, O_NMI, O_MARKSLOST };
+       O_LOSTBIAS, O_NMI, O_MARKSLOST, O_CLOCK };
 
 /* Options whose meaning depends on -c are kept and applied after the whole line is read. */
 struct deferred_opt {
@@ -930,6 +941,22 @@ static void apply_deferred(void)
 	}
 }
 
+/* --clock KIND: the machine and clock fields of the session record. */
+static void clock_opt(const char *a)
+{
+	opt.icount_shift = -1;
+	opt.machine = OPF_MACH_QEMU_TCG;
+	if (!strcmp(a, "tcg"))
+		opt.clock = OPF_CLOCK_EMULATION;
+	else if (sscanf(a, "icount:%d", &opt.icount_shift) == 1)
+		opt.clock = OPF_CLOCK_INSN;
+	else if (!strcmp(a, "kvm") || !strcmp(a, "bare")) {
+		opt.clock = OPF_CLOCK_HARDWARE;
+		opt.machine = a[0] == 'k' ? OPF_MACH_KVM : OPF_MACH_BARE;
+	} else
+		die("bad --clock '%s' (tcg, icount:SHIFT, kvm or bare)", a);
+}
+
 /* A no-argument option that sets a flag, or an option with a numeric argument. */
 static int simple_opt(int ch, const char *a)
 {
@@ -955,6 +982,7 @@ static int simple_opt(int ch, const char *a)
 	case O_DISCARD: opt.discard = 1; return 1;
 	case O_NMI: opt.nmi = 1; return 1;
 	case O_MARKSLOST: opt.marks_lost = strtoull(a, NULL, 0); return 1;
+	case O_CLOCK: clock_opt(a); return 1;
 	}
 	return 0;
 }
@@ -972,7 +1000,7 @@ static const char *parse_options(int argc, char **argv, char **spec_args, size_t
 		{ "unlisted", 1, NULL, O_UNLISTED }, { "break", 1, NULL, O_BREAK },
 		{ "resumed", 1, NULL, O_RESUMED }, { "discard", 0, NULL, O_DISCARD },
 		{ "lost-bias", 1, NULL, O_LOSTBIAS }, { "nmi", 0, NULL, O_NMI },
-		{ "marks-lost", 1, NULL, O_MARKSLOST },
+		{ "marks-lost", 1, NULL, O_MARKSLOST }, { "clock", 1, NULL, O_CLOCK },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *elfpath = NULL;

@@ -112,6 +112,9 @@ void nmi_boot_test_hold(void);
 /* fwcfg.c */
 int fwcfg_read_file(const char *name, char *buf, size_t len);
 
+/* machine.c */
+void machine_identify(void);
+
 /* tsc.c */
 void tsc_calibrate(void);
 

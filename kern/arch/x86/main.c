@@ -32,6 +32,7 @@ __noreturn void arch_main(uint32_t mbi)
 	acpi_init(mb.rsdp);			/* MADT: cores, IOAPIC; HPET */
 	hpet_init();				/* the NMI timer, if the machine has one */
 	tsc_calibrate();			/* the clock every core shares (HPET, or PIT) */
+	machine_identify();			/* hypervisor (CPUID); time = instructions? */
 	lapic_init_cpu();			/* this core's LAPIC */
 	cpus[0].apic_id = lapic_id();
 	nmi_cpu_armed(0, cpus[0].apic_id);

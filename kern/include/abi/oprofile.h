@@ -84,11 +84,32 @@ struct opf_rec {
 				   opened mid-stream; what came before went to an earlier reader */
 #define OPF_S_SCHED	0x0004	/* scheduler and lock events: OPF_SWITCH, OPF_WAKEUP,
 				   OPF_LOCKWAIT in the cores' blocks, OPF_SCHED_END at the end */
+#define OPF_S_CLOCK_TOLD 0x0010	/* clock OPF_CLOCK_INSN because the launcher said -icount
+				   (fw_cfg); without it the kernel measured it */
 
 /* opf_session.source (v2): what took the samples */
 enum opf_source {
 	OPF_SRC_TIMER = 0,	/* each core's timer interrupt: blind where interrupts are off */
 	OPF_SRC_NMI = 1,	/* non-maskable interrupts: sees interrupt-disabled code too */
+};
+
+/* opf_session.machine: what the kernel ran on (CPUID's hypervisor signature) */
+enum opf_machine {
+	OPF_MACH_UNKNOWN = 0,	/* a stream from before the clock fields */
+	OPF_MACH_BARE = 1,	/* no hypervisor: hardware */
+	OPF_MACH_QEMU_TCG = 2,	/* QEMU's emulator, "TCGTCGTCGTCG" */
+	OPF_MACH_KVM = 3,	/* "KVMKVMKVM" */
+	OPF_MACH_OTHER = 4,	/* another hypervisor; hv_sig names it */
+};
+
+/* opf_session.clock: what the time between samples -- so a sample's weight -- measures */
+enum opf_clock {
+	OPF_CLOCK_UNKNOWN = 0,	/* a stream from before the clock fields */
+	OPF_CLOCK_EMULATION = 1, /* the host's time spent emulating (QEMU TCG without -icount):
+				   calls, returns and block boundaries cost far more than
+				   straight-line code, so callers and callees are mis-weighted */
+	OPF_CLOCK_INSN = 2,	/* instructions executed (QEMU -icount): 2^icount_shift ns each */
+	OPF_CLOCK_HARDWARE = 3,	/* real time on real or hardware-virtualized cores */
 };
 
 struct opf_session {
@@ -111,8 +132,20 @@ struct opf_session {
 	uint32_t source;	/* enum opf_source */
 	uint32_t pad;
 	uint64_t cap;		/* output queue cap, bytes of memory */
+	/*
+	 * Appended to v2 (a record of OPF_SESSION_V2_LEN bytes ends here; read these as zero:
+	 * OPF_MACH_UNKNOWN, OPF_CLOCK_UNKNOWN)
+	 */
+	uint32_t machine;	/* enum opf_machine */
+	uint32_t clock;		/* enum opf_clock */
+	int32_t icount_shift;	/* OPF_CLOCK_INSN: each instruction is 2^shift ns; else -1 */
+	uint32_t pad2;
+	char hv_sig[16];	/* CPUID 0x40000000 signature, NUL-padded; empty on hardware */
 };
 #define OPF_SESSION_V1_LEN 112u
+#define OPF_SESSION_V2_LEN 128u		/* the shortest valid version-2 record */
+_Static_assert(__builtin_offsetof(struct opf_session, machine) == OPF_SESSION_V2_LEN,
+	       "OPF_SESSION: the clock fields must follow the first v2 fields");
 
 /*
  * One sample: the interrupted pc and up to depth return addresses, innermost first

@@ -8,6 +8,7 @@
  *	opcore.c	the ctl side of a core's state: set-up, quiesce, tear-down, accounting
  *	encode.c	the record builders: every record the profiler writes is built there
  *	stream.c	the stream writer: the output queue, the kernel's own records on it
+ *	clock.c		the session header's clock: what the machine is, what samples weigh
  *	pool.c		the pool of recycled blocks
  *	worker.c	the core-0 worker: cores' full blocks to the stream, empty ones back
  *	session.c	the state machine, start and stop
@@ -438,6 +439,12 @@ struct sbuf {
 };
 /* Append; past the end of buf only the length grows (buf stays NUL terminated). */
 __printf(2, 3) void sbuf_printf(struct sbuf *sb, const char *fmt, ...);
+
+/* clock.c: the machine and its clock, for the session header and the stat file */
+uint32_t clock_kind(void);			/* enum opf_clock */
+void clock_describe(struct opf_session *s);
+const char *clock_machine_name(void);
+const char *clock_name(void);
 
 /* reader.c */
 bool reader_is_open(void);

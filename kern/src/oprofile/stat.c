@@ -10,6 +10,8 @@
  * OPF_CORE_END value, and taken == delivered + lost_* + overwritten. cpuN.hz is the
  * core's current rate (lower than hz once throttled), load_permille the hot path's share
  * of its time over the last budget window, missed the timer expiries it was too late for.
+ * machine, hypervisor (CPUID signature), clock and icount_shift (-1: not -icount) say
+ * what samples weigh (clock.c).
  * Per-core lines stay until the next start.
  *
  * Two tables are the whole file: the session's lines (stat_global) and every core's, which
@@ -80,9 +82,12 @@ static void stat_global(struct sbuf *sb)
 {
 	uint32_t state = flag_get(&oprof.state);
 	const struct oprof_cfg *cfg = state == OPROF_IDLE ? &oprof.next : &oprof.cfg;
+	const char *hv = arch_machine()->hv_sig;
 	uint64_t alloc, pooled, max;
+	char shift[12];
 
 	pool_stats(&alloc, &pooled, &max);
+	snprintf(shift, sizeof(shift), "%d", arch_machine()->icount_shift);
 	const struct stat_line l[] = {
 		{ "state", 0, session_state_name(state) },
 		{ "session", oprof.session_id, NULL },
@@ -95,6 +100,10 @@ static void stat_global(struct sbuf *sb)
 		{ "emptydepth", cfg->emptydepth, NULL },
 		{ "mode", 0, cfg->snapshot ? "snapshot" : "stream" },
 		{ "source", 0, cfg->source == OPF_SRC_NMI ? "nmi" : "timer" },
+		{ "machine", 0, clock_machine_name() },
+		{ "hypervisor", 0, hv[0] ? hv : "-" },
+		{ "clock", 0, clock_name() },
+		{ "icount_shift", 0, shift },
 		{ "window", cfg->window, NULL },
 		{ "snapshots", oprof.snapshots, NULL },
 		{ "budget", cfg->budget, NULL },

@@ -146,6 +146,7 @@ bool stream_session(uint64_t tsc)
 	s->session_id = oprof.session_id;
 	s->source = oprof.cfg.source;
 	s->cap = oprof.cap;
+	clock_describe(s);
 	block_reset(b);
 	memcpy(b->wp, s, sizeof(*s));
 	b->wp += sizeof(*s);
