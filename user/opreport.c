@@ -83,6 +83,9 @@ static const struct opt_row opt_rows[] = {
 	{ "perf-data", 0, PATH(perf_data) },
 	{ "no-buildid-cache", 0, FLAG(no_buildid_cache) },
 	{ "stats", 0, FLAG(stats) },
+	{ "wall", 0, FLAG(wall) },
+	{ "offcpu", 0, FLAG(offcpu) },
+	{ "locks", 0, FLAG(locks) },
 	{ "diff", 0, FLAG(diff) },
 	{ "snapshot", 0, OK_SNAPSHOT, 0 },
 	{ "weight", 0, OK_WEIGHT, 0 },
@@ -282,13 +285,16 @@ static double now(void)
 /* Which sections a command line asks for (the flat profile when nothing else is). */
 static void plan(struct options *o)
 {
-	int text = o->stats || o->thread || o->lines || o->callgraph || o->folded;
+	int sched = o->wall || o->offcpu || o->locks;
+	int text = o->stats || o->thread || o->lines || o->callgraph || o->folded || sched;
 
 	o->symbols = (!text && !o->flame && !o->pprof && !o->perf_data) || o->inclusive ||
 		     (o->cpu && !o->thread);
 	o->header = o->symbols || o->thread || o->lines || o->callgraph;
+	o->offcpu_text = o->offcpu && !o->folded && !o->flame && !o->pprof;
 	/* --stats alone needs no symbols: do not go looking for an ELF. */
-	o->need_elf = o->header || o->folded || o->flame || o->pprof || o->perf_data || o->diff;
+	o->need_elf = o->header || o->folded || o->flame || o->pprof || o->perf_data || o->diff ||
+		      o->offcpu || o->locks;
 	if (o->diff)
 		o->symbols = o->header = 0;
 }
@@ -312,6 +318,9 @@ static const struct section sections[] = {
 	{ WANT(lines), report_lines, 1, 1 },
 	{ WANT(callgraph), report_callgraph, 1, 1 },
 	{ WANT(folded), report_folded, 0, 0 },
+	{ WANT(wall), report_wall, 1, 1 },
+	{ WANT(offcpu_text), report_offcpu, 1, 1 },
+	{ WANT(locks), report_locks, 1, 1 },
 };
 
 /* Files written after the text: the option naming the path and the writer. */
@@ -432,6 +441,10 @@ static int load(const struct options *o, struct profile *prof)
 		crash_warn(o->file, prof);
 	else if (!profile_complete(prof))
 		warn_incomplete(o->file, prof);
+	if (sched_any(prof) && sched_analyze(prof)) {
+		fprintf(stderr, "opreport: out of memory\n");
+		return 2;
+	}
 	if (conservation_failed(prof) && !o->stats)
 		fprintf(stderr, "opreport: warning: %s: sample accounting does not add up; "
 			"see --stats\n", o->file);
@@ -532,7 +545,8 @@ int main(int argc, char **argv)
 	}
 	t1 = now();
 	c.ncores = prof.ncores;
-	if (open_symbols(&c, &sym, &defk) || sym_resolve(&sym, &prof.stacks) ||
+	if (open_symbols(&c, &sym, &defk) || (o.offcpu && sched_offcpu_stacks(&prof)) ||
+	    sym_resolve(&sym, &prof.stacks) || (o.offcpu && sched_offcpu_roots(&prof, &sym)) ||
 	    (o.diff ? (rc = run_diff(&c)) < 0 : ctx_aggregate(&c) || (rc = run_reports(&c)) < 0)) {
 		fprintf(stderr, "opreport: out of memory\n");
 		return 1;

@@ -115,7 +115,7 @@ HANDLER(on_session)
 		s->open_writer = -1;
 		return 0;
 	}
-	return new_session(p, v);
+	return new_session(p, v) || sched_session(p, cur(p));
 }
 
 /*
@@ -193,6 +193,8 @@ HANDLER(on_sample)
 	p->reported++;
 	if (p->hook && p->hook(p->hook_arg, s, h, v->tail, w))
 		return -1;
+	if ((s->hdr.flags & OPF_S_SCHED) && sched_sample(p, h))
+		return -1;
 	return stacks_add(&p->stacks, h->tid, h->core, stack_cut(h->h.flags), w, h->pc, v->tail,
 			  h->nframes);
 }
@@ -211,7 +213,12 @@ HANDLER(on_thread)
 	tn->core = t->core;
 	memcpy(tn->name, v->tail, (size_t)n);
 	tn->name[n] = 0;
-	return 0;
+	return sched_add(p, v);
+}
+
+HANDLER(on_sched)
+{
+	return sched_add(arg, v);
 }
 
 HANDLER(on_lost)
@@ -435,6 +442,10 @@ const struct opf_sink profile_sink = {
 		[OPF_CRASH] = crash_on_crash,
 		[OPF_CRASH_CORE] = crash_on_core,
 		[OPF_CRASH_END] = crash_on_end,
+		[OPF_SWITCH] = on_sched,
+		[OPF_WAKEUP] = on_sched,
+		[OPF_LOCKWAIT] = on_sched,
+		[OPF_SCHED_END] = on_sched,
 	},
 	.unknown = on_unknown,
 	.every = on_every,
@@ -461,6 +472,7 @@ void profile_free(struct profile *p)
 	free(p->sess);
 	free(p->threads);
 	free(p->thr);
+	sched_free(&p->sched);
 	if (p->nsess)
 		stacks_free(&p->stacks);
 	memset(p, 0, sizeof(*p));

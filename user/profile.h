@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "crash.h"
+#include "sched.h"
 #include "stacks.h"
 #include "stream.h"
 
@@ -128,6 +129,7 @@ struct profile {
 	void *hook_arg;
 	uint16_t unknown_types[8];	/* the first distinct unknown types */
 	uint32_t nunknown_types;
+	struct sched_data sched;	/* scheduler events (sched.c) */
 };
 
 /* The first dump numbered seq in any session, or NULL; and how many dumps there are. */

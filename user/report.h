@@ -20,6 +20,8 @@ struct options {
 	long snapshot;		/* --snapshot N; 0: every sample */
 	int by_samples;		/* --weight samples: count samples, not the periods they stand for */
 	int inclusive, cpu, thread, lines, callgraph, folded, stats, bench_stats, diff;
+	int wall, offcpu, locks;	/* scheduler events: views (sched_views.c) */
+	int offcpu_text;	/* derived: --offcpu as a table (no --folded, --flame, --pprof) */
 	int symbols, header, need_elf;	/* derived by plan() in opreport.c */
 	const char *flame;	/* --flame FILE.svg */
 	const char *pprof;	/* --pprof FILE.pb.gz */
@@ -85,6 +87,9 @@ int report_threads(const struct ctx *c, FILE *out);
 int report_lines(const struct ctx *c, FILE *out);
 int report_callgraph(const struct ctx *c, FILE *out);
 int report_folded(const struct ctx *c, FILE *out);
+int report_wall(const struct ctx *c, FILE *out);	/* sched_views.c */
+int report_offcpu(const struct ctx *c, FILE *out);
+int report_locks(const struct ctx *c, FILE *out);
 
 /* Returns 0 when conservation holds, 3 if not, 4 when the stream is incomplete and what it
  * holds adds up; -1 when out of memory. */

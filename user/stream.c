@@ -114,6 +114,42 @@ static long check_block(struct opf_parser *p, const struct opf_view *v)
 	return b->core == OPF_CORE_STREAM ? 0 : check_core(p, v, b->core);
 }
 
+static long check_frames(struct opf_parser *p, const struct opf_view *v, unsigned n,
+			 uint32_t need)
+{
+	if (n > OPF_MAX_DEPTH)
+		return fail(p, v->off, "%s has %u frames (at most %u)", opf_type_name(v->r->h.type),
+			    n, OPF_MAX_DEPTH);
+	if (need > v->len)
+		return fail(p, v->off, "%s with %u frames needs %u bytes, record has %u",
+			    opf_type_name(v->r->h.type), n, need, v->len);
+	return 0;
+}
+
+static long check_switch(struct opf_parser *p, const struct opf_view *v)
+{
+	const struct opf_switch *s = &v->r->sw;
+
+	if (s->why >= OPF_WHY_N)
+		return fail(p, v->off, "OPF_SWITCH reason %u out of range (0..%u)", s->why,
+			    OPF_WHY_N - 1);
+	return check_frames(p, v, s->nframes, opf_switch_len(s->nframes));
+}
+
+static long check_wakeup(struct opf_parser *p, const struct opf_view *v)
+{
+	return check_core(p, v, v->r->wakeup.target_core);
+}
+
+static long check_lockwait(struct opf_parser *p, const struct opf_view *v)
+{
+	const struct opf_lockwait *l = &v->r->lockwait;
+
+	if (l->kind > OPF_LK_SPIN)
+		return fail(p, v->off, "OPF_LOCKWAIT kind %u out of range (0..1)", l->kind);
+	return check_frames(p, v, l->nframes, opf_lockwait_len(l->nframes));
+}
+
 /* --- the table ------------------------------------------------------------------------- */
 
 struct kind {
@@ -152,6 +188,12 @@ static const struct kind kinds[OPF_NTYPES] = {
 	[OPF_CRASH_CORE] = { "OPF_CRASH_CORE", { 0, SZ(opf_crash_core) }, SZ(opf_crash_core), 8, 2,
 			     NULL },
 	[OPF_CRASH_END] = { "OPF_CRASH_END", { 0, SZ(opf_crash_end) }, SZ(opf_crash_end), 0, 0,
+			    NULL },
+	[OPF_SWITCH] = { "OPF_SWITCH", { 0, SZ(opf_switch) }, SZ(opf_switch), 8, 2, check_switch },
+	[OPF_WAKEUP] = { "OPF_WAKEUP", { 0, SZ(opf_wakeup) }, SZ(opf_wakeup), 8, 2, check_wakeup },
+	[OPF_LOCKWAIT] = { "OPF_LOCKWAIT", { 0, SZ(opf_lockwait) }, SZ(opf_lockwait), 8, 2,
+			   check_lockwait },
+	[OPF_SCHED_END] = { "OPF_SCHED_END", { 0, SZ(opf_sched_end) }, SZ(opf_sched_end), 8, 4,
 			    NULL },
 };
 

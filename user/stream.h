@@ -40,6 +40,10 @@ union opf_any {
 	struct opf_crash crash;
 	struct opf_crash_core crash_core;
 	struct opf_crash_end crash_end;
+	struct opf_switch sw;
+	struct opf_wakeup wakeup;
+	struct opf_lockwait lockwait;
+	struct opf_sched_end sched_end;
 };
 
 /*

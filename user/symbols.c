@@ -172,6 +172,16 @@ uint32_t sym_truncated(struct symbols *s)
 	return id;
 }
 
+uint32_t sym_synthetic(struct symbols *s, const char *name)
+{
+	int made;
+	uint32_t id = named_func(s, name, &made);
+
+	if (made && id != UINT32_MAX)
+		s->funcs[id].resolved = 0;
+	return id;
+}
+
 /* Room for n more frames in the chain pool. */
 static int chain_room(struct symbols *s, size_t n)
 {

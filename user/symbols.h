@@ -70,6 +70,8 @@ uint32_t sym_leaf(struct symbols *s, uint64_t pc);
 
 /* The synthetic root of samples whose backtrace was cut. UINT32_MAX on out of memory. */
 uint32_t sym_truncated(struct symbols *s);
+/* The function id of a synthetic frame named name (an off-CPU reason), made if new. */
+uint32_t sym_synthetic(struct symbols *s, const char *name);
 
 /* Source file and line of a lookup address; returns 0, or -1 when DWARF does not say. */
 int sym_line(struct symbols *s, uint64_t addr, const char **file, int *line);

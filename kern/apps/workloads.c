@@ -6,6 +6,8 @@
  */
 #include "arch.h"
 #include "kmalloc.h"
+#include "qlock.h"
+#include "thread.h"
 #include "workloads.h"
 
 /* spin: a tight loop in its own function */
@@ -162,12 +164,88 @@ static uint64_t lockup_step(void *st)
 	lockup_spin();
 }
 
+/* Busy (in a function of its own) until us microseconds of TSC time have passed. */
+__attribute__((noinline)) uint64_t busy_us(uint64_t us)
+{
+	uint64_t end = tsc_read() + us * (tsc_hz() / 1000000), n = 0;
+
+	while (tsc_read() < end)
+		n++;
+	return n;
+}
+
+/*
+ * duty: a known answer for off-CPU time. Each step computes DUTY_ON_US then sleeps
+ * DUTY_OFF_US: the thread is on a CPU a tenth of its time and asleep (timed) the rest,
+ * give or take its wake-up latency.
+ */
+#define DUTY_ON_US	1000
+#define DUTY_OFF_US	9000
+
+__attribute__((noinline)) void duty_compute(void)
+{
+	busy_us(DUTY_ON_US);
+}
+
+static uint64_t duty_step(void *st)
+{
+	(void)st;
+	duty_compute();
+	thread_sleep_us(DUTY_OFF_US);
+	return 1;
+}
+
+/*
+ * lockpair: a known answer for lock contention. Every thread (run it on two cores) takes
+ * the one qlock "lockpair", holds it LOCKPAIR_HOLD_US, lets it go and waits LOCKPAIR_OUT_US
+ * before the next round -- asleep both times, so the answer does not depend on how the
+ * emulator shares the host between virtual CPUs. Two threads alternate: each comes back
+ * OUT after letting go and finds the other holding it for HOLD - OUT more, so nearly every
+ * acquisition is contended and waits HOLD - OUT (plus wake-up latency).
+ */
+#define LOCKPAIR_HOLD_US	2000
+#define LOCKPAIR_OUT_US		1000
+
+static struct qlock pair_lock;
+static uint32_t pair_init;	/* 0 untouched, 1 being initialized, 2 ready */
+
+__attribute__((noinline)) void lockpair_hold(void)
+{
+	thread_sleep_us(LOCKPAIR_HOLD_US);
+}
+
+static void *lockpair_setup(void)
+{
+	uint32_t zero = 0;
+
+	if (__atomic_compare_exchange_n(&pair_init, &zero, 1, false, __ATOMIC_ACQ_REL,
+					__ATOMIC_ACQUIRE)) {
+		qlock_init_named(&pair_lock, "lockpair");
+		__atomic_store_n(&pair_init, 2, __ATOMIC_RELEASE);
+	}
+	while (__atomic_load_n(&pair_init, __ATOMIC_ACQUIRE) != 2)
+		cpu_relax();
+	return kmalloc(sizeof(uint64_t));	/* no state; not NULL, which says setup failed */
+}
+
+static uint64_t lockpair_step(void *st)
+{
+	(void)st;
+	qlock(&pair_lock);
+	lockpair_hold();
+	qunlock(&pair_lock);
+	thread_sleep_us(LOCKPAIR_OUT_US);
+	return 1;
+}
+
 const struct workload workloads[] = {
 	{ "spin", "iterations", NULL, spin_step },
 	{ "matrix", "multiplies", matrix_setup, matrix_step },
 	{ "fib", "fib(20) calls", NULL, fib_step },
 	{ "memcpy", "bytes", memcpy_setup, memcpy_step },
 	{ "irqoff", "iterations", NULL, irqoff_step },
+	{ "duty", "cycles", NULL, duty_step },
+	{ "lockpair", "acquisitions", lockpair_setup, lockpair_step },
 	{ "split", "rounds", NULL, split_step },
 	{ "lockup", "never returns", NULL, lockup_step },
 	{ NULL, NULL, NULL, NULL },

@@ -18,6 +18,7 @@
  * Message layout: every message is size[4] type[1] tag[2] then its fields, little endian;
  * strings are len[2] bytes; a qid is type[1] version[4] path[8].
  */
+#include "schedev.h"
 #include "arch.h"
 #include "error.h"
 #include "kmalloc.h"
@@ -227,6 +228,7 @@ static int rpc(struct p9_client *c, struct call *k, uint8_t rtype)
 	struct vbuf in[2] = { { s->r, RCAP }, { k->idata, k->ilen } };
 	uint32_t size = k->t.pos + k->olen;
 	long got;
+	bool said;
 	int r;
 
 	if (k->t.bad)
@@ -235,7 +237,11 @@ static int rpc(struct p9_client *c, struct call *k, uint8_t rtype)
 		s->t[i] = (uint8_t)(size >> (8 * i));
 	if (k->idata)
 		in[0].len = RDATA_HDR;
+	/* a wait in here is for the host's reply: I/O, for the scheduler events (schedev.h) */
+	said = schedev_wait(OPF_WHY_IO, c, NULL, "9p", 0);
 	got = virtq_transfer(c->vq, out, k->olen ? 2 : 1, in, k->idata ? 2 : 1);
+	if (said)
+		schedev_unwait();
 	__atomic_add_fetch(&c->nrpc, 1, __ATOMIC_RELAXED);
 	if (got < 0)
 		return (int)got;

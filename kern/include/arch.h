@@ -120,6 +120,8 @@ bool tf_irq_enabled(const struct trapframe *tf);	/* interrupts were on where it 
 void swtch(uintptr_t *save_rsp, uintptr_t new_rsp);
 /* Lay out a new thread's stack below top so that swtch to the result calls entry. */
 uintptr_t arch_thread_stack_init(uintptr_t top, void (*entry)(void));
+/* The frame pointer of a thread switched out with stack pointer rsp: its walk starts there. */
+uintptr_t arch_switched_fp(uintptr_t rsp);
 /* Any context: bring core out of hlt (it re-checks its run queue). */
 void arch_send_wake_ipi(int core);
 /* The interrupt controller's id of core, for the cpus command. */

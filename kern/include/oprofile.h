@@ -43,6 +43,8 @@
 #define OPROF_BUDGET_EVERY	8		/* the budget times one tick in this many (2^n) */
 #define OPROF_RAISE_WINDOWS	10		/* windows under a quarter of it before doubling */
 
+struct schedev_ops;
+
 /* Callback of oprof_hooks.foreach_thread: one live thread. */
 typedef void (*oprof_thread_fn)(void *arg, uint32_t tid, int core, const char *name);
 
@@ -98,6 +100,16 @@ struct oprof_hooks {
 	 * default): the truest this machine has. May be NULL: the timer.
 	 */
 	uint32_t (*default_source)(void);
+	/*
+	 * Start (ops) or stop (NULL) the scheduler and lock events of a session started with
+	 * "-e sched" (schedev_register). May be NULL: no events.
+	 */
+	void (*sched_events)(const struct schedev_ops *ops);
+	/*
+	 * Any context: as kick, but never a direct wake-up (a self-interrupt), for a writer
+	 * whose caller may hold the locks a wake-up takes. May be NULL: kick is used.
+	 */
+	void (*kick_later)(void);
 };
 
 /*

@@ -12,9 +12,11 @@ struct qlock {
 	struct spinlock lk;	/* protects owner */
 	struct thread *owner;	/* NULL when free */
 	struct rendez r;	/* waiters sleep here until owner is NULL */
+	const char *name;	/* for contention events (schedev.h) */
 };
 
-void qlock_init(struct qlock *q);
+void qlock_init(struct qlock *q);	/* named "qlock" */
+void qlock_init_named(struct qlock *q, const char *name);
 void qlock(struct qlock *q);
 void qunlock(struct qlock *q);
 bool qholding(struct qlock *q);

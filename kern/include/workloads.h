@@ -28,6 +28,9 @@ void matrix_multiply(struct matrix_state *m);
 uint64_t fib(int n);
 void memcpy_copy(uint8_t *buf);
 uint64_t irqoff_spin(uint64_t n);	/* runs with interrupts off */
+uint64_t busy_us(uint64_t us);		/* computes for us microseconds */
+void duty_compute(void);		/* duty's on-CPU part */
+void lockpair_hold(void);		/* lockpair's critical section */
 /* split (split.c): two branch-free leaves called 1 : SPLIT_LIGHT_CALLS, a known answer */
 #define SPLIT_LIGHT_CALLS	8
 #define SPLIT_ROUNDS		1000	/* rounds per step */

@@ -390,6 +390,6 @@ static int cmd_run(int argc, char **argv)
 }
 SHELL_CMD("run", "run APP [-c CORES] [-t SECONDS | -n UNITS] | run NAME [-c CORES] [-s STACK] "
 	  "[-- ARGS...]",
-	  "run a workload (spin matrix fib memcpy irqoff) on CORES (all, N, A-B, list) for a "
-	  "time, or until each core did UNITS (exact rates, for benchmarks); or an app built in "
+	  "run a workload (spin matrix fib memcpy irqoff duty lockpair split lockup) on CORES "
+	  "(all, N, A-B, list) for a time, or until each core did UNITS (exact rates, for benchmarks); or an app built in "
 	  "with make APPS=: main once per core, its status and time each", cmd_run);

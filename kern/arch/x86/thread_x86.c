@@ -27,6 +27,12 @@ uintptr_t arch_thread_stack_init(uintptr_t top, void (*entry)(void))
 	return fx;
 }
 
+/* swtch pushed rbp and made it the frame pointer, then pushed five registers below it. */
+uintptr_t arch_switched_fp(uintptr_t rsp)
+{
+	return rsp + 5 * sizeof(uint64_t);
+}
+
 void arch_send_wake_ipi(int core)
 {
 	lapic_send_ipi(cpus[core].apic_id, T_IPI_WAKE);

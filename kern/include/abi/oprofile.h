@@ -49,6 +49,11 @@ enum opf_type {
 	OPF_RESUME = 10,	/* struct opf_mark: sampling resumed at tsc */
 	OPF_BLOCK = 11,		/* struct opf_block: v2, first record of every block */
 	OPF_DROP = 12,		/* struct opf_drop: v2, blocks the worker dropped */
+	/* Scheduler events (sessions with OPF_S_SCHED only, "start -e sched") */
+	OPF_SWITCH = 13,	/* struct opf_switch: a core switched threads */
+	OPF_WAKEUP = 14,	/* struct opf_wakeup: a thread made another runnable */
+	OPF_LOCKWAIT = 15,	/* struct opf_lockwait: a contended lock was taken at last */
+	OPF_SCHED_END = 16,	/* struct opf_sched_end: one per core, closing event totals */
 	OPF_CRASH = 20,		/* struct opf_crash: a crash dump's cause and panic stack */
 	OPF_CRASH_CORE = 21,	/* struct opf_crash_core: one core's state when stopped */
 	OPF_CRASH_END = 22,	/* struct opf_crash_end: the dump arrived whole */
@@ -80,6 +85,8 @@ struct opf_rec {
 #define OPF_S_SNAPSHOT	0x0001	/* flight-recorder mode: data arrives only in snapshots */
 #define OPF_S_RESUMED	0x0002	/* v2: a repeat of the session's header for a reader that
 				   opened mid-stream; what came before went to an earlier reader */
+#define OPF_S_SCHED	0x0004	/* scheduler and lock events: OPF_SWITCH, OPF_WAKEUP,
+				   OPF_LOCKWAIT in the cores' blocks, OPF_SCHED_END at the end */
 #define OPF_S_CRASH	0x0008	/* v2: a crash dump (OPF_CRASH follows): each core's last
 				   window of the always-on crash recorder, written at a panic */
 #define OPF_S_CLOCK_TOLD 0x0010	/* clock OPF_CLOCK_INSN because the launcher said -icount
@@ -295,6 +302,128 @@ struct opf_drop {
 	uint64_t seq;
 	uint64_t samples;
 };
+
+/*
+ * Scheduler events. Each is written by the core it happens on (the switching core, the
+ * waking core, the core that finally took the lock) into that core's current block, in
+ * time order with its samples; like samples they are counted per core, taken = in the
+ * stream + lost[] + overwritten (OPF_SCHED_END). tid 0 is the core's idle thread.
+ */
+
+/* Why a thread stopped running: opf_switch.why */
+enum opf_why {
+	OPF_WHY_PREEMPT = 0,	/* its slice ended; still runnable */
+	OPF_WHY_YIELD = 1,	/* it gave the core up; still runnable */
+	OPF_WHY_SLEEP = 2,	/* a timed sleep (thread_sleep_us) */
+	OPF_WHY_RENDEZ = 3,	/* waits on a rendez: obj its address, site its condition */
+	OPF_WHY_QLOCK = 4,	/* waits for a qlock: obj, name, holder */
+	OPF_WHY_IO = 5,		/* waits for a device's reply (9P, virtio): obj, name */
+	OPF_WHY_EXIT = 6,	/* it exited; it never runs again */
+	OPF_WHY_N = 7
+};
+
+#define OPF_OBJ_NAME	16	/* bytes of an object's name in a record, NUL-padded */
+
+/*
+ * prev stopped running on core at tsc and next started. frames: prev's stack at the switch,
+ * innermost first (nframes <= the session's depth). prev_cpu: the kernel's own count of
+ * prev's running time, TSC ticks, the slice ending at tsc included -- so a reader can check
+ * the switches it sees against the scheduler. len = sizeof + 8 * nframes.
+ */
+struct opf_switch {
+	struct opf_rec h;
+	uint16_t core;
+	uint16_t why;		/* enum opf_why */
+	uint16_t nframes;
+	uint16_t pad;
+	uint32_t prev_tid;
+	uint32_t next_tid;
+	uint64_t tsc;
+	uint64_t prev_cpu;	/* TSC ticks prev has run since it was created */
+	uint64_t obj;		/* address of what prev waits on (RENDEZ, QLOCK, IO), or 0 */
+	uint64_t site;		/* RENDEZ: the address of its condition function; else 0 */
+	uint32_t holder;	/* QLOCK: tid of the holder when prev blocked; else 0 */
+	uint32_t pad2;
+	char name[OPF_OBJ_NAME];	/* QLOCK, IO: the object's name */
+	uint64_t frames[];
+};
+
+/* flags of OPF_WAKEUP */
+#define OPF_W_IRQ	0x0001	/* the waker was an interrupt handler (waker: who it interrupted) */
+
+/* waker (on core) made tid, a thread of target_core, runnable at tsc. */
+struct opf_wakeup {
+	struct opf_rec h;
+	uint16_t core;		/* the waker's core: the block's */
+	uint16_t target_core;
+	uint32_t tid;
+	uint32_t waker;
+	uint32_t pad;
+	uint64_t tsc;
+};
+
+enum opf_lock_kind {
+	OPF_LK_QLOCK = 0,	/* sleeping lock: every contended acquisition */
+	OPF_LK_SPIN = 1,	/* spinlock: acquisitions that spun OPROF_SPIN_REPORT or longer */
+};
+
+/*
+ * tid took lock at tsc after waiting wait TSC ticks for it; holder held it when tid first
+ * found it taken (spin: the holder's core | 0x80000000, a spinlock knows no thread).
+ * frames: tid's stack where it asked for the lock.
+ */
+struct opf_lockwait {
+	struct opf_rec h;
+	uint16_t core;
+	uint16_t kind;		/* enum opf_lock_kind */
+	uint16_t nframes;
+	uint16_t pad;
+	uint32_t tid;
+	uint32_t holder;
+	uint64_t tsc;
+	uint64_t wait;
+	uint64_t lock;		/* the lock's address */
+	char name[OPF_OBJ_NAME];
+	uint64_t frames[];
+};
+#define OPF_HOLDER_CORE	0x80000000u	/* opf_lockwait.holder names a core, not a thread */
+#define OPF_HOLDER_NONE	0xffffu		/* ... not known: it let go before the waiter looked */
+
+/* Events by kind (opf_sched_end.written[]) */
+enum opf_ev {
+	OPF_EV_SWITCH = 0,
+	OPF_EV_WAKEUP = 1,
+	OPF_EV_LOCK = 2,
+	OPF_EV_N = 3
+};
+
+/*
+ * Closing totals of one core's events (after its OPF_CORE_END). Per core:
+ *	taken == (its OPF_SWITCH + OPF_WAKEUP + OPF_LOCKWAIT records in the stream)
+ *		 + sum(lost[]) + overwritten
+ * lost[] by the reasons of samples: NO_BLOCK (no room), OUTPUT_FULL (in a block the worker
+ * dropped), PAUSED (the session was paused), OTHER (the core was already writing: an event
+ * raised inside the profiler's own hot path, or a record larger than a block).
+ */
+struct opf_sched_end {
+	struct opf_rec h;
+	uint32_t core;
+	uint32_t pad;
+	uint64_t taken;		/* events that tried to write a record */
+	uint64_t written[OPF_EV_N];	/* records written into blocks, by kind */
+	uint64_t lost[OPF_LOST_NREASONS];
+	uint64_t overwritten;	/* flight recorder: in blocks reused for newer */
+};
+
+static inline uint32_t opf_switch_len(uint32_t nframes)
+{
+	return (uint32_t)sizeof(struct opf_switch) + 8 * nframes;
+}
+
+static inline uint32_t opf_lockwait_len(uint32_t nframes)
+{
+	return (uint32_t)sizeof(struct opf_lockwait) + 8 * nframes;
+}
 
 /*
  * Crash dumps (kern/src/oprofile/crash.c). The stream is OPF_SESSION (flags OPF_S_SNAPSHOT |

@@ -294,5 +294,5 @@ struct dev ramfs = {
 
 void ramfs_init(void)
 {
-	qlock_init(&fs_lock);
+	qlock_init_named(&fs_lock, "ramfs");
 }

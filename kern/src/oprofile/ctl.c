@@ -49,6 +49,8 @@ struct ctl_setting {
 
 /* The sampling sources, by enum opf_source. */
 static const char *const source_names[] = { "timer", "nmi", NULL };
+/* What a session records besides samples: nothing, or scheduler and lock events. */
+static const char *const event_names[] = { "none", "sched", NULL };
 
 #define CFG32(f)	offsetof(struct oprof_cfg, f), false
 #define CFG64(f)	offsetof(struct oprof_cfg, f), true
@@ -68,6 +70,7 @@ static const struct ctl_setting settings[] = {
 	{ "budget", "budget", NULL, CFG32(budget), false, 1, 100, NULL },
 	{ "maxhz", "rate limit", NULL, CFG32(maxhz), false, OPROF_MAX_HZ, OPROF_ABS_MAX_HZ, NULL },
 	{ "mode", "sampling source", "-m", CFG32(source), false, 0, 1, source_names },
+	{ "events", "events", "-e", CFG32(events), false, 0, 1, event_names },
 };
 
 static bool setting_is(const struct ctl_setting *st, size_t off)
@@ -165,7 +168,8 @@ static int cfg_check(const struct oprof_cfg *cfg, char *err, size_t errlen)
 	return 0;
 }
 
-#define START_USAGE	"start [-f HZ] [-d DEPTH] [-b BLOCKBYTES] [-m timer|nmi] [-s [-w BLOCKS]]"
+#define START_USAGE	"start [-f HZ] [-d DEPTH] [-b BLOCKBYTES] [-m timer|nmi] [-e none|sched] " \
+			"[-s [-w BLOCKS]]"
 
 static int ctl_start(int argc, char **argv, char *err, size_t errlen)
 {

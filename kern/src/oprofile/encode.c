@@ -144,6 +144,8 @@ void rec_salvage(const struct block *b, struct salvage *sv)
 		} else if (r->type == OPF_PAUSE || r->type == OPF_RESUME ||
 			   r->type == OPF_THROTTLE) {
 			sv->marks++;	/* pause time and rates a reader can no longer tell */
+		} else if (r->type >= OPF_SWITCH && r->type <= OPF_LOCKWAIT) {
+			sv->ev[r->type - OPF_SWITCH]++;
 		}
 		p += r->len;
 	}
@@ -168,5 +170,7 @@ uint64_t blk_salvage(const struct block *b, struct blk_gone *gone,
 	cnt_add(&gone->depth_cut, sv.depth_cut);
 	cnt_add(&gone->threads, sv.threads);
 	cnt_add(&gone->marks, sv.marks);
+	for (unsigned k = 0; k < OPF_EV_N; k++)
+		cnt_add(&gone->ev[k], sv.ev[k]);
 	return sv.samples;
 }

@@ -73,6 +73,7 @@ struct salvage {
 	uint64_t threads;			/* OPF_THREAD records */
 	uint64_t marks;				/* OPF_PAUSE, OPF_RESUME, OPF_THROTTLE */
 	uint64_t lost[OPF_LOST_NREASONS];	/* what its OPF_LOST records told */
+	uint64_t ev[OPF_EV_N];			/* scheduler events, by kind */
 };
 /* Any context: count what a block about to leave the stream unread held (see encode.c). */
 void rec_salvage(const struct block *b, struct salvage *sv);
@@ -85,6 +86,7 @@ struct blk_gone {
 	uint64_t depth_cut;	/* of those, with OPF_F_DEPTH */
 	uint64_t threads;	/* their OPF_THREAD records */
 	uint64_t marks;		/* their OPF_PAUSE, OPF_RESUME, OPF_THROTTLE records */
+	uint64_t ev[OPF_EV_N];	/* their scheduler events, by kind */
 };
 /*
  * The salvaged-block bookkeeping: b will never be read. Adds it to *gone, and the losses

@@ -11,6 +11,7 @@
 #include "oprofile.h"
 #include "sampler.h"
 #include "sched.h"
+#include "schedev.h"
 #include "thread.h"
 
 /*
@@ -29,6 +30,12 @@ static void glue_kick(void)
 static void glue_kick_work(void)
 {
 	oprof_worker_wake();
+}
+
+/* sched_events hook: the scheduler's and locks' hooks for a session (schedev.h). */
+static void glue_sched_events(const struct schedev_ops *ops)
+{
+	schedev_register(ops);
 }
 
 struct on_core_call {
@@ -89,6 +96,8 @@ static const struct oprof_hooks hooks = {
 	.foreach_thread = glue_foreach_thread,
 	.set_rate = sampler_set_rate,
 	.default_source = sampler_default_source,
+	.sched_events = glue_sched_events,
+	.kick_later = arch_irq_work_raise,
 };
 
 static void worker(void *arg)

@@ -114,6 +114,7 @@ bool hot_push(struct opcore *c)
 	cnt_add(&c->cnt.threads_lost, g.threads);
 	cnt_add(&c->cnt.marks_lost, g.marks);
 	hot_lose(c, OPF_LOST_OTHER, g.samples);
+	sched_events_unwritten(c, &g);
 	hot_block_begin(c, b, b->stamp);
 	return false;
 }

@@ -55,6 +55,7 @@
 #include "rendez.h"
 #include "ring.h"
 #include "encode.h"
+#include "schedev.h"
 
 /* Single-writer counters: the owner adds, anyone reads; relaxed atomics, no RMW. */
 static inline uint64_t cnt_get(const uint64_t *p)
@@ -129,6 +130,7 @@ struct oprof_cfg {
 	uint32_t budget;	/* percent of a core's time sampling may use; 100: no limit */
 	uint32_t maxhz;		/* highest rate "start -f" accepts */
 	uint32_t source;	/* enum opf_source: the timer interrupt or NMIs */
+	uint32_t events;	/* 1: scheduler and lock events too (OPF_S_SCHED) */
 };
 
 enum oprof_state {
@@ -208,6 +210,18 @@ struct opcore {
 		uint64_t refused;	/* ticks that found the gate closed (stopping) */
 		uint64_t lost[OPF_LOST_NREASONS];	/* all but OUTPUT_FULL */
 	} cnt;
+
+	/*
+	 * Scheduler events (sched_events.c): written by the core inside its writer guard,
+	 * read with cnt_get. Those in blocks that left unread are in fr.gone.ev (overwritten)
+	 * and w.gone.ev (dropped: lost OUTPUT_FULL).
+	 */
+	struct {
+		uint64_t taken;			/* events while on */
+		uint64_t written[OPF_EV_N];	/* records written into blocks, by kind */
+		uint64_t lost[OPF_LOST_NREASONS];	/* NO_BLOCK, PAUSED, OTHER */
+		uint32_t defer_kick;		/* an event is being written: kick by irq work */
+	} ev;
 
 	/* Losses the stream has not told yet (hotpath.c). */
 	struct {
@@ -321,6 +335,11 @@ bool hot_write_marks(struct opcore *c, uint64_t tsc);
 /* A thread on the core, interrupts off: bracket writing into the core's buffers. */
 bool hot_thread_enter(struct opcore *c);	/* false: the core does not record */
 void hot_thread_leave(struct opcore *c);
+
+/* sched_events.c: the hooks a session with events registers (hooks->sched_events). */
+const struct schedev_ops *sched_events_ops(void);
+/* On the core, in its writer: a block it could not push took these events with it. */
+void sched_events_unwritten(struct opcore *c, const struct blk_gone *g);
 
 /* budget.c */
 void budget_reset(struct opcore *c);

@@ -26,6 +26,7 @@ static void opcore_reset(struct opcore *c)
 	c->buf.starving = 0;
 	c->buf.kicked_pass = flag_get(&oprof.pass_gen) - 1;
 	memset(&c->cnt, 0, sizeof(c->cnt));
+	memset(&c->ev, 0, sizeof(c->ev));
 	memset(&c->lrep, 0, sizeof(c->lrep));
 	c->fr.seen = c->fr.ack = flag_get(&oprof.snap_gen);
 	memset(&c->fr.gone, 0, sizeof(c->fr.gone));

@@ -42,7 +42,7 @@ const char *session_state_name(uint32_t state)
 
 void oprof_init(const struct oprof_hooks *hooks)
 {
-	qlock_init(&oprof.lock);
+	qlock_init_named(&oprof.lock, "oprof session");
 	rendez_init(&oprof.snap_r);
 	worker_init();
 	oprof.hooks = hooks;
@@ -107,7 +107,8 @@ static uint32_t session_reserve_blocks(const struct oprof_cfg *cfg, int ncores)
 {
 	uint64_t per_core = DROP_RUNS * sizeof(struct opf_drop) + sizeof(struct opf_drop) +
 			    OPF_LOST_NREASONS * sizeof(struct opf_lost) +
-			    sizeof(struct opf_core_end);
+			    sizeof(struct opf_core_end) +
+			    (cfg->events ? sizeof(struct opf_sched_end) : 0);
 	uint64_t room = cfg->block_bytes - BLK_HDR;
 	/* records never straddle blocks: a block may leave up to one record's room unused */
 	uint64_t usable = room - sizeof(struct opf_core_end);
@@ -154,6 +155,13 @@ static void session_free_reserve(void)
 	}
 }
 
+/* Start or stop the session's scheduler events, if it asked for them (sched_events.c). */
+static void session_events(bool on)
+{
+	if (oprof.cfg.events && oprof.hooks && oprof.hooks->sched_events)
+		oprof.hooks->sched_events(on ? sched_events_ops() : NULL);
+}
+
 static void session_quiet_here(void *arg)
 {
 	(void)arg;
@@ -169,6 +177,7 @@ static void session_quiet_here(void *arg)
  */
 static void session_stop_cores(bool sampling)
 {
+	session_events(false);	/* the hooks off first; a writer inside is waited out below */
 	for (int i = 0; i < oprof.ncores; i++)
 		opcore_disable(&opcores[i]);
 	if (!sampling)
@@ -290,6 +299,7 @@ int session_start(const struct oprof_cfg *cfg, char *err, size_t errlen)
 	}
 	for (int i = 0; i < oprof.ncores; i++)
 		opcore_enable(&opcores[i]);
+	session_events(true);
 	if (oprof.hooks && oprof.hooks->foreach_thread)
 		oprof.hooks->foreach_thread(session_thread, &tw);
 	recw_finish(&w);

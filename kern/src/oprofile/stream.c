@@ -137,7 +137,7 @@ bool stream_session(uint64_t tsc)
 	s->start_ns = nsec();
 	s->block_bytes = oprof.cfg.block_bytes;
 	s->period_ms = oprof.cfg.period_ms;
-	s->flags = oprof.cfg.snapshot ? OPF_S_SNAPSHOT : 0;
+	s->flags = (oprof.cfg.snapshot ? OPF_S_SNAPSHOT : 0) | (oprof.cfg.events ? OPF_S_SCHED : 0);
 	id = kernel_build_id(&idlen);
 	idlen = id ? MIN(idlen, (size_t)OPF_MAX_BUILD_ID) : 0;
 	s->build_id_len = (uint32_t)idlen;
@@ -246,6 +246,29 @@ static bool stream_core_end(struct recw *w, int core, uint64_t tsc)
 	return stream_core_totals(w, core);
 }
 
+/* A session with events: core's OPF_SCHED_END (sched_events.c's counts). False: no room. */
+static bool stream_sched_end(struct recw *w, int core)
+{
+	struct opcore *c = &opcores[core];
+	struct opf_sched_end *e = recw_reserve(w, sizeof(*e));
+
+	if (!e)
+		return false;
+	e->h.type = OPF_SCHED_END;
+	e->h.len = sizeof(*e);
+	e->core = (uint32_t)core;
+	e->taken = cnt_get(&c->ev.taken);
+	for (unsigned k = 0; k < OPF_EV_N; k++) {
+		e->written[k] = cnt_get(&c->ev.written[k]);
+		e->lost[OPF_LOST_OUTPUT_FULL] += c->w.gone.ev[k];
+		e->overwritten += cnt_get(&c->fr.gone.ev[k]);
+	}
+	e->lost[OPF_LOST_NO_BLOCK] = cnt_get(&c->ev.lost[OPF_LOST_NO_BLOCK]);
+	e->lost[OPF_LOST_PAUSED] = cnt_get(&c->ev.lost[OPF_LOST_PAUSED]);
+	e->lost[OPF_LOST_OTHER] = cnt_get(&c->ev.lost[OPF_LOST_OTHER]);
+	return true;
+}
+
 /* OPF_SESSION_END, the last record: its bytes are every byte queued before it. */
 bool stream_session_end(struct recw *w, uint64_t tsc, uint16_t flags)
 {
@@ -279,7 +302,7 @@ void stream_close(void)
 	int i;
 
 	for (i = 0; i < oprof.ncores; i++)
-		if (!stream_core_end(&w, i, tsc))
+		if (!stream_core_end(&w, i, tsc) || (oprof.cfg.events && !stream_sched_end(&w, i)))
 			break;
 	if (i == oprof.ncores)
 		stream_session_end(&w, tsc, 0);

@@ -74,7 +74,9 @@ void oprof_worker_wake(void)
 void worker_kick(void)
 {
 	flag_set(&oprof.kick, 1);
-	if (oprof.hooks && oprof.hooks->kick)
+	if (oprof.hooks && oprof.hooks->kick_later && opcores[core_id()].ev.defer_kick)
+		oprof.hooks->kick_later();
+	else if (oprof.hooks && oprof.hooks->kick)
 		oprof.hooks->kick();
 	else
 		rendez_wakeup(&worker_r);

@@ -6,15 +6,28 @@
  * owner is written under q->lk but read without it (the rendez condition, qholding), so
  * it is accessed with relaxed atomics. Portable: the host tests build this file against
  * tests/host/shim, whose current() is the calling pthread.
+ *
+ * Contention (schedev.h): the free lock is taken on a path with nothing added; a thread
+ * that finds it held goes to qlock_wait, which says what it waits for (the lock, its name,
+ * the holder) for the switch events, and once it holds the lock tells the session how long
+ * it waited, for whom, from where.
  */
+#include "arch.h"
 #include "qlock.h"
+#include "schedev.h"
 #include "thread.h"
 
-void qlock_init(struct qlock *q)
+void qlock_init_named(struct qlock *q, const char *name)
 {
 	spinlock_init(&q->lk, "qlock");
 	q->owner = NULL;
+	q->name = name;
 	rendez_init(&q->r);
+}
+
+void qlock_init(struct qlock *q)
+{
+	qlock_init_named(q, "qlock");
 }
 
 static struct thread *owner(struct qlock *q)
@@ -32,22 +45,57 @@ static bool qlock_free(void *arg)
 	return owner(arg) == NULL;
 }
 
+/* The session's hook, with q held: me waited from start for holder. */
+static void qlock_event(const struct schedev_ops *ops, struct qlock *q, struct thread *me,
+			uint32_t holder, uint64_t start)
+{
+	struct schedev_lock lk = {
+		.kind = OPF_LK_QLOCK, .tid = (uint32_t)thread_tid(me), .holder = holder,
+		.lock = q, .name = q->name, .start = start, .tsc = tsc_read(),
+		.fp = (uintptr_t)__builtin_frame_address(0),
+	};
+	unsigned long f = irq_save();
+
+	thread_stack(me, &lk.lo, &lk.hi);
+	ops->on_lock(&lk);
+	irq_restore(f);
+}
+
+/* q->lk held, q held by another: sleep until it is ours. Returns with q->lk released. */
+static __attribute__((noinline)) void qlock_wait(struct qlock *q, struct thread *me)
+{
+	uint32_t holder = (uint32_t)thread_tid(q->owner);
+	uint64_t start = tsc_read();
+	const struct schedev_ops *ops;
+	bool said;
+
+	if (q->owner == me)
+		panic("qlock: thread %d takes a qlock it holds", thread_tid(me));
+	said = schedev_wait(OPF_WHY_QLOCK, q, NULL, q->name, holder);
+	do {
+		spin_unlock(&q->lk);
+		rendez_sleep(&q->r, qlock_free, q);
+		spin_lock(&q->lk);
+	} while (q->owner);
+	set_owner(q, me);
+	spin_unlock(&q->lk);
+	if (said)
+		schedev_unwait();
+	if ((ops = schedev()))
+		qlock_event(ops, q, me, holder, start);
+}
+
 void qlock(struct qlock *q)
 {
 	struct thread *me = current();
 
-	for (;;) {
-		spin_lock(&q->lk);
-		if (!q->owner) {
-			set_owner(q, me);
-			spin_unlock(&q->lk);
-			return;
-		}
-		if (q->owner == me)
-			panic("qlock: thread %d takes a qlock it holds", thread_tid(me));
+	spin_lock(&q->lk);
+	if (likely(!q->owner)) {
+		set_owner(q, me);
 		spin_unlock(&q->lk);
-		rendez_sleep(&q->r, qlock_free, q);
+		return;
 	}
+	qlock_wait(q, me);
 }
 
 void qunlock(struct qlock *q)

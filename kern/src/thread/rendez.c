@@ -14,6 +14,7 @@
 #include "error.h"
 #include "rendez.h"
 #include "sched.h"
+#include "schedev.h"
 
 void rendez_init(struct rendez *r)
 {
@@ -37,6 +38,7 @@ int rendez_sleep_until(struct rendez *r, bool (*cond)(void *), void *arg, uint64
 	struct alarm *a = thread_sleep_alarm(t);
 	uint64_t deadline = usec ? tsc_read() + usec * (tsc_hz() / 1000000) : 0;
 	unsigned long f = irq_save();
+	bool said = schedev_wait(OPF_WHY_RENDEZ, r, (const void *)cond, NULL, 0);
 	int ret = 0;
 
 	if (deadline)
@@ -62,6 +64,8 @@ int rendez_sleep_until(struct rendez *r, bool (*cond)(void *), void *arg, uint64
 	spin_unlock(&r->lock);
 	if (deadline)
 		alarm_cancel(a);
+	if (said)
+		schedev_unwait();
 	irq_restore(f);
 	return ret;
 }

@@ -24,6 +24,7 @@
 #include "page.h"
 #include "rendez.h"
 #include "sched.h"
+#include "schedev.h"
 
 #define STACK_PAGES	4
 
@@ -49,12 +50,15 @@ struct thread {
 	struct rendez exited;		/* joiner waits here for gone */
 	struct alarm sleep_alarm;	/* thread_sleep_us and timeouts */
 	struct fstate *fs;		/* descriptors and cwd (ns.c) */
+	struct schedev_why why;		/* what it is about to wait for (schedev.h) */
 };
 
 struct runq {
 	uint32_t lock;			/* raw lock; see the top of this file */
 	struct thread *head, *tail;
 	struct thread *prev;		/* thread switched away from, for finish_switch */
+	uint64_t sw_tsc;		/* when the last switch happened, for its event */
+	bool preempting;		/* the thread yielding is preempted (sched_preempt_irq) */
 	bool need_resched;		/* slice over: switch at the next chance */
 	struct alarm tick;
 	struct thread idle;
@@ -63,6 +67,7 @@ struct runq {
 static struct runq runqs[MAX_CPUS];
 static struct spinlock all_lock = SPINLOCK_INIT("threads");
 static struct thread *all_threads;
+const struct schedev_ops *schedev_ops;
 static int next_tid = 1;
 static void (*create_hook)(struct thread *t);
 
@@ -151,8 +156,57 @@ static void switch_locked(struct runq *rq)
 	next->run_start = now;
 	next->state = T_RUNNING;
 	rq->prev = prev;
+	rq->sw_tsc = now;
 	c->cur = next;
 	swtch(&prev->rsp, next->rsp);
+}
+
+/*
+ * Why prev stopped running, from its state and what it said it waits for. rq lock held: a
+ * waker on another core may change prev's state as soon as it is released.
+ */
+static unsigned switch_why(const struct thread *prev, const struct runq *rq)
+{
+	if (prev->state == T_DEAD)
+		return OPF_WHY_EXIT;
+	if (prev->state != T_SLEEPING)	/* still runnable, whatever it was about to wait for */
+		return rq->preempting ? OPF_WHY_PREEMPT : OPF_WHY_YIELD;
+	return prev->why.set ? prev->why.why : OPF_WHY_RENDEZ;
+}
+
+/*
+ * On the thread the core switched to, interrupts off, rq lock released, prev not yet
+ * freed: tell the session's hook (schedev.h). prev is off every core (threads are pinned
+ * and this core runs us), so its stack can be walked from the frame swtch saved.
+ */
+static __noinline void switch_event(const struct schedev_ops *ops, struct runq *rq,
+				    struct thread *prev, unsigned why)
+{
+	struct thread *next = this_cpu()->cur;
+	struct schedev_switch sw = {
+		.prev_tid = (uint32_t)prev->tid, .next_tid = (uint32_t)next->tid,
+		.core = (uint16_t)next->core, .why = (uint16_t)why,
+		.tsc = rq->sw_tsc, .prev_cpu = prev->cpu_tsc, .w = &prev->why,
+		.fp = arch_switched_fp(prev->rsp),
+	};
+
+	thread_stack(prev, &sw.lo, &sw.hi);
+	ops->on_switch(&sw);
+}
+
+/* After a switch, on the new thread, rq lock held: release it and finish the old one. */
+static void switched(struct runq *rq)
+{
+	struct thread *prev = rq->prev;
+	const struct schedev_ops *ops = schedev();
+	unsigned why = unlikely(ops) && prev ? switch_why(prev, rq) : 0;
+
+	rq->prev = NULL;
+	rq->preempting = false;
+	rq_unlock(rq);
+	if (unlikely(ops) && prev)
+		switch_event(ops, rq, prev, why);
+	finish_switch(prev);
 }
 
 /*
@@ -161,13 +215,8 @@ static void switch_locked(struct runq *rq)
  */
 static void switch_and_finish(struct runq *rq)
 {
-	struct thread *prev;
-
 	switch_locked(rq);
-	prev = rq->prev;
-	rq->prev = NULL;
-	rq_unlock(rq);
-	finish_switch(prev);
+	switched(rq);
 }
 
 /* Give the core to the next runnable thread, if any. Thread context. */
@@ -185,8 +234,10 @@ void sched_preempt_irq(bool irq_was_on)
 {
 	struct runq *rq = rq_of(core_id());
 
-	if (irq_was_on && READ_ONCE(rq->need_resched))
+	if (irq_was_on && READ_ONCE(rq->need_resched)) {
+		rq->preempting = true;	/* interrupts are off: nothing else yields here */
 		yield();
+	}
 }
 
 void sched_sleep_release(struct spinlock *lk)
@@ -201,6 +252,15 @@ void sched_sleep_release(struct spinlock *lk)
 
 static void ipi_wake(int core);
 
+/* Interrupts off, rq lock released: tell the session's hook who woke t (schedev.h). */
+static inline void wake_event(struct thread *t)
+{
+	const struct schedev_ops *ops = schedev();
+
+	if (unlikely(ops))
+		ops->on_wake((uint32_t)t->tid, t->core, (uint32_t)thread_tid(current()));
+}
+
 void thread_wake(struct thread *t)
 {
 	struct runq *rq = rq_of(t->core);
@@ -214,6 +274,8 @@ void thread_wake(struct thread *t)
 		woke = true;
 	}
 	rq_unlock(rq);
+	if (woke)
+		wake_event(t);
 	irq_restore(f);
 	/* pairs with the fence in idle_loop: either it sees our push or we see it idle */
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
@@ -224,12 +286,9 @@ void thread_wake(struct thread *t)
 /* The first code of every new thread: the switch into it left the rq lock held. */
 static __noreturn void thread_entry(void)
 {
-	struct runq *rq = rq_of(core_id());
-	struct thread *prev = rq->prev, *t = current();
+	struct thread *t = current();
 
-	rq->prev = NULL;
-	rq_unlock(rq);
-	finish_switch(prev);
+	switched(rq_of(core_id()));
 	irq_enable();
 	t->fn(t->arg);
 	kthread_exit();
@@ -378,13 +437,41 @@ static bool never(void *arg) { (void)arg; return false; }
 int thread_sleep_us(uint64_t usec)
 {
 	struct rendez r;
+	bool said;
+	int rc;
 
 	if (usec == 0) {	/* a sleep of nothing: let others run, no timeout at all */
 		yield();
 		return thread_interrupt_pending() ? -EINTR : 0;
 	}
 	rendez_init(&r);
-	return rendez_sleep_until(&r, never, NULL, usec, true) == -EINTR ? -EINTR : 0;
+	said = schedev_wait(OPF_WHY_SLEEP, NULL, NULL, NULL, 0);
+	rc = rendez_sleep_until(&r, never, NULL, usec, true) == -EINTR ? -EINTR : 0;
+	if (said)
+		schedev_unwait();
+	return rc;
+}
+
+void schedev_register(const struct schedev_ops *ops)
+{
+	__atomic_store_n(&schedev_ops, ops, __ATOMIC_RELEASE);
+}
+
+bool schedev_wait(unsigned why, const void *obj, const void *site, const char *name,
+		  uint32_t holder)
+{
+	struct thread *t = current();
+
+	if (likely(!schedev()) || !t || t->why.set)
+		return false;
+	t->why = (struct schedev_why){ .set = 1, .why = (uint16_t)why, .holder = holder,
+				       .obj = obj, .site = site, .name = name };
+	return true;
+}
+
+void schedev_unwait(void)
+{
+	current()->why.set = 0;
 }
 
 void thread_interrupt(struct thread *t)

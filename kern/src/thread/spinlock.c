@@ -15,6 +15,8 @@
 #include "kernel.h"
 #include "arch.h"
 #include "lock.h"
+#include "schedev.h"
+#include "thread.h"
 
 struct cpu_irqstate {
 	int ncli;		/* spinlocks (pushes) held on this core */
@@ -80,6 +82,36 @@ static __noreturn void spin_double_acquire(struct spinlock *l, uintptr_t pc)
 	      l->name ? l->name : "?", (void *)pc, (void *)l->pc);
 }
 
+/*
+ * l was taken: spin until it is ours. A spin of ops->spin_min TSC ticks or longer is told
+ * to the session (schedev.h), with l held: the holder is the core that held it first.
+ */
+static __attribute__((noinline)) void spin_contended(struct spinlock *l)
+{
+	int32_t holder = __atomic_load_n(&l->cpu, __ATOMIC_RELAXED);	/* -1: gone already */
+	uint64_t start = tsc_read();
+	const struct schedev_ops *ops;
+	struct thread *me;
+
+	do {
+		while (__atomic_load_n(&l->locked, __ATOMIC_RELAXED))
+			cpu_relax();
+	} while (__atomic_exchange_n(&l->locked, 1, __ATOMIC_ACQUIRE));
+	if (likely(!(ops = schedev())))
+		return;
+	me = current();
+	struct schedev_lock lk = {
+		.kind = OPF_LK_SPIN, .tid = (uint32_t)thread_tid(me),
+		.holder = (holder < 0 ? OPF_HOLDER_NONE : (uint32_t)holder) | OPF_HOLDER_CORE,
+		.lock = l, .name = l->name,
+		.start = start, .tsc = tsc_read(), .fp = (uintptr_t)__builtin_frame_address(0),
+	};
+	if (me)
+		thread_stack(me, &lk.lo, &lk.hi);
+	if (lk.tsc - start >= ops->spin_min)
+		ops->on_lock(&lk);
+}
+
 __attribute__((noinline)) void spin_lock(struct spinlock *l)
 {
 	uintptr_t pc = (uintptr_t)__builtin_return_address(0);
@@ -87,9 +119,8 @@ __attribute__((noinline)) void spin_lock(struct spinlock *l)
 	irq_push();
 	if (spin_holding(l))
 		spin_double_acquire(l, pc);
-	while (__atomic_exchange_n(&l->locked, 1, __ATOMIC_ACQUIRE))
-		while (__atomic_load_n(&l->locked, __ATOMIC_RELAXED))
-			cpu_relax();
+	if (__atomic_exchange_n(&l->locked, 1, __ATOMIC_ACQUIRE))
+		spin_contended(l);
 	spin_note_holder(l, pc);
 }
 

@@ -29,6 +29,7 @@
 #include "lock.h"
 #include "page.h"
 #include "rendez.h"
+#include "schedev.h"
 #include "shim.h"
 #include "thread.h"
 
@@ -422,6 +423,24 @@ void rendez_wakeup(struct rendez *r)
 	pthread_mutex_lock(&r->mu);
 	pthread_cond_broadcast(&r->cv);
 	pthread_mutex_unlock(&r->mu);
+}
+
+/* No scheduler events on the host: the kernel's sched.c owns them (schedev.h). */
+const struct schedev_ops *schedev_ops;
+
+bool schedev_wait(unsigned why, const void *obj, const void *site, const char *name,
+		  uint32_t holder)
+{
+	(void)why, (void)obj, (void)site, (void)name, (void)holder;
+	return false;
+}
+
+void schedev_unwait(void) { }
+
+void thread_stack(struct thread *t, uintptr_t *lo, uintptr_t *hi)
+{
+	(void)t;
+	*lo = *hi = 0;
 }
 
 /* The host tests run on "hardware": what the profiler's clock fields say then. */

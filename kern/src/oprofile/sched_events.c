@@ -1,0 +1,211 @@
+/*
+ * Scheduler and lock events into the per-core blocks: the schedev.h hooks of a session
+ * started with "-e sched".
+ *
+ * Contexts: every hook runs on the core the event happens on, interrupts off -- the thread
+ * the core switched to (on_switch), the waker, thread or interrupt handler (on_wake), the
+ * thread or core that took a contended lock (on_lock) -- never in an NMI. Each writes one
+ * record into that core's current block through the hot path's writer guard
+ * (hot_thread_enter / hot_thread_leave): no lock, no allocation, no sleeping, and an NMI that lands inside leaves its
+ * sample in pend for us to record on the way out, as it does for any writer.
+ *
+ * Two hazards the guard alone does not cover:
+ *  - Re-entry from inside the profiler: the hot path may kick the worker, whose wake-up is
+ *    itself an event (and takes spinlocks that may be contended). An event that finds its
+ *    core already inside a writer (nest) is not written: it is counted lost OTHER.
+ *  - Locks held by our caller: a switch event runs after the run-queue lock is released,
+ *    but a wake-up runs under the rendez lock of the waker, and a spin event under the
+ *    spinlock it reports. So while an event is written the worker is kicked by irq work
+ *    (hooks->kick_later, ev.defer_kick), never by a direct wake-up that could want them.
+ *
+ * Stop: session_stop_cores unregisters the hooks, closes every core's gate (on) and then
+ * runs a thread on every core (hooks->on_core), which cannot happen while a hook is inside
+ * (interrupts are off there): a hook that read the gate open has finished by then, in timer
+ * and NMI mode alike.
+ *
+ * Accounting, per core, like samples: taken = written (by kind) + lost[NO_BLOCK, PAUSED,
+ * OTHER]; of the written, lost[OUTPUT_FULL] were in blocks the worker dropped (w.gone.ev)
+ * and fr.gone.ev in blocks the flight recorder reused. OPF_SCHED_END carries them.
+ */
+#include "internal.h"
+
+#define SPIN_REPORT_US	10	/* a spinlock held us this long or longer: an event */
+
+static void ev_lose(struct opcore *c, unsigned reason)
+{
+	cnt_add(&c->ev.lost[reason], 1);
+}
+
+/* Enter this core's writer for one event; NULL (counted) if it cannot be written now. */
+static struct opcore *ev_begin(void)
+{
+	int core = core_id();
+	struct opcore *c;
+
+	if ((unsigned)core >= MAX_CPUS)
+		return NULL;
+	c = &opcores[core];
+	if (!__atomic_load_n(&c->on, __ATOMIC_ACQUIRE))
+		return NULL;
+	cnt_add(&c->ev.taken, 1);
+	if (c->nest) {
+		ev_lose(c, OPF_LOST_OTHER);
+		return NULL;
+	}
+	if (flag_get(&oprof.paused)) {
+		ev_lose(c, OPF_LOST_PAUSED);
+		return NULL;
+	}
+	if (!hot_thread_enter(c)) {
+		ev_lose(c, OPF_LOST_OTHER);
+		return NULL;
+	}
+	c->ev.defer_kick = 1;
+	return c;
+}
+
+static void ev_end(struct opcore *c)
+{
+	hot_thread_leave(c);
+	c->ev.defer_kick = 0;
+}
+
+/*
+ * Room for a record of head bytes and up to the session's depth of frames (fewer if the
+ * block could not hold them); *max: the frames it has room for. NULL: counted lost.
+ */
+static void *ev_reserve(struct opcore *c, uint32_t head, uint64_t tsc, unsigned *max)
+{
+	uint32_t room = oprof.cfg.block_bytes - BLK_HDR;
+	void *p;
+
+	*max = oprof.cfg.depth;
+	if (head + 8 * *max > room)
+		*max = room > head ? (room - head) / 8 : 0;
+	if (head > room) {
+		ev_lose(c, OPF_LOST_OTHER);
+		return NULL;
+	}
+	p = hot_reserve_slow(c, head + 8 * *max, tsc);
+	NMI_POINT();
+	if (!p)
+		ev_lose(c, OPF_LOST_NO_BLOCK);
+	return p;
+}
+
+/* The frames walked into a record reserved for max: give back the room not used. */
+static unsigned ev_walk(struct opcore *c, uint64_t *frames, unsigned max, uintptr_t fp,
+			uintptr_t lo, uintptr_t hi)
+{
+	bool trunc, more;
+	unsigned n = oprof_backtrace(fp, lo, hi, frames, max, &trunc, &more);
+
+	c->buf.cur->wp -= 8 * (max - n);	/* only an NMI can run meanwhile: it defers */
+	return n;
+}
+
+static void ev_name(char dst[OPF_OBJ_NAME], const char *name)
+{
+	unsigned i = 0;
+
+	for (; name && name[i] && i < OPF_OBJ_NAME - 1; i++)
+		dst[i] = name[i];
+	for (; i < OPF_OBJ_NAME; i++)
+		dst[i] = 0;
+}
+
+static void ev_switch(const struct schedev_switch *sw)
+{
+	struct opcore *c = ev_begin();
+	struct opf_switch *r;
+	unsigned max;
+	bool w = sw->w->set;
+
+	if (!c)
+		return;
+	if ((r = ev_reserve(c, sizeof(*r), sw->tsc, &max))) {
+		r->nframes = (uint16_t)ev_walk(c, r->frames, max, sw->fp, sw->lo, sw->hi);
+		r->h = (struct opf_rec){ OPF_SWITCH, 0, opf_switch_len(r->nframes) };
+		r->core = sw->core;
+		r->why = sw->why;
+		r->pad = r->pad2 = 0;
+		r->prev_tid = sw->prev_tid;
+		r->next_tid = sw->next_tid;
+		r->tsc = sw->tsc;
+		r->prev_cpu = sw->prev_cpu;
+		r->obj = w ? (uintptr_t)sw->w->obj : 0;
+		r->site = w ? (uintptr_t)sw->w->site : 0;
+		r->holder = w ? sw->w->holder : 0;
+		ev_name(r->name, w ? sw->w->name : NULL);
+		cnt_add(&c->ev.written[OPF_EV_SWITCH], 1);
+	}
+	ev_end(c);
+}
+
+static void ev_wake(uint32_t tid, int target_core, uint32_t waker)
+{
+	struct opcore *c = ev_begin();
+	uint64_t tsc = tsc_read();
+	struct opf_wakeup *r;
+
+	if (!c)
+		return;
+	if ((r = hot_reserve_slow(c, sizeof(*r), tsc))) {
+		NMI_POINT();
+		*r = (struct opf_wakeup){
+			.h = { OPF_WAKEUP, 0, sizeof(*r) }, .core = (uint16_t)(c - opcores),
+			.target_core = (uint16_t)target_core, .tid = tid, .waker = waker, .tsc = tsc,
+		};
+		cnt_add(&c->ev.written[OPF_EV_WAKEUP], 1);
+	} else {
+		ev_lose(c, OPF_LOST_NO_BLOCK);
+	}
+	ev_end(c);
+}
+
+static void ev_lock(const struct schedev_lock *lk)
+{
+	struct opcore *c = ev_begin();
+	struct opf_lockwait *r;
+	unsigned max;
+
+	if (!c)
+		return;
+	if ((r = ev_reserve(c, sizeof(*r), lk->tsc, &max))) {
+		r->nframes = (uint16_t)ev_walk(c, r->frames, max, lk->fp, lk->lo, lk->hi);
+		r->h = (struct opf_rec){ OPF_LOCKWAIT, 0, opf_lockwait_len(r->nframes) };
+		r->core = (uint16_t)(c - opcores);
+		r->kind = lk->kind;
+		r->pad = 0;
+		r->tid = lk->tid;
+		r->holder = lk->holder;
+		r->tsc = lk->tsc;
+		r->wait = lk->tsc - lk->start;
+		r->lock = (uintptr_t)lk->lock;
+		ev_name(r->name, lk->name);
+		cnt_add(&c->ev.written[OPF_EV_LOCK], 1);
+	}
+	ev_end(c);
+}
+
+static struct schedev_ops ops = {
+	.on_switch = ev_switch,
+	.on_wake = ev_wake,
+	.on_lock = ev_lock,
+};
+
+/* Session start, session lock held: the hooks, with this machine's spin threshold. */
+const struct schedev_ops *sched_events_ops(void)
+{
+	ops.spin_min = tsc_hz() / 1000000 * SPIN_REPORT_US;
+	return &ops;
+}
+
+/* A block the core could not push (hot_push): its events were never written, but lost. */
+void sched_events_unwritten(struct opcore *c, const struct blk_gone *g)
+{
+	for (unsigned k = 0; k < OPF_EV_N; k++) {
+		cnt_add(&c->ev.written[k], -g->ev[k]);
+		cnt_add(&c->ev.lost[OPF_LOST_OTHER], g->ev[k]);
+	}
+}

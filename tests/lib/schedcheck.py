@@ -1,0 +1,154 @@
+#!/usr/bin/env python3
+"""Host half of tests/t/sched-events: the streams the guest wrote into SHARE, read by
+user/opreport, must give the known answers of the workloads. Prints one line per check;
+exits 1 naming every check that failed.
+
+Known answers (the guest runs under -icount: its time is the instructions it executes, so
+computing 1 ms is exactly that, whatever else the host does):
+  duty      100 x (1 ms computing + 9 ms asleep): on a CPU 100 ms (+5% for its start-up
+            spin), asleep 900 ms (+10% for wake-up latency), on-CPU 9..11.5% of its life.
+  lockpair  two threads x 100 x (2 ms asleep holding the qlock + 1 ms asleep outside):
+            they alternate, so nearly every acquisition (>= 190 of 200) waits 1 ms for the
+            other's: 200 ms of waiting in all (+10%), each thread blocked on the qlock
+            100 ms (+-10%) and asleep 300 ms (+10%); the lock held by both.
+  every thread that began and ended in the session: its on-CPU time from the switches is
+  the kernel's own CPU time for it (the exit record's prev_cpu) to 0.1%.
+"""
+import re
+import struct
+import subprocess
+import sys
+
+share = sys.argv[1]
+top = __file__.rsplit("/tests/lib/", 1)[0]
+opreport = top + "/user/opreport"
+failed = []
+
+
+def check(ok, what):
+    print(("ok   " if ok else "FAIL ") + what)
+    if not ok:
+        failed.append(what)
+
+
+def run(*args, want_rc=0):
+    p = subprocess.run([opreport, *args], capture_output=True, text=True)
+    if p.returncode != want_rc:
+        check(False, f"opreport {' '.join(args)}: exit {p.returncode}\n{p.stdout}{p.stderr}")
+    return p.stdout
+
+
+sched = share + "/sched.opf"
+stats = run("--stats", sched)
+check("Scheduler events, session 1:" in stats, "--stats has the events' accounting")
+check("agree with the switches: ok" in stats, "--stats: kernel CPU time and samples agree")
+check("MISMATCH" not in stats and "not checked" not in stats,
+      "--stats: every core's events add up and its switches continue")
+check(re.search(r"flags 0x[0-9a-f]*[4567cdef]\b", stats) is not None, "session flag OPF_S_SCHED")
+
+# --wall rows: tid name core time on on% samples% runnable% blocked% sleep% rendez% qlock%
+# io% unknown% kernel
+wall = run("--wall", sched)
+rows = {}
+for m in re.finditer(r"(?m)^ +(\d+) (\S+) +(\d+) +([\d.]+) +([\d.]+) +" + r"([\d.]+)% +" * 9
+                     + r"([\d.-]+)$", wall):
+    g = m.groups()
+    rows.setdefault(g[1], []).append([float(x) if x != "-" else None for x in g[3:]])
+print(wall)
+duty = rows.get("duty", [])
+check(len(duty) == 1, "--wall has one duty thread")
+for life, on, onp, smp, runq, blk, sleep, rdz, ql, io, unk, kern in duty:
+    check(100 <= on <= 105, f"duty on a CPU {on} ms: 100 ms (+5%)")
+    check(9 <= onp <= 11.5, f"duty on-CPU {onp}% of its time: 10%")
+    check(895 <= sleep * life / 100 <= 990, f"duty asleep {sleep * life / 100:.1f} ms: 900 (+10%)")
+    check(kern is not None and abs(kern - on) <= on / 1000,
+          f"duty: on-CPU {on} ms is the kernel's CPU time {kern} ms")
+pair = rows.get("lockpair", [])
+check(len(pair) == 2, "--wall has two lockpair threads")
+for life, on, onp, smp, runq, blk, sleep, rdz, ql, io, unk, kern in pair:
+    check(90 <= ql * life / 100 <= 110, f"lockpair blocked on the qlock {ql * life / 100:.1f} ms:"
+          " 100 ms (+-10%)")
+    check(295 <= sleep * life / 100 <= 330, f"lockpair asleep {sleep * life / 100:.1f} ms: 300 ms"
+          " (+10%)")
+    check(kern is not None and abs(kern - on) <= on / 1000,
+          f"lockpair: on-CPU {on} ms is the kernel's CPU time {kern} ms")
+shell = rows.get("shell", [])
+check(len(shell) == 1 and shell[0][9] > 0, "the shell waited for 9P replies (io > 0)")
+
+locks = run("--locks", sched)
+print(locks)
+m = re.search(r"(?m)^  lockpair +qlock +(\d+) +([\d.]+) +([\d.]+) +([\d.]+)\n +holders: (.*)$",
+              locks)
+check(m is not None, "--locks has the qlock lockpair")
+if m:
+    check(int(m.group(1)) >= 190, f"lockpair contended {m.group(1)} times (>= 190 of 200)")
+    check(190 <= float(m.group(2)) <= 220, f"lockpair waits {m.group(2)} ms in all: 200 (+10%)")
+    tids = set(re.findall(r"tid (\d+)", m.group(5)))
+    check(len(tids) == 2, f"lockpair held by both threads when contended: {m.group(5)}")
+    check("lockpair_step" in locks, "--locks names the waiting stack (lockpair_step)")
+
+off = run("--offcpu", sched)
+print(off)
+check(re.search(r"(?m) sleep +\d+ duty +thread_sleep_us <- duty_step", off) is not None,
+      "--offcpu: duty sleeps in duty_step")
+check(re.search(r"(?m) qlock lockpair +\d+ lockpair +qlock_wait <- qlock <- lockpair_step",
+                off) is not None, "--offcpu: lockpair waits for the qlock in lockpair_step")
+check(re.search(r"(?m) io 9p +\d+ shell ", off) is not None, "--offcpu: the shell waits for 9P")
+
+# The off-CPU flame graph's stacks: rooted in the reason, weighing microseconds.
+folded = run("--offcpu", "--folded", sched)
+fw = {}
+for line in folded.splitlines():
+    stack, _, n = line.rpartition(" ")
+    fw[stack] = fw.get(stack, 0) + int(n)
+duty_us = sum(n for k, n in fw.items() if k.startswith("[sleep];") and ";duty_step;" in k)
+check(900000 <= duty_us <= 990000, f"--offcpu --folded: duty asleep {duty_us} us: 900000 (+10%)")
+ql_us = sum(n for k, n in fw.items() if k.startswith("[qlock lockpair];") and ";lockpair_step;" in k)
+check(190000 <= ql_us <= 230000, f"--offcpu --folded: lockpair off for the qlock {ql_us} us: "
+      "200000 (+15%)")
+check(all(k.startswith("[") for k in fw), "--offcpu --folded: every stack is rooted in its reason")
+run("--offcpu", "--flame", share + "/off.svg", sched)
+svg = open(share + "/off.svg").read()
+check("[qlock lockpair]" in svg and "duty_step" in svg, "--offcpu --flame draws the off-CPU graph")
+
+plain = run("--stats", share + "/plain.opf")
+check("Scheduler events" not in plain and "unknown type" not in plain,
+      "a session without -e sched has no events")
+check(re.search(r"flags 0x0\b", plain) is not None, "a session without -e sched has no flag")
+
+
+# The checks can fail: a stream with one switch changed must make --stats exit 3 naming what.
+def records(data):
+    off = 0
+    while off + 8 <= len(data):
+        typ, _, ln = struct.unpack_from("<HHI", data, off)
+        yield off, typ, ln
+        off += ln
+
+
+def corrupt(name, change):
+    data = bytearray(open(sched, "rb").read())
+    sw = [off for off, typ, ln in records(data) if typ == 13 and
+          struct.unpack_from("<I", data, off + 16)[0] != 0]
+    off = sw[len(sw) // 2]
+    change(data, off)
+    path = f"{share}/{name}.opf"
+    open(path, "wb").write(data)
+    return run("--stats", path, want_rc=3)
+
+
+# OPF_SWITCH: h(8) core(2) why(2) nframes(2) pad(2) prev(4) next(4) tsc(8) prev_cpu(8) ...
+out = corrupt("badprev", lambda d, o: struct.pack_into("<I", d, o + 16, 999999))
+check(re.search(r"core \d+: \d+ switch\(es\) from a thread that was not running", out)
+      is not None, "a switch from the wrong thread: --stats exits 3 naming the core")
+out = corrupt("badcpu", lambda d, o: struct.pack_into(
+    "<Q", d, o + 32, struct.unpack_from("<Q", d, o + 32)[0] + 1000000))
+check(re.search(r"thread \d+ \(\S+\): \d+ switch-out\(s\) where the kernel's CPU time", out)
+      is not None, "a switch whose CPU time disagrees: --stats exits 3 naming the thread")
+out = corrupt("gone", lambda d, o: struct.pack_into("<H", d, o, 19))
+check(re.search(r"core \d+: events taken \d+ != in stream", out) is not None,
+      "an event missing from the stream: --stats exits 3 naming the core")
+
+if failed:
+    print(f"{len(failed)} check(s) failed")
+    sys.exit(1)

@@ -1,0 +1,203 @@
+/*
+ * sched.c: scheduler and lock events (OPF_SWITCH, OPF_WAKEUP, OPF_LOCKWAIT, OPF_SCHED_END),
+ * kept while parsing and accounted afterwards. Called by profile.c's handlers during the
+ * parse, then by opreport.c (sched_analyze) before any report reads the result.
+ *
+ * The accounting replays each session's events in time order (ties in stream order):
+ *	per core	the thread running between two switches: busy, or idle (tid 0). A
+ *			switch whose prev is not the thread the last switch put there means
+ *			a switch is missing: counted bad.
+ *	per thread	a state machine: ON from a switch-in to a switch-out; then RUNNABLE
+ *			(preempted, yield) or BLOCKED by reason until a wake-up; RUNNABLE
+ *			until the next switch-in; gone at exit. Before its first event a
+ *			thread alive at start is UNKNOWN, unless that event says otherwise (a
+ *			switch-out: it ran since the start).
+ * Two checks need nothing but the stream: every switch-out's prev_cpu (the kernel's count)
+ * advances by exactly the time the switches say the thread ran since its last switch-out,
+ * and every sample of a thread falls in its time on that core (to within a sampling period).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "profile.h"
+
+static const char *const why_names[OPF_WHY_N] = {
+	"preempted", "yield", "sleep", "rendez", "qlock", "io", "exit",
+};
+
+const char *sched_why_name(unsigned why)
+{
+	return why < OPF_WHY_N ? why_names[why] : "?";
+}
+
+double sched_ms(const struct sched_sess *s, uint64_t ticks)
+{
+	return s->tsc_hz ? 1e3 * (double)ticks / (double)s->tsc_hz : 0;
+}
+
+const char *sched_thread_name(const struct profile *p, uint32_t tid)
+{
+	const char *n = profile_thread_name(p, tid);
+
+	return n ? n : "?";
+}
+
+/* Room for one more of an array of elem-sized things with *n used of *cap. 0 or -1. */
+static int grow(void **arr, uint32_t *cap, uint32_t n, size_t elem)
+{
+	if (n < *cap)
+		return 0;
+	uint32_t nc = *cap ? 2 * *cap : 256;
+	void *na = realloc(*arr, (size_t)nc * elem);
+
+	if (!na)
+		return -1;
+	*arr = na;
+	*cap = nc;
+	return 0;
+}
+
+static struct sched_sess *cur_sess(struct profile *p)
+{
+	return p->sched.nsess ? &p->sched.sess[p->sched.nsess - 1] : NULL;
+}
+
+int sched_session(struct profile *p, const struct session *s)
+{
+	struct sched_data *d = &p->sched;
+	struct sched_sess *ns = realloc(d->sess, (d->nsess + 1) * sizeof(*ns));
+
+	if (!ns)
+		return -1;
+	d->sess = ns;
+	ns = &d->sess[d->nsess++];
+	memset(ns, 0, sizeof(*ns));
+	ns->on = (s->hdr.flags & OPF_S_SCHED) != 0;
+	ns->ncores = s->hdr.ncores;
+	ns->start = s->hdr.start_tsc;
+	ns->tsc_hz = s->hdr.tsc_hz;
+	ns->period = s->hdr.hz ? s->hdr.tsc_hz / s->hdr.hz : 0;
+	ns->cores = calloc(ns->ncores, sizeof(*ns->cores));
+	return ns->cores ? 0 : -1;
+}
+
+/* Copy n frames (unaligned, from the record's tail) into the pool; their index, or -1. */
+static int64_t keep_frames(struct sched_data *d, const uint8_t *tail, unsigned n)
+{
+	size_t at = d->nframes;
+
+	if (d->nframes + n > d->framecap) {
+		size_t nc = d->framecap ? 2 * d->framecap : 4096;
+		uint64_t *nf;
+
+		while (nc < d->nframes + n)
+			nc *= 2;
+		if (!(nf = realloc(d->frames, nc * sizeof(*nf))))
+			return -1;
+		d->frames = nf;
+		d->framecap = nc;
+	}
+	memcpy(d->frames + at, tail, 8 * (size_t)n);
+	d->nframes += n;
+	return (int64_t)at;
+}
+
+static void name_of(char dst[OPF_OBJ_NAME + 1], const char *src)
+{
+	memcpy(dst, src, OPF_OBJ_NAME);
+	dst[OPF_OBJ_NAME] = 0;
+}
+
+/* The event record v as a struct sev (frames kept in the pool). 0 or -1 (memory). */
+static int decode(struct sched_data *d, const struct opf_view *v, struct sev *e)
+{
+	const union opf_any *r = v->r;
+	int64_t at = 0;
+
+	memset(e, 0, sizeof(*e));
+	e->seq = d->seq++;
+	switch (r->h.type) {
+	case OPF_SWITCH:
+		*e = (struct sev){ r->sw.tsc, e->seq, r->sw.prev_cpu, r->sw.obj, r->sw.site,
+				   r->sw.prev_tid, r->sw.next_tid, r->sw.holder, 0,
+				   r->sw.nframes, r->sw.core, r->sw.why, SEV_SWITCH, "" };
+		name_of(e->name, r->sw.name);
+		at = keep_frames(d, v->tail, r->sw.nframes);
+		break;
+	case OPF_WAKEUP:
+		*e = (struct sev){ .tsc = r->wakeup.tsc, .seq = e->seq, .a = r->wakeup.tid,
+				   .b = r->wakeup.waker, .core = r->wakeup.core,
+				   .why = r->wakeup.target_core, .kind = SEV_WAKEUP };
+		break;
+	case OPF_LOCKWAIT:
+		*e = (struct sev){ r->lockwait.tsc, e->seq, r->lockwait.wait, r->lockwait.lock, 0,
+				   r->lockwait.tid, r->lockwait.holder, 0, 0, r->lockwait.nframes,
+				   r->lockwait.core, r->lockwait.kind, SEV_LOCK, "" };
+		name_of(e->name, r->lockwait.name);
+		at = keep_frames(d, v->tail, r->lockwait.nframes);
+		break;
+	default:	/* OPF_THREAD */
+		*e = (struct sev){ .tsc = r->thread.tsc, .seq = e->seq, .a = r->thread.tid,
+				   .core = r->thread.core, .kind = SEV_CREATE };
+	}
+	e->frames = (uint32_t)at;
+	return at < 0 ? -1 : 0;
+}
+
+int sched_add(struct profile *p, const struct opf_view *v)
+{
+	struct sched_sess *s = cur_sess(p);
+	struct sev e;
+
+	if (!s || !s->on)
+		return 0;
+	if (v->r->h.type == OPF_SCHED_END) {
+		if (v->r->sched_end.core < s->ncores) {
+			s->cores[v->r->sched_end.core].have_end = 1;
+			s->cores[v->r->sched_end.core].end = v->r->sched_end;
+		}
+		return 0;
+	}
+	if (decode(&p->sched, v, &e) || grow((void **)&s->ev, &s->evcap, s->nev, sizeof(e)))
+		return -1;
+	if (e.kind != SEV_CREATE && e.core < s->ncores)
+		s->cores[e.core].recs[e.kind]++;
+	s->ev[s->nev++] = e;
+	return 0;
+}
+
+int sched_sample(struct profile *p, const struct opf_sample *h)
+{
+	struct sched_sess *s = cur_sess(p);
+
+	if (!s || !s->on)
+		return 0;
+	if (grow((void **)&s->smp, &s->smpcap, s->nsmp, sizeof(*s->smp)))
+		return -1;
+	s->smp[s->nsmp++] = (struct ssample){ h->tsc, h->tid, h->core };
+	return 0;
+}
+
+void sched_free(struct sched_data *d)
+{
+	for (uint32_t i = 0; i < d->nsess; i++) {
+		free(d->sess[i].ev);
+		free(d->sess[i].smp);
+		free(d->sess[i].cores);
+		free(d->sess[i].thr);
+		free(d->sess[i].off);
+	}
+	free(d->sess);
+	free(d->frames);
+	free(d->roots);
+	free(d->root_sess);
+	memset(d, 0, sizeof(*d));
+}
+
+int sched_any(const struct profile *p)
+{
+	for (uint32_t i = 0; i < p->sched.nsess; i++)
+		if (p->sched.sess[i].on)
+			return 1;
+	return 0;
+}

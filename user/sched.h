@@ -1,0 +1,141 @@
+/*
+ * sched.h: the scheduler and lock events of a stream (sessions started with "-e sched",
+ * OPF_S_SCHED), kept by profile.c while parsing (sched_add, sched_sample) and turned into
+ * time accounting by sched_analyze: per core, which thread ran when; per thread, its time
+ * on a CPU, runnable and blocked by reason. The views (--wall, --offcpu, --locks,
+ * --timeline), the checks of --stats and the perf.data/pprof writers read the result.
+ */
+#ifndef OPREPORT_SCHED_H
+#define OPREPORT_SCHED_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "stream.h"
+
+enum sev_kind { SEV_SWITCH, SEV_WAKEUP, SEV_LOCK, SEV_CREATE };
+
+/* One event as read, in a session's time order after sched_analyze. */
+struct sev {
+	uint64_t tsc;
+	uint64_t seq;		/* stream order: ties of tsc keep it */
+	uint64_t x;		/* SWITCH: prev_cpu; LOCK: wait (TSC ticks) */
+	uint64_t obj, site;	/* SWITCH: obj, site; LOCK: the lock's address */
+	uint32_t a, b;		/* SWITCH: prev, next; WAKEUP: woken, waker; LOCK: tid, holder;
+				   CREATE: the thread an OPF_THREAD named */
+	uint32_t holder;	/* SWITCH: the qlock's holder */
+	uint32_t frames;	/* first frame in sched_data.frames */
+	uint16_t nframes;
+	uint16_t core;		/* the core it happened on */
+	uint16_t why;		/* SWITCH: enum opf_why; WAKEUP: target core; LOCK: lock kind */
+	uint8_t kind;		/* enum sev_kind */
+	char name[OPF_OBJ_NAME + 1];
+};
+
+/* A sample, for checking it against the switches: its thread ran there then. */
+struct ssample {
+	uint64_t tsc;
+	uint32_t tid;
+	uint16_t core;
+};
+
+/* What the stream says of one core's events. */
+struct sched_core {
+	uint64_t recs[OPF_EV_N];	/* records of this core in the stream, by kind */
+	int have_end;
+	struct opf_sched_end end;
+	/* derived: */
+	uint64_t busy, idle;		/* TSC ticks running a thread / its idle thread */
+	uint64_t nswitch;
+	uint32_t bad;			/* switches whose prev was not the thread running */
+	uint64_t bad_tsc;		/* the first one's time */
+};
+
+/* A thread's time in one session (sched_analyze). */
+struct sthread {
+	uint32_t tid;
+	uint16_t core;
+	uint8_t state;			/* ST_* while analyzing */
+	uint8_t exited;
+	uint8_t created;		/* an OPF_THREAD says it began in the session */
+	uint64_t first, last;		/* its time in the session: [first, last) */
+	uint64_t since;			/* when its state began */
+	uint16_t why;			/* blocked: the reason */
+	uint32_t out;			/* index of its last switch-out event, or UINT32_MAX */
+	uint64_t on, runnable, unknown, blocked[OPF_WHY_N];
+	uint64_t samples;		/* its samples (on-CPU by sampling) */
+	uint64_t kcpu;			/* kernel's CPU time at its last switch-out */
+	int have_kcpu;
+	uint32_t bad_cpu;		/* switch-outs whose prev_cpu disagrees with the switches */
+	uint32_t bad_samples;		/* samples outside its time on the core */
+	uint64_t wakes;			/* times it was woken */
+	uint64_t wake_tsc;		/* its last wake-up since its last switch-out, or 0 */
+	uint64_t on_at_out;		/* on at its last switch-out */
+};
+
+/* One stretch off a CPU: a switch-out and what ended it (for --offcpu, flame, pprof). */
+struct offcpu {
+	uint32_t ev;			/* the switch-out event */
+	uint32_t tid;
+	uint64_t blocked;		/* switch-out to wake-up (0 when it stayed runnable) */
+	uint64_t total;			/* switch-out to switch-in (or the session's end) */
+};
+
+struct sched_sess {
+	struct sev *ev;
+	uint32_t nev, evcap;
+	struct ssample *smp;
+	uint32_t nsmp, smpcap;
+	struct sched_core *cores;
+	uint32_t ncores;
+	int on;				/* the session has OPF_S_SCHED */
+	uint64_t start, end, tsc_hz, period;	/* period: TSC ticks per sample */
+	/* derived: */
+	struct sthread *thr;
+	uint32_t nthr, thrcap;
+	struct offcpu *off;
+	uint32_t noff, offcap;
+};
+
+struct sched_data {
+	struct sched_sess *sess;
+	uint32_t nsess;
+	uint64_t *frames;
+	size_t nframes, framecap;
+	uint64_t seq;
+	uint32_t *roots;	/* --offcpu stacks: root marker - 1 -> its switch-out event */
+	uint32_t *root_sess;	/* ... and that event's session */
+	uint32_t nroots;
+};
+
+struct profile;
+struct session;
+
+/* profile.c, while parsing: a session began; an event record; a sample. 0 or -1 (memory). */
+int sched_session(struct profile *p, const struct session *s);
+int sched_add(struct profile *p, const struct opf_view *v);
+int sched_sample(struct profile *p, const struct opf_sample *h);
+void sched_free(struct sched_data *d);
+
+/* After parsing: sort and account every session. 0 or -1 (memory). */
+int sched_analyze(struct profile *p);
+/* Any session with events. */
+int sched_any(const struct profile *p);
+
+/* --stats: the events' accounting and the time checks; 0, or 3 when they do not add up. */
+int sched_stats(const struct profile *p, FILE *out);
+
+/*
+ * --offcpu with --folded, --flame or --pprof: replace the profile's stacks by its stretches
+ * off a CPU, each weighing its microseconds, rooted in a synthetic frame naming the reason
+ * ("[sleep]", "[qlock lockpair]"); the roots are named once the symbols are resolved.
+ */
+struct symbols;
+int sched_offcpu_stacks(struct profile *p);
+int sched_offcpu_roots(struct profile *p, struct symbols *sym);
+
+const char *sched_why_name(unsigned why);
+double sched_ms(const struct sched_sess *s, uint64_t ticks);
+const char *sched_thread_name(const struct profile *p, uint32_t tid);
+
+#endif
