@@ -1,5 +1,5 @@
 /*
- * timeline_data.c: the spans and marks of a session with scheduler events (timeline.h), read
+ * timeline_data.c: the spans and marks of a session with scheduler events (timeline.h); called
  * by timeline.c (--timeline) and trace_json.c (--trace) after sched_analyze sorted the
  * events. A core's first span runs from the session's start to its first switch, with the
  * thread that switch says left; its last from its last switch to the session's end. Spans of

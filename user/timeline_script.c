@@ -1,13 +1,15 @@
 /*
- * timeline_script.c: the script inside every --timeline page, written out by timeline.c; run
- * by the browser that opens it. Self-contained: no network, no external script.
+ * timeline_script.c: the script inside every --timeline page, written out by timeline.c
+ * (report_timeline); run by the browser that opens the page. Self-contained: no network, no
+ * external script.
  *
  * Each <svg class="tl" data-total> is one session; its spans (g.s) and marks (g.m) carry
  * their start and end (data-a, data-b, microseconds). The view of an svg is [a, b]: layout()
  * places every span and mark for it, hides what falls outside, fits each span's label to its
  * width and draws the time axis. Click a span or mark: the view becomes its interval; the
  * wheel zooms around the pointer; click the background or press Escape: the whole session.
- * Hovering shows a span's or mark's details (data-h) under the heading.
+ * Hovering shows a span's or mark's details (data-h) under the heading. "#view=A,B" in the
+ * URL (milliseconds) opens the first session's view at [A, B].
  */
 const char timeline_script[] =
 	"'use strict';\n"
@@ -84,4 +86,9 @@ const char timeline_script[] =
 	"document.addEventListener('keydown', function (e) {\n"
 	"  if (e.key === 'Escape') document.querySelectorAll('svg.tl').forEach(whole);\n"
 	"});\n"
-	"document.querySelectorAll('svg.tl').forEach(whole);\n";
+	"document.querySelectorAll('svg.tl').forEach(whole);\n"
+	"(function () {\n"
+	"  var m = /[#&]view=([0-9.]+),([0-9.]+)/.exec(location.hash || ''),\n"
+	"      svg = document.querySelector('svg.tl');\n"
+	"  if (m && svg && +m[2] > +m[1]) layout(svg, 1000 * m[1], 1000 * m[2]);\n"
+	"})();\n";
