@@ -42,7 +42,7 @@ static void fill_of(const char *name, uint32_t tid, char *buf, size_t n)
 	unsigned h = name_hash(name);
 
 	if (!tid)
-		snprintf(buf, n, "#d8d8d8");
+		snprintf(buf, n, "#c8cdd7");	/* a blue-grey no text antialiasing makes */
 	else
 		snprintf(buf, n, "hsl(%u,%u%%,%u%%)", h % 360, 45 + (h >> 9) % 30, 55 + (h >> 17) % 15);
 }
