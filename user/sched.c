@@ -97,7 +97,8 @@ static int64_t keep_frames(struct sched_data *d, const uint8_t *tail, unsigned n
 		d->frames = nf;
 		d->framecap = nc;
 	}
-	memcpy(d->frames + at, tail, 8 * (size_t)n);
+	if (n)		/* frames is still NULL when no event so far had any */
+		memcpy(d->frames + at, tail, 8 * (size_t)n);
 	d->nframes += n;
 	return (int64_t)at;
 }
