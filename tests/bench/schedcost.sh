@@ -1,0 +1,121 @@
+#!/usr/bin/env bash
+# What the scheduler and lock events cost (issue 20): guest instructions per context switch
+# with no session, a CPU-only session and a session with -e sched; and per uncontended
+# qlock and spinlock acquire/release pair, in this kernel and in the one from before the
+# events (BEFORE, default e7d4886: main just before they landed, with this bench's
+# workloads, kern/apps/lockcost.c, built into it).
+#
+# One core under -icount shift=1,sleep=off (guest time is 2 ns per instruction executed,
+# idle gaps skipped): every run does fixed work (run -n), so its time is its instructions.
+# Switches: `run yield` in the background for longer than the measured run, then `run
+# yield -n N` in the foreground: each foreground step yields to the background thread and
+# gets the core back, two switches (timer preemptions only replace some of them). Sessions
+# sample by timer at 100 Hz (depth 16) with a reader streaming to /dev/null, so the reader,
+# the worker and the block traffic the events cause are part of their cost. ROUNDS
+# interleaved rounds (conditions rotate); medians.
+set -u
+cd "$(dirname "$0")/../.."
+top=$PWD
+ROUNDS=${ROUNDS:-5}
+YIELDS=${YIELDS:-20000}
+PAIRS=${PAIRS:-200000}
+BEFORE=${BEFORE-e7d4886}
+work=$top/build/bench/schedcost
+log=$work/runs.log
+mkdir -p "$work"
+
+# a tree at BEFORE with lockcost.c and its table rows added (the yield step too)
+before_tree() {
+	local bt=$work/before
+	[ -e "$bt/.git" ] || git worktree add --detach -f "$bt" "$BEFORE" >/dev/null 2>&1 || return 1
+	git -C "$bt" checkout -q -f "$BEFORE" && git -C "$bt" clean -qfd kern || return 1
+	cp kern/apps/lockcost.c "$bt/kern/apps/" && cp kern/include/workloads.h "$bt/kern/include/" &&
+	sed -i 's#kern/apps/split.c kern/apps/app.c#kern/apps/split.c kern/apps/lockcost.c kern/apps/app.c#' \
+		"$bt/Makefile" &&
+	sed -i '/{ "split", "rounds", NULL, split_step },/a\
+	{ "yield", "yields", NULL, yield_step },\
+	{ "qlockfree", "qlock pairs", qlockfree_setup, qlockfree_step },\
+	{ "spinfree", "spinlock pairs", spinfree_setup, spinfree_step },' "$bt/kern/apps/workloads.c" &&
+	make -s -C "$bt" build/kern.iso >&2
+}
+
+# measure LABEL ISO CONDS
+measure() {
+	ISO=$2 NCPU=1 MEM=512M ACCEL=tcg LABEL=$1 CONDS="$3" ROUNDS=$ROUNDS YIELDS=$YIELDS \
+	PAIRS=$PAIRS expect -c '
+		source tests/lib/kern.tcl
+		log_user 0
+		set timeout 600
+		boot -smp 1 -icount shift=1,align=off,sleep=off
+		set conds $env(CONDS)
+		proc us_of {out} { regexp {\(\d+ in (\d+) us\)} $out -> us; return $us }
+		for {set r 1} {$r <= $env(ROUNDS)} {incr r} {
+			set k [expr {($r - 1) % [llength $conds]}]
+			foreach c [concat [lrange $conds $k end] [lrange $conds 0 [expr {$k - 1}]]] {
+				if {$c ne "off"} {
+					cmd "cat /dev/oprofile > /dev/null &"
+					set ev [expr {$c eq "sched" ? "-e sched" : ""}]
+					cmd "oprofile start -m timer -f 100 -d 16 $ev"
+				}
+				cmd "run yield -c 0 -t 2 &"
+				set sw [us_of [cmd "run yield -c 0 -n $env(YIELDS)" 600]]
+				while {[regexp { yield\M} [cmd "ps"]]} { cmd "sleep 0.1" }
+				set q [us_of [cmd "run qlockfree -c 0 -n $env(PAIRS)" 600]]
+				set s [us_of [cmd "run spinfree -c 0 -n $env(PAIRS)" 600]]
+				if {$c ne "off"} {
+					cmd "oprofile stop" 120
+					for {set i 0} {[regexp { cat\M} [cmd "ps"]]} {incr i} { cmd "sleep 0.2" }
+				}
+				puts "RES $env(LABEL) $c $r $sw $q $s"
+			}
+		}
+		poweroff
+	' >> "$log" 2>&1 || { echo "schedcost: the $1 boot failed; see $log" >&2; return 1; }
+}
+
+if [ "${REPORT_ONLY:-0}" != 1 ]; then
+	: > "$log"
+	make -s -j2 build/kern.iso >&2 || exit 1
+	measure now build/kern.iso "off plain sched" || exit 1
+	if [ -n "$BEFORE" ]; then
+		if before_tree; then
+			measure before "$work/before/build/kern.iso" "off plain" || exit 1
+		else
+			echo "schedcost: cannot build $BEFORE with the workloads; no before rows" >&2
+		fi
+	fi
+fi
+
+median() { sort -g | awk '{v[NR] = $1} END {if (!NR) print "-"; else print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
+# insns LABEL COND FIELD DIV: median instructions per unit (2 ns each, times in us)
+insns() {
+	awk -v l=$1 -v c=$2 -v f=$3 -v d=$4 '$1 == "RES" && $2 == l && $3 == c {
+		printf "%.1f\n", $f * 1000 / 2 / d}' "$log" | median
+}
+# gain LABEL COND FIELD DIV: median over rounds of (COND - plain) per unit, paired by round
+gain() {
+	awk -v l=$1 -v c=$2 -v f=$3 -v d=$4 '$1 == "RES" && $2 == l && $3 == "plain" {p[$4] = $f}
+		$1 == "RES" && $2 == l && $3 == c {x[$4] = $f}
+		END {for (r in x) if (r in p) printf "%.1f\n", (x[r] - p[r]) * 1000 / 2 / d}' "$log" | median
+}
+sw=$((2 * YIELDS))
+echo "## Scheduler and lock events: cost of a switch and of an uncontended lock (one core, -icount shift=1)"
+echo
+echo "Guest instructions per context switch (\`run yield\` against a second yielding thread,"
+echo "$sw switches a run) and per uncontended acquire/release pair ($PAIRS pairs); medians of"
+echo "$ROUNDS interleaved rounds. Sessions: timer at 100 Hz, depth 16, reader to /dev/null."
+echo "\"before\" is $BEFORE (no event hooks) with the same workloads built in."
+echo
+echo "| kernel | session | per switch | per qlock pair | per spinlock pair |"
+echo "|---|---|---:|---:|---:|"
+for l in before now; do
+	for c in off plain sched; do
+		v=$(insns $l $c 5 $sw)
+		[ "$v" = - ] && continue
+		echo "| $l | $c | $v | $(insns $l $c 6 $PAIRS) | $(insns $l $c 7 $PAIRS) |"
+	done
+done
+echo
+echo "| gain of -e sched over the same session without it | per switch | per qlock pair | per spinlock pair | target |"
+echo "|---|---:|---:|---:|---|"
+echo "| now | $(gain now sched 5 $sw) | $(gain now sched 6 $PAIRS) | $(gain now sched 7 $PAIRS) | switch <= 150, locks 0 |"
