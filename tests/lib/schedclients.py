@@ -14,7 +14,7 @@ check; exits 1 naming every check that failed.
       precision) the rest of its life less its first scheduling delay (creation to first
       run, which timehist does not count as waiting), within 1% of its life.
   perf sched latency: lists the workload threads with as many switches as timehist's
-      sched-in count.
+      sched-in count; perf timechart draws them.
 """
 import os
 import re
@@ -128,6 +128,10 @@ def perf():
     m = re.search(r"^\s+duty:(\d+)\s+\|\s+[\d.]+ ms \|\s+(\d+) \|", lat, re.M)
     check(m is not None and int(m.group(2)) == created.get(int(m.group(1)), -1),
           "perf sched latency: duty's switches == timehist's sched-ins")
+    svg = home + "/timechart.svg"
+    run("perf", "timechart", "-i", data, "-o", svg)
+    text = open(svg).read() if os.path.exists(svg) else ""
+    check("duty" in text and "lockpair" in text, "perf timechart draws duty and lockpair")
 
 
 locks()
