@@ -96,7 +96,7 @@ struct node {
 
 extern const char flame_script[];
 
-static void xml(FILE *out, const char *s)
+void xml_escape(FILE *out, const char *s)
 {
 	for (; *s; s++) {
 		switch (*s) {
@@ -123,17 +123,17 @@ static void label(FILE *out, const char *name, double w)
 	if (fit < 3)
 		return;
 	if (len <= (size_t)fit) {
-		xml(out, name);
+		xml_escape(out, name);
 		return;
 	}
 	char buf[512];
 	size_t k = (size_t)fit - 2 < sizeof(buf) - 3 ? (size_t)fit - 2 : sizeof(buf) - 3;
 	memcpy(buf, name, k);
 	strcpy(buf + k, "..");
-	xml(out, buf);
+	xml_escape(out, buf);
 }
 
-static unsigned color_hash(const char *s)
+unsigned name_hash(const char *s)
 {
 	unsigned h = 2166136261u;
 
@@ -175,7 +175,7 @@ static double change(const struct svg *g, const struct node *nd, const struct no
 static void fill(const struct svg *g, const struct node *nd, const struct node *bnd,
 		 const char *name, char *buf, size_t n)
 {
-	unsigned h = color_hash(name);
+	unsigned h = name_hash(name);
 
 	if (!g->base) {
 		snprintf(buf, n, "rgb(%u,%u,%u)", 205 + h % 50, (h >> 8) % 230, (h >> 16) % 55);
@@ -195,7 +195,7 @@ static void title(const struct svg *g, const struct node *nd, const struct node 
 {
 	const struct ctx *c = g->c;
 
-	xml(g->out, name);
+	xml_escape(g->out, name);
 	fprintf(g->out, " (%" PRIu64 " %s, %.2f%%", nd->count, ctx_unit(c), pct(nd->count, c->total));
 	if (g->base)
 		fprintf(g->out, "; base %.2f%%, change %+.2f points",
@@ -219,7 +219,7 @@ static void emit(const struct svg *g, const struct node *nd, const struct node *
 	fill(g, nd, bnd, name, rgb, sizeof(rgb));
 	fprintf(g->out, "<g class=\"f\" data-x=\"%.9f\" data-w=\"%.9f\" data-d=\"%d\" data-n=\"",
 		(double)before / (double)c->total, (double)nd->count / (double)c->total, depth);
-	xml(g->out, name);
+	xml_escape(g->out, name);
 	fprintf(g->out, "\"><title>");
 	title(g, nd, bnd, name);
 	fprintf(g->out, "</title><rect x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"%d\" rx=\"2\" "
@@ -335,10 +335,10 @@ static void svg_head(const struct svg *g)
 		"style=\"font-size: 16px\">%s", SVG_W / 2, g->base ? "Differential flame graph: " :
 		"Flame graph: ");
 	if (g->base) {
-		xml(out, g->base->o->file);
+		xml_escape(out, g->base->o->file);
 		fprintf(out, " to ");
 	}
-	xml(out, c->o->file);
+	xml_escape(out, c->o->file);
 	if (g->base)
 		fprintf(out, " (%" PRIu64 " %s; red grew, blue shrank)</text>\n", c->total,
 			ctx_unit(c));

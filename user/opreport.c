@@ -43,6 +43,9 @@ static void usage(FILE *f)
 		"      --perf-data FILE  write a perf.data file for perf report, perf script, hotspot;\n"
 		"                      adds the kernel ELF to perf's build-id cache (~/.debug)\n"
 		"      --no-buildid-cache  with --perf-data: leave the build-id cache alone\n"
+		"      --timeline FILE write an HTML page: per core over time, the thread that ran,\n"
+		"                      idle, and the profiler's marks (sessions with -e sched)\n"
+		"      --trace FILE    the same as Chrome trace-event JSON (Perfetto, chrome://tracing)\n"
 		"      --stats         session and per-core accounting; exit 3 if it does not add up,\n"
 		"                      4 if the stream is incomplete\n"
 		"      --snapshot N    report flight-recorder dump N alone\n"
@@ -83,6 +86,8 @@ static const struct opt_row opt_rows[] = {
 	{ "pprof", 0, PATH(pprof) },
 	{ "perf-data", 0, PATH(perf_data) },
 	{ "no-buildid-cache", 0, FLAG(no_buildid_cache) },
+	{ "timeline", 0, PATH(timeline) },
+	{ "trace", 0, PATH(trace) },
 	{ "stats", 0, FLAG(stats) },
 	{ "wall", 0, FLAG(wall) },
 	{ "offcpu", 0, FLAG(offcpu) },
@@ -294,7 +299,8 @@ static void plan(struct options *o)
 	int sched = o->wall || o->offcpu || o->locks;
 	int text = o->stats || o->thread || o->lines || o->callgraph || o->folded || sched;
 
-	o->symbols = (!text && !o->flame && !o->pprof && !o->perf_data) || o->inclusive ||
+	o->symbols = (!text && !o->flame && !o->pprof && !o->perf_data && !o->timeline &&
+		      !o->trace) || o->inclusive ||
 		     (o->cpu && !o->thread);
 	o->header = o->symbols || o->thread || o->lines || o->callgraph;
 	o->delay = (o->offcpu || o->locks) && (o->folded || o->flame || o->pprof);
@@ -341,6 +347,8 @@ static const struct file_out files[] = {
 	{ offsetof(struct options, flame), report_flame },
 	{ offsetof(struct options, pprof), report_pprof },
 	{ offsetof(struct options, perf_data), report_perf },
+	{ offsetof(struct options, timeline), report_timeline },
+	{ offsetof(struct options, trace), report_trace },
 };
 
 static int wanted(const struct options *o, size_t off)

@@ -336,7 +336,8 @@ HANDLER(on_mark)
 		if (v->version < 2 || k == v->r->mark.core)
 			core_mark(&s->cores[k], v->r->h.type, v->r->mark.tsc);
 	saw_tsc(p, v->r->mark.tsc);
-	return 0;
+	return sched_mark(p, v->r->h.type, v->r->mark.tsc,
+			  v->version < 2 ? SMARK_ALL : (uint16_t)v->r->mark.core);
 }
 
 HANDLER(on_block)

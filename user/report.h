@@ -29,6 +29,8 @@ struct options {
 	const char *flame;	/* --flame FILE.svg */
 	const char *pprof;	/* --pprof FILE.pb.gz */
 	const char *perf_data;	/* --perf-data FILE */
+	const char *timeline;	/* --timeline FILE.html: per core over time (timeline.c) */
+	const char *trace;	/* --trace FILE.json: the same as Chrome trace events */
 	int no_buildid_cache;	/* --no-buildid-cache: leave perf's build-id cache alone */
 	int argc;		/* the command line, for perf.data's cmdline feature */
 	char **argv;
@@ -108,12 +110,19 @@ int conservation_failed(const struct profile *p);
 /* " no OPF_SESSION_END; no OPF_CORE_END for core 0,1;" for each session that lacks them. */
 void incomplete_status(const struct profile *p, FILE *out);
 
+/* flame.c, shared with timeline.c: s escaped for XML and HTML text and attributes (control
+ * characters as '?'); a stable hash of a name, for its colour. */
+void xml_escape(FILE *out, const char *s);
+unsigned name_hash(const char *s);
+
 /* Files: 0, or -1 (errno tells why when it was the file). */
 int report_flame(const struct ctx *c, const char *path);
 /* --diff --flame: the new profile's graph coloured by change from base. */
 int report_diff_flame(const struct ctx *base, const struct ctx *c, const char *path);
 int report_pprof(const struct ctx *c, const char *path);
 int report_perf(const struct ctx *c, const char *path);
+int report_timeline(const struct ctx *c, const char *path);
+int report_trace(const struct ctx *c, const char *path);
 
 /* --diff: the change per function from base to c (both aggregated over one symbol table). */
 int report_diff(const struct ctx *base, const struct ctx *c, FILE *out);

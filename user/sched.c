@@ -97,7 +97,8 @@ static int64_t keep_frames(struct sched_data *d, const uint8_t *tail, unsigned n
 		d->frames = nf;
 		d->framecap = nc;
 	}
-	memcpy(d->frames + at, tail, 8 * (size_t)n);
+	if (n)		/* frames is still NULL when no event so far had any */
+		memcpy(d->frames + at, tail, 8 * (size_t)n);
 	d->nframes += n;
 	return (int64_t)at;
 }
@@ -178,6 +179,18 @@ int sched_sample(struct profile *p, const struct opf_sample *h)
 	return 0;
 }
 
+int sched_mark(struct profile *p, uint16_t type, uint64_t tsc, uint16_t core)
+{
+	struct sched_sess *s = cur_sess(p);
+
+	if (!s || !s->on)
+		return 0;
+	if (grow((void **)&s->marks, &s->markcap, s->nmarks, sizeof(*s->marks)))
+		return -1;
+	s->marks[s->nmarks++] = (struct smark){ tsc, core, type };
+	return 0;
+}
+
 void sched_free(struct sched_data *d)
 {
 	for (uint32_t i = 0; i < d->nsess; i++) {
@@ -186,6 +199,7 @@ void sched_free(struct sched_data *d)
 		free(d->sess[i].cores);
 		free(d->sess[i].thr);
 		free(d->sess[i].off);
+		free(d->sess[i].marks);
 	}
 	free(d->sess);
 	free(d->frames);

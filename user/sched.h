@@ -81,6 +81,14 @@ struct offcpu {
 	uint64_t total;			/* switch-out to switch-in (or the session's end) */
 };
 
+/* A pause or resume mark of a session with events (for --timeline, --trace). */
+struct smark {
+	uint64_t tsc;
+	uint16_t core;			/* SMARK_ALL: format 1, every core */
+	uint16_t type;			/* OPF_PAUSE or OPF_RESUME */
+};
+#define SMARK_ALL	0xffffu
+
 struct sched_sess {
 	struct sev *ev;
 	uint32_t nev, evcap;
@@ -95,6 +103,8 @@ struct sched_sess {
 	uint32_t nthr, thrcap;
 	struct offcpu *off;
 	uint32_t noff, offcap;
+	struct smark *marks;
+	uint32_t nmarks, markcap;
 };
 
 struct sched_data {
@@ -116,6 +126,7 @@ struct session;
 int sched_session(struct profile *p, const struct session *s);
 int sched_add(struct profile *p, const struct opf_view *v);
 int sched_sample(struct profile *p, const struct opf_sample *h);
+int sched_mark(struct profile *p, uint16_t type, uint64_t tsc, uint16_t core);
 void sched_free(struct sched_data *d);
 
 /* After parsing: sort and account every session. 0 or -1 (memory). */

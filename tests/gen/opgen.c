@@ -112,6 +112,10 @@ static size_t nlosts;
 struct throttlespec { uint32_t core, old_hz, new_hz; };
 static struct throttlespec throttles[MAXLIST];
 static size_t nthrottles;
+/* -E: a context switch on core at us microseconds after the start (session gets OPF_S_SCHED) */
+struct switchspec { uint32_t core, prev, next, why; uint64_t us; char name[OPF_OBJ_NAME + 1]; };
+static struct switchspec switches[MAXLIST];
+static size_t nswitches;
 
 /* What happens to pushed blocks seq .. seq + n - 1 of a core. */
 enum fate { F_DROP, F_UNLISTED, F_MISSING, F_REPEAT, F_LIE_SAMPLES, F_LIE_BYTES };
@@ -551,7 +555,8 @@ static void emit_session(void)
 	s.start_ns = 1000000000ULL;
 	s.block_bytes = opt.block_bytes;
 	s.period_ms = 10;
-	s.flags = (opt.snapshots ? OPF_S_SNAPSHOT : 0) | (opt.resumed ? OPF_S_RESUMED : 0);
+	s.flags = (opt.snapshots ? OPF_S_SNAPSHOT : 0) | (opt.resumed ? OPF_S_RESUMED : 0) |
+		  (nswitches ? OPF_S_SCHED : 0);
 	s.build_id_len = build_id_len;
 	memcpy(s.build_id, build_id, build_id_len);
 	s.session_id = 1;
@@ -582,6 +587,54 @@ static void emit_threads(void)
 		put(stream_writer(), &u, u.t.h.len);
 	}
 	push(stream_writer());
+}
+
+/* Thread tid's running time so far, as the kernel counts it (prev_cpu), and since when. */
+static struct { uint32_t tid; uint64_t cpu, in_at; } runtime[2 * MAXLIST];
+static size_t nruntime;
+
+static uint64_t *cpu_of(uint32_t tid, uint64_t **in_at)
+{
+	size_t i = 0;
+
+	while (i < nruntime && runtime[i].tid != tid)
+		i++;
+	if (i == nruntime) {
+		runtime[nruntime].tid = tid;
+		runtime[nruntime++].in_at = opt.tsc_hz;	/* running since the start */
+	}
+	*in_at = &runtime[i].in_at;
+	return &runtime[i].cpu;
+}
+
+/* The -E switches (given in time order) into their cores' blocks, with OPF_S_SCHED's totals. */
+static void emit_switches(void)
+{
+	for (size_t i = 0; i < nswitches; i++) {
+		const struct switchspec *w = &switches[i];
+		struct opf_switch r = { { OPF_SWITCH, 0, opf_switch_len(0) }, (uint16_t)w->core,
+					(uint16_t)w->why, 0, 0, w->prev, w->next, 0, 0, 0, 0, 0, 0,
+					{ 0 } };
+		uint64_t *in_at, *cpu = cpu_of(w->prev, &in_at);
+
+		r.tsc = opt.tsc_hz + w->us * (opt.tsc_hz / 1000000);
+		*cpu += r.tsc - *in_at;
+		r.prev_cpu = *cpu;
+		memcpy(r.name, w->name, strlen(w->name));
+		cpu_of(w->next, &in_at);
+		*in_at = r.tsc;
+		put(w->core, &r, r.h.len);
+	}
+}
+
+static void emit_sched_end(uint32_t core)
+{
+	struct opf_sched_end e = { { OPF_SCHED_END, 0, sizeof(e) }, core, 0, 0, { 0 }, { 0 }, 0 };
+
+	for (size_t i = 0; i < nswitches; i++)
+		e.written[OPF_EV_SWITCH] += switches[i].core == core;
+	e.taken = e.written[OPF_EV_SWITCH];
+	put(stream_writer(), &e, sizeof(e));
 }
 
 static void emit_sample(uint32_t core, uint32_t tid, uint16_t flags, const uint64_t *addr,
@@ -772,6 +825,8 @@ static void emit_end(void)
 	e.blocks_dropped = session_blocks_dropped;
 	for (uint32_t i = 0; i < opt.cores && !opt.no_core_end && !opt.discard; i++)
 		emit_core_end(i);
+	for (uint32_t i = 0; i < opt.cores && nswitches && !opt.no_core_end && !opt.discard; i++)
+		emit_sched_end(i);
 	if (opt.no_session_end) {
 		push(stream_writer());
 		return;
@@ -813,6 +868,9 @@ static void usage(void)
 		"  --overwritten CORE:N, --taken-bias CORE:N, --delivered-bias CORE:N\n"
 		"  --lost-bias CORE:REASON:N   N more lost in OPF_CORE_END than OPF_LOST says\n"
 		"  --throttle CORE:OLD:NEW   a throttle event\n"
+		"  -E CORE:US:PREV:NEXT:WHY[:NAME]  a context switch US microseconds after the start\n"
+		"                      (WHY 0..6 as enum opf_why); repeatable, in time order; the\n"
+		"                      session then has scheduler events (OPF_S_SCHED)\n"
 		"  --unknown N         N records of unknown types spread through the stream\n"
 		"  --snapshots N       flight-recorder session with N snapshot dumps\n"
 		"  --pause             a 0.5 s pause/resume half way\n"
@@ -882,6 +940,19 @@ static void lost_opt(const char *a, int bias)
 		losts[nlosts++] = l;
 }
 
+static void switch_opt(const char *a)
+{
+	struct switchspec *w = &switches[nswitches];
+	int n = 0;
+
+	if (nswitches == MAXLIST || sscanf(a, "%u:%" SCNu64 ":%u:%u:%u%n", &w->core, &w->us,
+					   &w->prev, &w->next, &w->why, &n) != 5 ||
+	    w->core >= opt.cores || w->why >= OPF_WHY_N || (a[n] && a[n] != ':'))
+		die("bad -E '%s' (use -c before it)", a);
+	snprintf(w->name, sizeof(w->name), "%s", a[n] ? a + n + 1 : "");
+	nswitches++;
+}
+
 static void throttle_opt(const char *a)
 {
 	struct throttlespec *t = &throttles[nthrottles];
@@ -932,6 +1003,7 @@ static void apply_deferred(void)
 		case 'l': lost_opt(a, 0); break;
 		case O_LOSTBIAS: lost_opt(a, 1); break;
 		case O_THROTTLE: throttle_opt(a); break;
+		case 'E': switch_opt(a); break;
 		case O_DROP: case O_UNLISTED: case O_BREAK: block_opt(deferred[i].kind, a); break;
 		case O_OVER: pair(a, &core, &n); pc_[core].overwritten += n; break;
 		case O_TAKEN: pair(a, &core, &n); pc_[core].taken_bias += n; break;
@@ -1006,7 +1078,7 @@ static const char *parse_options(int argc, char **argv, char **spec_args, size_t
 	const char *elfpath = NULL;
 	int ch;
 
-	while ((ch = getopt_long(argc, argv, "o:e:c:r:d:b:s:n:T:S:t:l:f:", lopts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "o:e:c:r:d:b:s:n:T:S:t:l:f:E:", lopts, NULL)) != -1) {
 		if (ch == 'e')
 			elfpath = optarg;
 		else if (ch == 'S')
@@ -1130,6 +1202,7 @@ int main(int argc, char **argv)
 	writers_init();
 	emit_session();
 	emit_threads();
+	emit_switches();
 	emit_samples();
 	if (!progress.middle_done)
 		emit_middle();

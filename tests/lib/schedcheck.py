@@ -14,6 +14,7 @@ computing 1 ms is exactly that, whatever else the host does):
   every thread that began and ended in the session: its on-CPU time from the switches is
   the kernel's own CPU time for it (the exit record's prev_cpu) to 0.1%.
 """
+import json
 import re
 import struct
 import subprocess
@@ -110,6 +111,24 @@ check(all(k.startswith("[") for k in fw), "--offcpu --folded: every stack is roo
 run("--offcpu", "--flame", share + "/off.svg", sched)
 svg = open(share + "/off.svg").read()
 check("[qlock lockpair]" in svg and "duty_step" in svg, "--offcpu --flame draws the off-CPU graph")
+
+# --trace and --timeline of the real stream: the JSON's spans per core add up to --wall's
+# busy and idle, duty's spans stop for "sleep" about 100 times, the page draws duty's spans.
+run("--trace", share + "/t.json", "--timeline", share + "/t.html", sched)
+ev = json.load(open(share + "/t.json"))["traceEvents"]
+for m in re.finditer(r"(?m)^ +(\d+) +([\d.]+) +[\d.]+% +([\d.]+) +[\d.]+%$", wall):
+    core, busy, idle = int(m.group(1)), float(m.group(2)), float(m.group(3))
+    got = {c: sum(e["dur"] for e in ev if e["ph"] == "X" and e["tid"] == core and
+                  e["cat"] == c) / 1e3 for c in ("thread", "idle")}
+    check(abs(got["thread"] - busy) < 0.01 and abs(got["idle"] - idle) < 0.01,
+          f"--trace core {core}: spans busy {got['thread']:.3f} idle {got['idle']:.3f} ms, "
+          f"--wall {busy} / {idle}")
+sleeps = [e for e in ev if e["ph"] == "X" and e["args"]["thread"] == "duty" and
+          e["args"]["stopped"] == "sleep"]
+check(99 <= len(sleeps) <= 101, f"--trace: duty stopped to sleep {len(sleeps)} times: 100")
+page = open(share + "/t.html").read()
+check(len(re.findall(r'<g class="s" [^>]*data-n="duty"', page)) >= 100,
+      "--timeline draws duty's 100 spans")
 
 plain = run("--stats", share + "/plain.opf")
 check("Scheduler events" not in plain and "unknown type" not in plain,

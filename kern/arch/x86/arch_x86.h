@@ -59,6 +59,7 @@ void idt_load(void);
 typedef void (*irq_handler)(struct trapframe *tf, void *arg);
 void irq_register(int vector, irq_handler fn, void *arg);
 void backtrace_print(uintptr_t pc, uintptr_t fp);
+void print_frame(int depth, uintptr_t pc);		/* "  #depth pc symbol+off", any context */
 void backtrace_print_tf(struct trapframe *tf);	/* the faulting frame first, then its chain */
 
 /* acpi.c */

@@ -73,20 +73,9 @@ unsigned arch_crash_walk(const struct trapframe *tf, uintptr_t fp, uintptr_t lo,
 	return n;
 }
 
-static void print_one(int depth, uintptr_t pc)
-{
-	const char *name;
-	uintptr_t off;
-
-	if (ksym_lookup(pc, &name, &off))
-		printk("  #%d %016lx %s+0x%lx\n", depth, pc, name, off);
-	else
-		printk("  #%d %016lx ?\n", depth, pc);
-}
-
 void arch_print_frames(uint64_t pc, const uint64_t *frames, unsigned n)
 {
-	print_one(0, pc);
+	print_frame(0, pc);
 	for (unsigned i = 0; i < n; i++)
-		print_one((int)i + 1, frames[i]);
+		print_frame((int)i + 1, frames[i]);
 }

@@ -27,10 +27,13 @@ uintptr_t arch_thread_stack_init(uintptr_t top, void (*entry)(void))
 	return fx;
 }
 
-/* swtch pushed rbp and made it the frame pointer, then pushed five registers below it. */
+/*
+ * swtch pushed rbp and made it the frame pointer, pushed five registers below it, then put
+ * the FPU image below those and kept the stack pointer from before it at rsp + 8 (swtch.S).
+ */
 uintptr_t arch_switched_fp(uintptr_t rsp)
 {
-	return rsp + 5 * sizeof(uint64_t);
+	return ((const uint64_t *)rsp)[1] + 5 * sizeof(uint64_t);
 }
 
 void arch_send_wake_ipi(int core)

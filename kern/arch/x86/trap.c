@@ -69,7 +69,7 @@ void irq_register(int vector, irq_handler fn, void *arg)
 	handlers[vector].arg = arg;
 }
 
-static void print_frame(int depth, uintptr_t pc)
+void print_frame(int depth, uintptr_t pc)
 {
 	const char *name;
 	uintptr_t off;
