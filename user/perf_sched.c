@@ -1,8 +1,8 @@
 /*
  * perf_sched.c: the scheduler events of a stream (OPF_S_SCHED sessions) as Linux's
- * sched:sched_switch and sched:sched_wakeup tracepoint samples in the perf.data file that
- * perf.c writes for --perf-data, so `perf sched timehist`, `perf sched latency` and `perf
- * script` read them. Called by perf.c (attributes, samples) and perfdata_feat.c (the
+ * sched:sched_switch, sched_wakeup and sched_stat_runtime tracepoint samples in the
+ * perf.data file that perf.c writes for --perf-data, so `perf sched timehist`, `perf sched
+ * latency`, `perf timechart` and `perf script` read them. Called by perf.c (attributes, samples) and perfdata_feat.c (the
  * tracing data), after sched_analyze has put every session's events in time order.
  *
  * A tracepoint sample's payload (PERF_SAMPLE_RAW) is the event's record as the kernel's
@@ -13,8 +13,10 @@
  *
  * Mapping: a switch is emitted on its core by prev (sample pid/tid prev), prev_state from
  * the reason (preempted or yielded: R; sleep, rendez, qlock: S; I/O: D; exit: X); a wake-up
- * on the waker's core by the waker. tid 0 is the idle thread, as Linux's pid 0. Every
- * thread has priority 120 (the kernel has no priorities).
+ * on the waker's core by the waker; before each switch, a sched_stat_runtime of prev for
+ * its run since the core's previous switch (perf sched latency's runtime column). tid 0 is
+ * the idle thread, as Linux's pid 0. Every thread has priority 120 (the kernel has no
+ * priorities).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +26,7 @@
 
 #define TP_SWITCH_ID	316	/* the formats' ID lines: attr.config of each event */
 #define TP_WAKEUP_ID	318
+#define TP_RUNTIME_ID	319
 #define TP_PRIO		120
 
 static const char switch_format[] =
@@ -82,6 +85,23 @@ static const char header_event[] =
 	"\ttime_stamp : type == 31\n"
 	"\tdata max type_len  == 28\n";
 
+static const char runtime_format[] =
+	"name: sched_stat_runtime\n"
+	"ID: 319\n"
+	"format:\n"
+	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
+	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
+	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
+	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n"
+	"\n"
+	"\tfield:char comm[16];\toffset:8;\tsize:16;\tsigned:0;\n"
+	"\tfield:pid_t pid;\toffset:24;\tsize:4;\tsigned:1;\n"
+	"\tfield:u64 runtime;\toffset:32;\tsize:8;\tsigned:0;\n"
+	"\tfield:u64 vruntime;\toffset:40;\tsize:8;\tsigned:0;\n"
+	"\n"
+	"print fmt: \"comm=%s pid=%d runtime=%Lu [ns] vruntime=%Lu [ns]\", REC->comm, REC->pid, "
+	"(unsigned long long)REC->runtime, (unsigned long long)REC->vruntime\n";
+
 struct tp_common {
 	uint16_t type;
 	uint8_t flags, preempt_count;
@@ -101,6 +121,13 @@ struct tp_wakeup {	/* wakeup_format */
 	struct tp_common h;
 	char comm[16];
 	int32_t pid, prio, target_cpu;
+};
+
+struct tp_runtime {	/* runtime_format */
+	struct tp_common h;
+	char comm[16];
+	int32_t pid, pad;
+	uint64_t runtime, vruntime;
 };
 
 /* Linux's task state bits, as perf prints them (R S D ... X) */
@@ -126,17 +153,17 @@ int perf_sched_on(const struct ctx *c)
 }
 
 const char *const perf_sched_names[PERF_SCHED_NATTR] = {
-	"sched:sched_switch", "sched:sched_wakeup"
+	"sched:sched_switch", "sched:sched_wakeup", "sched:sched_stat_runtime"
 };
 
-/* The two tracepoint attributes, ids PERF_SAMPLE_ID_VALUE + 1 and + 2. */
+/* The tracepoint attributes, ids PERF_SAMPLE_ID_VALUE + 1, + 2, + 3. */
 void perf_sched_attrs(struct file_attr a[PERF_SCHED_NATTR])
 {
 	memset(a, 0, PERF_SCHED_NATTR * sizeof(*a));
 	for (int i = 0; i < PERF_SCHED_NATTR; i++) {
 		a[i].attr.type = PERF_TYPE_TRACEPOINT;
 		a[i].attr.size = sizeof(a[i].attr);
-		a[i].attr.config = i ? TP_WAKEUP_ID : TP_SWITCH_ID;
+		a[i].attr.config = i == 0 ? TP_SWITCH_ID : i == 1 ? TP_WAKEUP_ID : TP_RUNTIME_ID;
 		a[i].attr.sample_period = 1;
 		a[i].attr.sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID |
 					PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD |
@@ -163,8 +190,24 @@ static int put_tp(FILE *f, uint64_t id, uint32_t tid, uint64_t ns, uint32_t cpu,
 	return ferror(f) ? -1 : 0;
 }
 
+/* prev's run that switch e ends (at ns), since its core's previous switch (*since, ns) */
+static int put_runtime(const struct profile *p, const struct sev *e, uint64_t ns,
+		       uint64_t *since, FILE *f)
+{
+	struct tp_runtime r = { { TP_RUNTIME_ID, 0, 0, (int32_t)e->a }, "", (int32_t)e->a, 0,
+				ns > *since ? ns - *since : 0, 0 };
+	int rc = 0;
+
+	comm(p, e->a, r.comm);
+	if (e->a)	/* the idle thread's time is no thread's runtime */
+		rc = put_tp(f, PERF_SAMPLE_ID_VALUE + 3, e->a, ns, e->core, &r, sizeof(r));
+	*since = ns;
+	return rc;
+}
+
+/* since: per core of the session, when its running thread was switched in (ns) */
 static int put_event(const struct profile *p, const struct session *ss, const struct sev *e,
-		     FILE *f)
+		     uint64_t *since, FILE *f)
 {
 	uint64_t ns = perf_ns_of(ss, e->tsc);
 
@@ -174,7 +217,8 @@ static int put_event(const struct profile *p, const struct session *ss, const st
 
 		comm(p, e->a, r.prev_comm);
 		comm(p, e->b, r.next_comm);
-		return put_tp(f, PERF_SAMPLE_ID_VALUE + 1, e->a, ns, e->core, &r, sizeof(r));
+		return put_runtime(p, e, ns, &since[e->core], f) ||
+		       put_tp(f, PERF_SAMPLE_ID_VALUE + 1, e->a, ns, e->core, &r, sizeof(r));
 	}
 	if (e->kind == SEV_WAKEUP) {
 		struct tp_wakeup r = { { TP_WAKEUP_ID, 0, 0, (int32_t)e->b }, "", (int32_t)e->a,
@@ -186,18 +230,29 @@ static int put_event(const struct profile *p, const struct session *ss, const st
 	return 0;
 }
 
-/* Every session's switches and wake-ups, in time order. */
+/* Session si's switches (each after the runtime it ends) and wake-ups, in time order. */
+static int put_session(const struct profile *p, uint32_t si, FILE *f)
+{
+	const struct sched_sess *s = &p->sched.sess[si];
+	uint64_t *since = calloc(s->ncores + 1, sizeof(*since));
+	int rc = since ? 0 : -1;
+
+	for (uint32_t k = 0; since && k < s->ncores; k++)
+		since[k] = perf_ns_of(&p->sess[si], s->start);
+	for (uint32_t i = 0; !rc && i < s->nev; i++)
+		if (s->ev[i].core < s->ncores)
+			rc = put_event(p, &p->sess[si], &s->ev[i], since, f);
+	free(since);
+	return rc;
+}
+
 int perf_sched_samples(const struct ctx *c, FILE *f)
 {
 	const struct profile *p = c->p;
 
-	for (uint32_t si = 0; si < p->sched.nsess && si < p->nsess; si++) {
-		const struct sched_sess *s = &p->sched.sess[si];
-
-		for (uint32_t i = 0; s->on && i < s->nev; i++)
-			if (put_event(p, &p->sess[si], &s->ev[i], f))
-				return -1;
-	}
+	for (uint32_t si = 0; si < p->sched.nsess && si < p->nsess; si++)
+		if (p->sched.sess[si].on && put_session(p, si, f))
+			return -1;
 	return 0;
 }
 
@@ -220,7 +275,7 @@ static void put_u64(FILE *f, uint64_t v)
 void perf_sched_tracing_data(FILE *f)
 {
 	static const char magic[] = "\027\010\104tracing0.6";
-	const char *fmts[2] = { switch_format, wakeup_format };
+	const char *fmts[PERF_SCHED_NATTR] = { switch_format, wakeup_format, runtime_format };
 
 	fwrite(magic, 1, sizeof(magic), f);	/* with its NUL: the version is a C string */
 	fputc(0, f);				/* file little-endian */
@@ -235,8 +290,8 @@ void perf_sched_tracing_data(FILE *f)
 	put_u32(f, 0);				/* ftrace formats */
 	put_u32(f, 1);				/* systems */
 	fwrite("sched", 1, 6, f);
-	put_u32(f, 2);
-	for (int i = 0; i < 2; i++) {
+	put_u32(f, PERF_SCHED_NATTR);
+	for (int i = 0; i < PERF_SCHED_NATTR; i++) {
 		put_u64(f, strlen(fmts[i]));
 		fwrite(fmts[i], 1, strlen(fmts[i]), f);
 	}

@@ -44,8 +44,8 @@ int perf_write_features(const struct ctx *c, const struct perf_events *ev, FILE 
 struct session;
 uint64_t perf_ns_of(const struct session *s, uint64_t tsc);
 
-/* perf_sched.c: the scheduler events as sched:sched_switch and sched:sched_wakeup samples */
-#define PERF_SCHED_NATTR	2
+/* perf_sched.c: the scheduler events as sched:sched_switch, sched_wakeup, sched_stat_runtime */
+#define PERF_SCHED_NATTR	3
 int perf_sched_on(const struct ctx *c);		/* the stream has events to export */
 void perf_sched_attrs(struct file_attr a[PERF_SCHED_NATTR]);
 extern const char *const perf_sched_names[PERF_SCHED_NATTR];

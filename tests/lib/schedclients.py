@@ -14,7 +14,8 @@ check; exits 1 naming every check that failed.
       precision) the rest of its life less its first scheduling delay (creation to first
       run, which timehist does not count as waiting), within 1% of its life.
   perf sched latency: lists the workload threads with as many switches as timehist's
-      sched-in count; perf timechart draws them.
+      sched-in count, and duty's runtime (sched_stat_runtime) as --wall's on-CPU time to
+      0.01 ms + 0.1%; perf timechart draws them.
 """
 import os
 import re
@@ -125,9 +126,13 @@ def perf():
               f"{life - on:.3f} ms less {first:.3f} before its first run (1% of its life)")
         created[tid] = ins
     check(len(created) == 3, f"timehist shows duty and both lockpairs ({len(created)} threads)")
-    m = re.search(r"^\s+duty:(\d+)\s+\|\s+[\d.]+ ms \|\s+(\d+) \|", lat, re.M)
-    check(m is not None and int(m.group(2)) == created.get(int(m.group(1)), -1),
+    m = re.search(r"^\s+duty:(\d+)\s+\|\s+([\d.]+) ms \|\s+(\d+) \|", lat, re.M)
+    check(m is not None and int(m.group(3)) == created.get(int(m.group(1)), -1),
           "perf sched latency: duty's switches == timehist's sched-ins")
+    on = w.get(int(m.group(1)), ("", 0, -1))[2] if m else -1
+    check(m is not None and abs(float(m.group(2)) - on) <= 0.01 + 0.001 * on,
+          f"perf sched latency: duty's runtime {m.group(2) if m else '?'} ms == --wall "
+          f"on-CPU {on:.3f} ms")
     svg = home + "/timechart.svg"
     run("perf", "timechart", "-i", data, "-o", svg)
     text = open(svg).read() if os.path.exists(svg) else ""
