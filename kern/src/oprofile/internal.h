@@ -295,8 +295,9 @@ struct oprof_global {
 	uint64_t session_id;		/* sessions since boot */
 	uint64_t cap;			/* the output cap in effect: cfg.cap, or less (memory) */
 	uint64_t bmem;			/* the memory a block of the session really holds */
+	uint64_t rec_cap;		/* the cap less the reserve: bound of capped records */
 	struct opf_session header;	/* this session's header, again for a resumed reader */
-	struct queue *outq;		/* the stream, read by /dev/oprofile; limit: the cap */
+	struct queue *outq;		/* the stream, /dev/oprofile; limit: rec_cap - bmem */
 	uint64_t stream_bytes;		/* bytes queued on outq this session */
 	uint64_t stream_seq;		/* the kernel's own blocks queued this session */
 	uint64_t blocks_dropped;	/* this session */

@@ -207,7 +207,7 @@ static void session_undo(bool sampling)
 	flag_set(&oprof.state, OPROF_IDLE);
 }
 
-/* The session's sizes from cfg and the machine; -ENOMEM with a message if it cannot fit. */
+/* The session's sizes from cfg and the machine; -ENOMEM or -EINVAL with a message if not. */
 static int session_size(const struct oprof_cfg *cfg, char *err, size_t errlen)
 {
 	uint64_t avail = session_free_bytes() / 2;
@@ -216,8 +216,13 @@ static int session_size(const struct oprof_cfg *cfg, char *err, size_t errlen)
 	oprof.bmem = block_mem_of(cfg->block_bytes);
 	oprof.cap = MIN(cfg->cap, avail / 2);
 	oprof.max_target = session_max_target(cfg, oprof.ncores, avail);
-	if (oprof.cap < 2ull * oprof.bmem ||
-	    (uint64_t)oprof.ncores * (oprof.max_target + 2) * oprof.bmem > avail) {
+	if (oprof.cap < (reserve + 2ull) * oprof.bmem) {
+		snprintf(err, errlen, "oprofile: cap %luK in effect too small for %u-byte blocks "
+			 "(need room for %u: two and the closing records)",
+			 (unsigned long)(oprof.cap >> 10), cfg->block_bytes, reserve + 2);
+		return oprof.cap < cfg->cap ? -ENOMEM : -EINVAL;	/* lowered to fit memory */
+	}
+	if ((uint64_t)oprof.ncores * (oprof.max_target + 2) * oprof.bmem > avail) {
 		snprintf(err, errlen, "oprofile: not enough memory for %d cores with %u-byte "
 			 "blocks (%lu KiB free)", oprof.ncores, cfg->block_bytes,
 			 (unsigned long)(session_free_bytes() >> 10));
@@ -234,8 +239,10 @@ static int session_size(const struct oprof_cfg *cfg, char *err, size_t errlen)
 		b->next = oprof.reserve;
 		oprof.reserve = b;
 	}
-	/* the kernel's own blocks may use the last block of the cap (worker.c) */
-	qsetlimit(oprof.outq, oprof.cap - oprof.bmem);
+	/* the closing records keep the reserve's room under the cap; the kernel's capped
+	   records may use one block more than the cores' blocks (worker.c) */
+	oprof.rec_cap = oprof.cap - reserve * oprof.bmem;
+	qsetlimit(oprof.outq, oprof.rec_cap - oprof.bmem);
 	return 0;
 }
 

@@ -13,9 +13,11 @@
  * that finds no room is lost, and counted by its caller), forced (the stream's header and
  * thread names at start: the session cannot begin otherwise), or from the blocks set aside
  * at start for the closing records (oprof.reserve), so that a session always ends
- * properly. The queue's limit is the cap less one block (session.c), which the kernel's
- * own blocks may still use -- a capped writer checks against the cap itself -- so that a
- * queue full of samples still has room to say so.
+ * properly. The cap keeps room for every reserved block (oprof.rec_cap: the cap less the
+ * reserve), so the closing records never take the queue past the cap; the queue's limit
+ * is one block lower still (session.c), a block the kernel's capped records may still use
+ * -- a capped writer checks against rec_cap -- so that a queue full of samples still has
+ * room to say so.
  *
  * This file builds records with encode.c and reads the cores' totals with opcore_account;
  * nothing it calls calls back into it.
@@ -52,10 +54,11 @@ static struct block *recw_block(struct recw *w, uint32_t len)
 
 	switch (w->mode) {
 	case RECW_CAPPED:
-		/* this block and the writer's current one, both to be queued, under the cap --
-		   not the queue's limit, which keeps the last block of it for these -- and the
-		   blocks the writer must leave for what follows (w->spare) */
-		if (qmem(oprof.outq) + ((w->b ? 2u : 1u) + w->spare) * oprof.bmem <= oprof.cap)
+		/* this block and the writer's current one, both to be queued, and the blocks
+		   the writer must leave for what follows (w->spare), under the cap less the
+		   closing records' room -- not the queue's limit, a block lower for these */
+		if (qmem(oprof.outq) + ((w->b ? 2u : 1u) + w->spare) * oprof.bmem <=
+		    oprof.rec_cap)
 			b = pool_get(false);
 		break;
 	case RECW_FORCED:

@@ -26,11 +26,12 @@
  * keeps each empty ring at a window's worth. flight.c drains a snapshot's windows the same
  * way (worker_drain_rings).
  *
- * The cap: the output queue's limit is the cap less one block, which the kernel's own
- * blocks (snapshot marks, names in a dump, losses told) may still use -- they are checked
- * against the cap itself (stream.c) -- so that a queue full of samples still has room to
- * say so; the closing records come from blocks set aside at start. The limit counts the
- * queued blocks' memory, not just their data.
+ * The cap: the queue never passes it. The closing records come from blocks set aside at
+ * start (the reserve), and the cap keeps their room: the kernel's other blocks (snapshot
+ * marks, names in a dump, losses told) are checked against the cap less the reserve
+ * (oprof.rec_cap, stream.c), and the output queue's limit is one block below that, a
+ * block those may still use, so that a queue full of samples still has room to say so.
+ * The limit counts the queued blocks' memory, not just their data.
  *
  * At stop, ctl runs the drain one last time and the stream writer (stream.c) appends the
  * closing records. The worker calls the stream writer (the drops it reports); nothing there
