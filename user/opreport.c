@@ -38,7 +38,8 @@ static void usage(FILE *f)
 		"      --lines         hottest source lines of the top symbols\n"
 		"      --folded        folded stacks (root;...;leaf count) for flame graph tools\n"
 		"      --flame FILE    write an SVG flame graph\n"
-		"      --pprof FILE    write a gzipped pprof profile (profile.proto)\n"
+		"      --pprof FILE    write a gzipped pprof profile (profile.proto); with --offcpu\n"
+		"                      or --locks, waits: contentions/count and delay/nanoseconds\n"
 		"      --perf-data FILE  write a perf.data file for perf report, perf script, hotspot;\n"
 		"                      adds the kernel ELF to perf's build-id cache (~/.debug)\n"
 		"      --no-buildid-cache  with --perf-data: leave the build-id cache alone\n"
@@ -217,6 +218,11 @@ static int parse_args(int argc, char **argv, struct options *o)
 	}
 	if (o->diff)
 		return diff_args(argc, argv, o);
+	if (o->offcpu && o->locks && (o->folded || o->flame || o->pprof)) {
+		fprintf(stderr, "opreport: --offcpu and --locks make different stacks: one at a "
+			"time with --folded, --flame or --pprof\n");
+		return 2;
+	}
 	if (argc - optind != 1) {
 		fprintf(stderr, "opreport: %s\n", argc - optind ? "only one FILE, please" :
 			"no FILE given");
@@ -297,7 +303,9 @@ static void plan(struct options *o)
 		      !o->trace) || o->inclusive ||
 		     (o->cpu && !o->thread);
 	o->header = o->symbols || o->thread || o->lines || o->callgraph;
-	o->offcpu_text = o->offcpu && !o->folded && !o->flame && !o->pprof;
+	o->delay = (o->offcpu || o->locks) && (o->folded || o->flame || o->pprof);
+	o->offcpu_text = o->offcpu && !o->delay;
+	o->locks_text = o->locks && !o->delay;
 	/* --stats alone needs no symbols: do not go looking for an ELF. */
 	o->need_elf = o->header || o->folded || o->flame || o->pprof || o->perf_data || o->diff ||
 		      o->offcpu || o->locks;
@@ -326,7 +334,7 @@ static const struct section sections[] = {
 	{ WANT(folded), report_folded, 0, 0 },
 	{ WANT(wall), report_wall, 1, 1 },
 	{ WANT(offcpu_text), report_offcpu, 1, 1 },
-	{ WANT(locks), report_locks, 1, 1 },
+	{ WANT(locks_text), report_locks, 1, 1 },
 };
 
 /* Files written after the text: the option naming the path and the writer. */
@@ -553,8 +561,8 @@ int main(int argc, char **argv)
 	}
 	t1 = now();
 	c.ncores = prof.ncores;
-	if (open_symbols(&c, &sym, &defk) || (o.offcpu && sched_offcpu_stacks(&prof)) ||
-	    sym_resolve(&sym, &prof.stacks) || (o.offcpu && sched_offcpu_roots(&prof, &sym)) ||
+	if (open_symbols(&c, &sym, &defk) || (o.delay && sched_offcpu_stacks(&prof, o.locks)) ||
+	    sym_resolve(&sym, &prof.stacks) || (o.delay && sched_offcpu_roots(&prof, &sym)) ||
 	    (o.diff ? (rc = run_diff(&c)) < 0 : ctx_aggregate(&c) || (rc = run_reports(&c)) < 0)) {
 		fprintf(stderr, "opreport: out of memory\n");
 		return 1;

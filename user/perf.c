@@ -15,7 +15,8 @@
  * the kernel's text, a comm per named thread, the samples; then the feature sections
  * (perfdata_feat.c), whose build-id is how perf finds the ELF in its build-id cache
  * (buildid_cache.c puts it there). All samples are kernel samples (PERF_RECORD_MISC_KERNEL):
- * the profiled code is the kernel.
+ * the profiled code is the kernel. A stream with scheduler events adds two tracepoint
+ * attributes (ids 2 and 3) and their samples after the others (perf_sched.c).
  */
 #include <inttypes.h>
 #include <stdlib.h>
@@ -51,7 +52,7 @@ struct perf_samples {
 };
 
 /* ns since boot of a timestamp of session s. */
-static uint64_t ns_of(const struct session *s, uint64_t tsc)
+uint64_t perf_ns_of(const struct session *s, uint64_t tsc)
 {
 	const struct opf_session *h = &s->hdr;
 
@@ -72,7 +73,7 @@ static int keep_sample(void *arg, const struct session *s, const struct opf_samp
 	*r++ = PERF_SAMPLE_ID_VALUE;
 	*r++ = h->pc;
 	*r++ = (uint64_t)h->tid << 32 | h->tid;
-	*r++ = ns_of(s, h->tsc);
+	*r++ = perf_ns_of(s, h->tsc);
 	*r++ = h->core;
 	*r++ = weight * (s->hdr.hz ? 1000000000ULL / s->hdr.hz : 1);
 	*r++ = 2u + h->nframes;
@@ -209,12 +210,32 @@ static void cache_kernel(const struct ctx *c)
 	buildid_cache_add(c->kernel_path, id, n);
 }
 
+/* The header's sections for n attributes, their ids (one each) and the data after them. */
+static void layout(struct file_header *h, struct file_attr *a, uint32_t n)
+{
+	h->attrs = (struct file_section){ sizeof(*h), n * sizeof(*a) };
+	for (uint32_t i = 0; i < n; i++)
+		a[i].ids = (struct file_section){ sizeof(*h) + n * sizeof(*a) + 8 * i, 8 };
+	h->data.offset = sizeof(*h) + n * (sizeof(*a) + 8);
+}
+
+/* The data: the kernel's mmap, the comms, the samples, the sched events (with sched). */
+static int put_data(const struct ctx *c, struct perf_samples *ps, FILE *f, int sched)
+{
+	put_mmap(c, ps, f);
+	put_comms(c->p, f);
+	return copy_samples(ps, f) || (sched && perf_sched_samples(c, f)) ? -1 : 0;
+}
+
 int report_perf(const struct ctx *c, const char *path)
 {
 	struct file_header h = { PERF_MAGIC, sizeof(h), sizeof(struct file_attr), { 0, 0 },
 				 { 0, 0 }, { 0, 0 }, { 0, 0, 0, 0 } };
-	struct file_attr a = cpu_clock(c);
-	uint64_t id = PERF_SAMPLE_ID_VALUE;
+	struct file_attr a[1 + PERF_SCHED_NATTR] = { cpu_clock(c) };
+	const char *names[1 + PERF_SCHED_NATTR] = { PERF_EVENT_NAME };
+	int sched = perf_sched_on(c);
+	struct perf_events ev = { a, names, sched ? 1 + PERF_SCHED_NATTR : 1 };
+	uint64_t id[1 + PERF_SCHED_NATTR];
 	struct perf_samples *ps = c->perf;
 	FILE *f = fopen(path, "wb");
 	int rc = -1;
@@ -224,22 +245,22 @@ int report_perf(const struct ctx *c, const char *path)
 	if (!ps || ps->err)
 		goto out;
 	check_id(c, path);
-	h.attrs = (struct file_section){ sizeof(h), sizeof(a) };
-	a.ids = (struct file_section){ sizeof(h) + sizeof(a), sizeof(id) };
-	h.data.offset = sizeof(h) + sizeof(a) + sizeof(id);
-	if (fseek(f, (long)h.data.offset, SEEK_SET))
-		goto out;
-	put_mmap(c, ps, f);
-	put_comms(c->p, f);
-	if (copy_samples(ps, f))
+	if (sched)
+		perf_sched_attrs(a + 1);
+	for (uint32_t i = 0; i < ev.n; i++) {
+		id[i] = PERF_SAMPLE_ID_VALUE + i;
+		names[i] = i ? perf_sched_names[i - 1] : PERF_EVENT_NAME;
+	}
+	layout(&h, a, ev.n);
+	if (fseek(f, (long)h.data.offset, SEEK_SET) || put_data(c, ps, f, sched))
 		goto out;
 	h.data.size = (uint64_t)ftell(f) - h.data.offset;
-	if (perf_write_features(c, &a.attr, f, h.features))
+	if (perf_write_features(c, &ev, f, h.features))
 		goto out;
 	rewind(f);
 	fwrite(&h, sizeof(h), 1, f);
-	fwrite(&a, sizeof(a), 1, f);
-	fwrite(&id, sizeof(id), 1, f);
+	fwrite(a, sizeof(a[0]), ev.n, f);
+	fwrite(id, sizeof(id[0]), ev.n, f);
 	rc = ferror(f) ? -1 : 0;
 out:
 	if (fclose(f))

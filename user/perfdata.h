@@ -24,12 +24,32 @@ struct file_attr {
 	struct file_section ids;	/* the attribute's ids: one u64, PERF_SAMPLE_ID_VALUE */
 };
 
+/* The file's events: n attributes, their names; the i-th has id PERF_SAMPLE_ID_VALUE + i. */
+struct perf_events {
+	const struct file_attr *a;
+	const char *const *names;
+	uint32_t n;
+};
+
 /*
  * Write the feature sections at the current position of f (just after the data): the table
- * of one file_section per bit set in features[] (in bit order), then each section. a is the
- * one attribute (for EVENT_DESC). Returns 0, or -1 when writing failed.
+ * of one file_section per bit set in features[] (in bit order), then each section. ev: the
+ * events (for EVENT_DESC; more than one: the sched tracepoints, whose formats go in
+ * TRACING_DATA). Returns 0, or -1 when writing failed.
  */
-int perf_write_features(const struct ctx *c, const struct perf_event_attr *a, FILE *f,
+int perf_write_features(const struct ctx *c, const struct perf_events *ev, FILE *f,
 			uint64_t features[4]);
+
+/* perf.c: ns since boot of a timestamp of session s */
+struct session;
+uint64_t perf_ns_of(const struct session *s, uint64_t tsc);
+
+/* perf_sched.c: the scheduler events as sched:sched_switch, sched_wakeup, sched_stat_runtime */
+#define PERF_SCHED_NATTR	3
+int perf_sched_on(const struct ctx *c);		/* the stream has events to export */
+void perf_sched_attrs(struct file_attr a[PERF_SCHED_NATTR]);
+extern const char *const perf_sched_names[PERF_SCHED_NATTR];
+int perf_sched_samples(const struct ctx *c, FILE *f);	/* 0, or -1: writing failed */
+void perf_sched_tracing_data(FILE *f);		/* HEADER_TRACING_DATA */
 
 #endif

@@ -22,6 +22,9 @@ struct options {
 	int inclusive, cpu, thread, lines, callgraph, folded, stats, bench_stats, diff;
 	int wall, offcpu, locks;	/* scheduler events: views (sched_views.c) */
 	int offcpu_text;	/* derived: --offcpu as a table (no --folded, --flame, --pprof) */
+	int locks_text;		/* derived: --locks as a table (likewise) */
+	int delay;		/* derived: the stacks are waits (--offcpu or --locks with --folded,
+				   --flame or --pprof), weighing microseconds: pprof's delay types */
 	int symbols, header, need_elf;	/* derived by plan() in opreport.c */
 	const char *flame;	/* --flame FILE.svg */
 	const char *pprof;	/* --pprof FILE.pb.gz */

@@ -113,7 +113,8 @@ struct sched_data {
 	uint64_t *frames;
 	size_t nframes, framecap;
 	uint64_t seq;
-	uint32_t *roots;	/* --offcpu stacks: root marker - 1 -> its switch-out event */
+	uint32_t *roots;	/* --offcpu (--locks) stacks: root marker - 1 -> its switch-out
+				   (lock) event */
 	uint32_t *root_sess;	/* ... and that event's session */
 	uint32_t nroots;
 };
@@ -140,9 +141,11 @@ int sched_stats(const struct profile *p, FILE *out);
  * --offcpu with --folded, --flame or --pprof: replace the profile's stacks by its stretches
  * off a CPU, each weighing its microseconds, rooted in a synthetic frame naming the reason
  * ("[sleep]", "[qlock lockpair]"); the roots are named once the symbols are resolved.
+ * --locks likewise (locks true): each contended acquisition, the waiter's stack where it
+ * asked, weighing its wait, rooted in "[qlock NAME]" or "[spin NAME]".
  */
 struct symbols;
-int sched_offcpu_stacks(struct profile *p);
+int sched_offcpu_stacks(struct profile *p, int locks);
 int sched_offcpu_roots(struct profile *p, struct symbols *sym);
 
 const char *sched_why_name(unsigned why);

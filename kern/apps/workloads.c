@@ -247,6 +247,9 @@ const struct workload workloads[] = {
 	{ "duty", "cycles", NULL, duty_step },
 	{ "lockpair", "acquisitions", lockpair_setup, lockpair_step },
 	{ "split", "rounds", NULL, split_step },
+	{ "yield", "yields", NULL, yield_step },
+	{ "qlockfree", "qlock pairs", qlockfree_setup, qlockfree_step },
+	{ "spinfree", "spinlock pairs", spinfree_setup, spinfree_step },
 	{ "lockup", "never returns", NULL, lockup_step },
 	{ NULL, NULL, NULL, NULL },
 };

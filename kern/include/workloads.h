@@ -38,6 +38,12 @@ uint64_t split_heavy(uint64_t x);
 uint64_t split_light(uint64_t x);
 uint64_t split_step(void *st);
 extern volatile uint64_t split_sink;
+/* lockcost.c: the scheduler's and the uncontended locks' own paths (tests/bench/schedcost.sh) */
+uint64_t yield_step(void *st);
+void *qlockfree_setup(void);
+uint64_t qlockfree_step(void *st);
+void *spinfree_setup(void);
+uint64_t spinfree_step(void *st);
 __noreturn void lockup_spin(void);	/* interrupts off, forever */
 
 #endif

@@ -1,0 +1,301 @@
+/*
+ * perf_sched.c: the scheduler events of a stream (OPF_S_SCHED sessions) as Linux's
+ * sched:sched_switch, sched_wakeup and sched_stat_runtime tracepoint samples in the
+ * perf.data file that perf.c writes for --perf-data, so `perf sched timehist`, `perf sched
+ * latency`, `perf timechart` and `perf script` read them. Called by perf.c (attributes, samples) and perfdata_feat.c (the
+ * tracing data), after sched_analyze has put every session's events in time order.
+ *
+ * A tracepoint sample's payload (PERF_SAMPLE_RAW) is the event's record as the kernel's
+ * trace buffer holds it: the common header (type, flags, preempt count, pid), then the
+ * fields at the offsets its format file states. perf parses them only through those format
+ * files, which travel in the HEADER_TRACING_DATA feature (tools/perf/util/trace-event-read.c
+ * reads it): so the formats below are the contract, and the structs must match them.
+ *
+ * Mapping: a switch is emitted on its core by prev (sample pid/tid prev), prev_state from
+ * the reason (preempted or yielded: R; sleep, rendez, qlock: S; I/O: D; exit: X); a wake-up
+ * on the waker's core by the waker; before each switch, a sched_stat_runtime of prev for
+ * its run since the core's previous switch (perf sched latency's runtime column). tid 0 is
+ * the idle thread, as Linux's pid 0. Every thread has priority 120 (the kernel has no
+ * priorities).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "perfdata.h"
+#include "profile.h"
+
+#define TP_SWITCH_ID	316	/* the formats' ID lines: attr.config of each event */
+#define TP_WAKEUP_ID	318
+#define TP_RUNTIME_ID	319
+#define TP_PRIO		120
+
+static const char switch_format[] =
+	"name: sched_switch\n"
+	"ID: 316\n"
+	"format:\n"
+	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
+	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
+	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
+	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n"
+	"\n"
+	"\tfield:char prev_comm[16];\toffset:8;\tsize:16;\tsigned:0;\n"
+	"\tfield:pid_t prev_pid;\toffset:24;\tsize:4;\tsigned:1;\n"
+	"\tfield:int prev_prio;\toffset:28;\tsize:4;\tsigned:1;\n"
+	"\tfield:long prev_state;\toffset:32;\tsize:8;\tsigned:1;\n"
+	"\tfield:char next_comm[16];\toffset:40;\tsize:16;\tsigned:0;\n"
+	"\tfield:pid_t next_pid;\toffset:56;\tsize:4;\tsigned:1;\n"
+	"\tfield:int next_prio;\toffset:60;\tsize:4;\tsigned:1;\n"
+	"\n"
+	"print fmt: \"prev_comm=%s prev_pid=%d prev_prio=%d prev_state=%ld ==> next_comm=%s "
+	"next_pid=%d next_prio=%d\", REC->prev_comm, REC->prev_pid, REC->prev_prio, "
+	"REC->prev_state, REC->next_comm, REC->next_pid, REC->next_prio\n";
+
+static const char wakeup_format[] =
+	"name: sched_wakeup\n"
+	"ID: 318\n"
+	"format:\n"
+	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
+	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
+	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
+	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n"
+	"\n"
+	"\tfield:char comm[16];\toffset:8;\tsize:16;\tsigned:0;\n"
+	"\tfield:pid_t pid;\toffset:24;\tsize:4;\tsigned:1;\n"
+	"\tfield:int prio;\toffset:28;\tsize:4;\tsigned:1;\n"
+	"\tfield:int target_cpu;\toffset:32;\tsize:4;\tsigned:1;\n"
+	"\n"
+	"print fmt: \"comm=%s pid=%d prio=%d target_cpu=%03d\", REC->comm, REC->pid, REC->prio, "
+	"REC->target_cpu\n";
+
+/* The trace buffer's page and event headers as a 6.1 x86-64 kernel describes them. */
+static const char header_page[] =
+	"\tfield: u64 timestamp;\toffset:0;\tsize:8;\tsigned:0;\n"
+	"\tfield: local_t commit;\toffset:8;\tsize:8;\tsigned:1;\n"
+	"\tfield: int overwrite;\toffset:8;\tsize:1;\tsigned:1;\n"
+	"\tfield: char data;\toffset:16;\tsize:4080;\tsigned:1;\n";
+
+static const char header_event[] =
+	"# compressed entry header\n"
+	"\ttype_len    :    5 bits\n"
+	"\ttime_delta  :   27 bits\n"
+	"\tarray       :   32 bits\n"
+	"\n"
+	"\tpadding     : type == 29\n"
+	"\ttime_extend : type == 30\n"
+	"\ttime_stamp : type == 31\n"
+	"\tdata max type_len  == 28\n";
+
+static const char runtime_format[] =
+	"name: sched_stat_runtime\n"
+	"ID: 319\n"
+	"format:\n"
+	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
+	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
+	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
+	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n"
+	"\n"
+	"\tfield:char comm[16];\toffset:8;\tsize:16;\tsigned:0;\n"
+	"\tfield:pid_t pid;\toffset:24;\tsize:4;\tsigned:1;\n"
+	"\tfield:u64 runtime;\toffset:32;\tsize:8;\tsigned:0;\n"
+	"\tfield:u64 vruntime;\toffset:40;\tsize:8;\tsigned:0;\n"
+	"\n"
+	"print fmt: \"comm=%s pid=%d runtime=%Lu [ns] vruntime=%Lu [ns]\", REC->comm, REC->pid, "
+	"(unsigned long long)REC->runtime, (unsigned long long)REC->vruntime\n";
+
+struct tp_common {
+	uint16_t type;
+	uint8_t flags, preempt_count;
+	int32_t pid;
+};
+
+struct tp_switch {	/* switch_format */
+	struct tp_common h;
+	char prev_comm[16];
+	int32_t prev_pid, prev_prio;
+	int64_t prev_state;
+	char next_comm[16];
+	int32_t next_pid, next_prio;
+};
+
+struct tp_wakeup {	/* wakeup_format */
+	struct tp_common h;
+	char comm[16];
+	int32_t pid, prio, target_cpu;
+};
+
+struct tp_runtime {	/* runtime_format */
+	struct tp_common h;
+	char comm[16];
+	int32_t pid, pad;
+	uint64_t runtime, vruntime;
+};
+
+/* Linux's task state bits, as perf prints them (R S D ... X) */
+static int64_t prev_state(unsigned why)
+{
+	switch (why) {
+	case OPF_WHY_PREEMPT: case OPF_WHY_YIELD: return 0;	/* R */
+	case OPF_WHY_IO: return 2;				/* D */
+	case OPF_WHY_EXIT: return 0x10;				/* X */
+	default: return 1;					/* S */
+	}
+}
+
+static void comm(const struct profile *p, uint32_t tid, char out[16])
+{
+	memset(out, 0, 16);
+	strncpy(out, tid ? sched_thread_name(p, tid) : "swapper", 15);
+}
+
+int perf_sched_on(const struct ctx *c)
+{
+	return sched_any(c->p);
+}
+
+const char *const perf_sched_names[PERF_SCHED_NATTR] = {
+	"sched:sched_switch", "sched:sched_wakeup", "sched:sched_stat_runtime"
+};
+
+/* The tracepoint attributes, ids PERF_SAMPLE_ID_VALUE + 1, + 2, + 3. */
+void perf_sched_attrs(struct file_attr a[PERF_SCHED_NATTR])
+{
+	memset(a, 0, PERF_SCHED_NATTR * sizeof(*a));
+	for (int i = 0; i < PERF_SCHED_NATTR; i++) {
+		a[i].attr.type = PERF_TYPE_TRACEPOINT;
+		a[i].attr.size = sizeof(a[i].attr);
+		a[i].attr.config = i == 0 ? TP_SWITCH_ID : i == 1 ? TP_WAKEUP_ID : TP_RUNTIME_ID;
+		a[i].attr.sample_period = 1;
+		a[i].attr.sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID |
+					PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD |
+					PERF_SAMPLE_RAW;
+		a[i].attr.sample_id_all = 1;
+	}
+}
+
+/* One tracepoint sample: id, pid/tid, time, cpu, period 1, then the raw record, padded. */
+static int put_tp(FILE *f, uint64_t id, uint32_t tid, uint64_t ns, uint32_t cpu,
+		  const void *raw, uint32_t n)
+{
+	static const uint8_t zero[8];
+	uint32_t size = n + (8 - (n + 4) % 8) % 8;	/* the u32 and the record fill 8s */
+	uint64_t body[5] = { id, (uint64_t)tid << 32 | tid, ns, cpu, 1 };
+	struct perf_event_header h = { PERF_RECORD_SAMPLE, PERF_RECORD_MISC_KERNEL,
+				       (uint16_t)(sizeof(h) + sizeof(body) + 4 + size) };
+
+	fwrite(&h, sizeof(h), 1, f);
+	fwrite(body, sizeof(body), 1, f);
+	fwrite(&size, 4, 1, f);
+	fwrite(raw, 1, n, f);
+	fwrite(zero, 1, size - n, f);
+	return ferror(f) ? -1 : 0;
+}
+
+/* prev's run that switch e ends (at ns), since its core's previous switch (*since, ns) */
+static int put_runtime(const struct profile *p, const struct sev *e, uint64_t ns,
+		       uint64_t *since, FILE *f)
+{
+	struct tp_runtime r = { { TP_RUNTIME_ID, 0, 0, (int32_t)e->a }, "", (int32_t)e->a, 0,
+				ns > *since ? ns - *since : 0, 0 };
+	int rc = 0;
+
+	comm(p, e->a, r.comm);
+	if (e->a)	/* the idle thread's time is no thread's runtime */
+		rc = put_tp(f, PERF_SAMPLE_ID_VALUE + 3, e->a, ns, e->core, &r, sizeof(r));
+	*since = ns;
+	return rc;
+}
+
+/* since: per core of the session, when its running thread was switched in (ns) */
+static int put_event(const struct profile *p, const struct session *ss, const struct sev *e,
+		     uint64_t *since, FILE *f)
+{
+	uint64_t ns = perf_ns_of(ss, e->tsc);
+
+	if (e->kind == SEV_SWITCH) {
+		struct tp_switch r = { { TP_SWITCH_ID, 0, 0, (int32_t)e->a }, "", (int32_t)e->a,
+				       TP_PRIO, prev_state(e->why), "", (int32_t)e->b, TP_PRIO };
+
+		comm(p, e->a, r.prev_comm);
+		comm(p, e->b, r.next_comm);
+		return put_runtime(p, e, ns, &since[e->core], f) ||
+		       put_tp(f, PERF_SAMPLE_ID_VALUE + 1, e->a, ns, e->core, &r, sizeof(r));
+	}
+	if (e->kind == SEV_WAKEUP) {
+		struct tp_wakeup r = { { TP_WAKEUP_ID, 0, 0, (int32_t)e->b }, "", (int32_t)e->a,
+				       TP_PRIO, e->why };
+
+		comm(p, e->a, r.comm);
+		return put_tp(f, PERF_SAMPLE_ID_VALUE + 2, e->b, ns, e->core, &r, sizeof(r));
+	}
+	return 0;
+}
+
+/* Session si's switches (each after the runtime it ends) and wake-ups, in time order. */
+static int put_session(const struct profile *p, uint32_t si, FILE *f)
+{
+	const struct sched_sess *s = &p->sched.sess[si];
+	uint64_t *since = calloc(s->ncores + 1, sizeof(*since));
+	int rc = since ? 0 : -1;
+
+	for (uint32_t k = 0; since && k < s->ncores; k++)
+		since[k] = perf_ns_of(&p->sess[si], s->start);
+	for (uint32_t i = 0; !rc && i < s->nev; i++)
+		if (s->ev[i].core < s->ncores)
+			rc = put_event(p, &p->sess[si], &s->ev[i], since, f);
+	free(since);
+	return rc;
+}
+
+int perf_sched_samples(const struct ctx *c, FILE *f)
+{
+	const struct profile *p = c->p;
+
+	for (uint32_t si = 0; si < p->sched.nsess && si < p->nsess; si++)
+		if (p->sched.sess[si].on && put_session(p, si, f))
+			return -1;
+	return 0;
+}
+
+static void put_u32(FILE *f, uint32_t v)
+{
+	fwrite(&v, 4, 1, f);
+}
+
+static void put_u64(FILE *f, uint64_t v)
+{
+	fwrite(&v, 8, 1, f);
+}
+
+/*
+ * HEADER_TRACING_DATA, as perf's trace-event-read.c reads it (version 0.6): magic, version,
+ * endianness, long size, page size; header_page and header_event (perf reads the first, which
+ * may not be empty, and skips the second); no ftrace formats; one system "sched" with the two formats;
+ * empty kallsyms, printk formats and saved command lines.
+ */
+void perf_sched_tracing_data(FILE *f)
+{
+	static const char magic[] = "\027\010\104tracing0.6";
+	const char *fmts[PERF_SCHED_NATTR] = { switch_format, wakeup_format, runtime_format };
+
+	fwrite(magic, 1, sizeof(magic), f);	/* with its NUL: the version is a C string */
+	fputc(0, f);				/* file little-endian */
+	fputc(8, f);				/* sizeof(long) */
+	put_u32(f, 4096);			/* page size */
+	fwrite("header_page", 1, 12, f);
+	put_u64(f, sizeof(header_page) - 1);
+	fwrite(header_page, 1, sizeof(header_page) - 1, f);
+	fwrite("header_event", 1, 13, f);
+	put_u64(f, sizeof(header_event) - 1);
+	fwrite(header_event, 1, sizeof(header_event) - 1, f);
+	put_u32(f, 0);				/* ftrace formats */
+	put_u32(f, 1);				/* systems */
+	fwrite("sched", 1, 6, f);
+	put_u32(f, PERF_SCHED_NATTR);
+	for (int i = 0; i < PERF_SCHED_NATTR; i++) {
+		put_u64(f, strlen(fmts[i]));
+		fwrite(fmts[i], 1, strlen(fmts[i]), f);
+	}
+	put_u32(f, 0);				/* kallsyms */
+	put_u32(f, 0);				/* printk formats */
+	put_u64(f, 0);				/* saved cmdlines */
+}
