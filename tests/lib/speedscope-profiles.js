@@ -55,7 +55,7 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const probe = `JSON.stringify({
 	title: [...document.querySelectorAll('span')].map((d) => d.textContent)
 		.filter((t) => /^[^(].*\\(\\d+\\/\\d+\\)$/.test(t)).sort((a, b) => a.length - b.length)[0] || '',
-	rows: document.querySelectorAll('tr').length,
+	rows: [...document.querySelectorAll('tr')].filter((r) => r.querySelector('td')).length,
 	html: document.documentElement.outerHTML })`;
 
 async function main() {
@@ -65,9 +65,14 @@ async function main() {
 		{ expression: probe, returnByValue: true }, sessionId)).result.value);
 	let prev = null;
 	for (;;) {
-		let p;
-		while (!(p = await page()).rows || !p.title || p.title === prev)
+		/* rows with cells, a new profile's name, and the page unchanged for 200 ms: the
+		   table can be drawn in steps (its header first) */
+		let p, last = null;
+		while (!(p = await page()).rows || !p.title || p.title === prev ||
+		       !last || last.html !== p.html) {
+			last = p;
 			await sleep(200);
+		}
 		const m = /^(.*?) ?\((\d+)\/(\d+)\)$/.exec(p.title);
 		if (!m) {
 			fs.writeFileSync(`${outdir}/page.html`, p.html);
