@@ -115,12 +115,12 @@ void perf_free(struct perf_samples *ps)
 }
 
 /* A non-sample record: header, body, zero padding to 8, the sample_id trailer. */
-static void put_rec(FILE *f, uint32_t type, uint16_t misc, const void *body, size_t n,
-		    uint32_t pid, uint32_t tid)
+void perf_put_rec(FILE *f, uint32_t type, uint16_t misc, const void *body, size_t n,
+		  uint32_t pid, uint32_t tid, uint64_t ns, uint32_t cpu)
 {
 	static const uint8_t zero[8];
 	size_t pad = (8 - n % 8) % 8;
-	struct sample_id id = { pid, tid, 0, 0, 0, PERF_SAMPLE_ID_VALUE };
+	struct sample_id id = { pid, tid, ns, cpu, 0, PERF_SAMPLE_ID_VALUE };
 	struct perf_event_header h = { type, misc, (uint16_t)(sizeof(h) + n + pad + sizeof(id)) };
 
 	fwrite(&h, sizeof(h), 1, f);
@@ -142,7 +142,8 @@ static void put_mmap(const struct ctx *c, const struct perf_samples *ps, FILE *f
 	m.len = hi - lo;
 	m.pgoff = lo;
 	strcpy(m.name, "[kernel.kallsyms]_text");
-	put_rec(f, PERF_RECORD_MMAP, PERF_RECORD_MISC_KERNEL, &m, sizeof(m), KERNEL_PID, 0);
+	perf_put_rec(f, PERF_RECORD_MMAP, PERF_RECORD_MISC_KERNEL, &m, sizeof(m), KERNEL_PID, 0,
+		     0, 0);
 }
 
 static void put_comms(const struct profile *p, FILE *f)
@@ -153,7 +154,8 @@ static void put_comms(const struct profile *p, FILE *f)
 
 		cm.pid = cm.tid = t->tid;
 		strcpy(cm.comm, t->name);
-		put_rec(f, PERF_RECORD_COMM, 0, &cm, 8 + strlen(cm.comm) + 1, t->tid, t->tid);
+		perf_put_rec(f, PERF_RECORD_COMM, 0, &cm, 8 + strlen(cm.comm) + 1, t->tid, t->tid,
+			     0, 0);
 	}
 }
 
