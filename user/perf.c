@@ -221,12 +221,23 @@ static void layout(struct file_header *h, struct file_attr *a, uint32_t n)
 	h->data.offset = sizeof(*h) + n * (sizeof(*a) + 8);
 }
 
-/* The data: the kernel's mmap, the comms, the samples, the sched events (with sched). */
+/* The data: the kernel's mmap, the comms, the samples; with sched, the samples and the
+ * scheduler records in time order (perf_order.c). */
 static int put_data(const struct ctx *c, struct perf_samples *ps, FILE *f, int sched)
 {
+	FILE *tmp;
+	int rc;
+
 	put_mmap(c, ps, f);
 	put_comms(c->p, f);
-	return copy_samples(ps, f) || (sched && perf_sched_samples(c, f)) ? -1 : 0;
+	if (!sched)
+		return copy_samples(ps, f);
+	if (!(tmp = tmpfile()))
+		return -1;
+	rc = perf_sched_samples(c, tmp) || fflush(tmp) || fflush(ps->tmp) ||
+	     perf_write_ordered(f, ps->tmp, tmp) ? -1 : 0;
+	fclose(tmp);
+	return rc;
 }
 
 int report_perf(const struct ctx *c, const char *path)

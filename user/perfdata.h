@@ -57,4 +57,7 @@ extern const char *const perf_sched_names[PERF_SCHED_NATTR];
 int perf_sched_samples(const struct ctx *c, FILE *f);	/* 0, or -1: writing failed */
 void perf_sched_tracing_data(FILE *f);		/* HEADER_TRACING_DATA */
 
+/* perf_order.c: the records of two temporary files into out, in time order; 0, or -1 */
+int perf_write_ordered(FILE *out, FILE *samples, FILE *sched);
+
 #endif

@@ -116,7 +116,8 @@ def check(events, offcpu, us_path, n_path):
     bad = 0
     text = open(offcpu).read()
     op_ms = sum(float(m) for m in re.findall(r"\(([\d.]+) ms in all", text))
-    op_n = sum(int(m) for m in re.findall(r"^\s+[\d.]+\s+[\d.]+%\s+[\d.]+\s+(\d+)\s", text, re.M))
+    rows = re.findall(r"^\s*[\d.]+\s+[\d.]+%\s+[\d.]+\s+(\d+)\s", text, re.M)
+    op_n = sum(int(m) for m in rows)
     hs_n, hs_ns = len(events), sum(ns for _, ns in events)
     ok = hs_n == op_n and abs(hs_ns - op_ms * 1e6) <= 1000
     print("%s: hotspot's off-CPU events %d, %.6f ms; opreport --offcpu %d, %.3f ms"
