@@ -185,7 +185,7 @@ struct tp_writer {
 struct tp_sample {
 	uint64_t id, ns;
 	uint32_t tid, cpu;
-	const uint64_t *chain;	/* the call chain (sched_switch only: PERF_SAMPLE_CALLCHAIN) */
+	const uint64_t *chain;	/* call chain (sched_switch only: PERF_SAMPLE_CALLCHAIN) */
 	uint16_t nchain;
 };
 

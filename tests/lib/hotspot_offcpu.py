@@ -40,7 +40,7 @@ def sample(r):
 class Stream:
     def __init__(self):
         self.strings, self.symbols, self.parents, self.attr_name = {}, {}, {}, {}
-        self.threads = {}	# (pid, tid) -> [switched out, last switch time, sched_switch stack]
+        self.threads = {}	# (pid, tid) -> [out, last switch time, sched_switch stack]
         self.events = []	# (stack of location ids or None, ns)
 
     def name(self, loc):
