@@ -15,8 +15,9 @@
  * the kernel's text, a comm per named thread, the samples; then the feature sections
  * (perfdata_feat.c), whose build-id is how perf finds the ELF in its build-id cache
  * (buildid_cache.c puts it there). All samples are kernel samples (PERF_RECORD_MISC_KERNEL):
- * the profiled code is the kernel. A stream with scheduler events adds two tracepoint
- * attributes (ids 2 and 3) and their samples after the others (perf_sched.c).
+ * the profiled code is the kernel. A stream with scheduler events adds three tracepoint
+ * attributes (ids 2 to 4), their samples and context switch records (perf_sched.c), all of
+ * the data then in time order (perf_order.c).
  */
 #include <inttypes.h>
 #include <stdlib.h>

@@ -2,8 +2,9 @@
  * perf_sched.c: the scheduler events of a stream (OPF_S_SCHED sessions) as Linux's
  * sched:sched_switch, sched_wakeup and sched_stat_runtime tracepoint samples in the
  * perf.data file that perf.c writes for --perf-data, so `perf sched timehist`, `perf sched
- * latency`, `perf timechart` and `perf script` read them. Called by perf.c (attributes, samples) and perfdata_feat.c (the
- * tracing data), after sched_analyze has put every session's events in time order.
+ * latency`, `perf timechart`, `perf script` and hotspot's off-CPU view read them. Called by
+ * perf.c (attributes, samples) and perfdata_feat.c (the tracing data), after sched_analyze
+ * has put every session's events in time order.
  *
  * A tracepoint sample's payload (PERF_SAMPLE_RAW) is the event's record as the kernel's
  * trace buffer holds it: the common header (type, flags, preempt count, pid), then the
@@ -17,6 +18,13 @@
  * its run since the core's previous switch (perf sched latency's runtime column). tid 0 is
  * the idle thread, as Linux's pid 0. Every thread has priority 120 (the kernel has no
  * priorities).
+ *
+ * For hotspot (1.3.0: src/parsers/perf/perfparser.cpp), whose off-CPU time of a thread runs
+ * from a PERF_RECORD_SWITCH out to its next switch in and lands on the call chain of the
+ * thread's last sched_switch sample: the sched_switch samples carry prev's stack of the
+ * switch record (PERF_SAMPLE_CALLCHAIN), each switch writes its switch records (see
+ * put_switch_recs), and the session's end switches in every thread still out, so hotspot's
+ * stretches are exactly opreport --offcpu's (tests/t/sched-hotspot).
  */
 #include <stdlib.h>
 #include <string.h>
