@@ -60,7 +60,7 @@ static int slurp(FILE *f, struct buf *b)
 	return fread(b->p, 1, b->n, f) == b->n ? 0 : -1;
 }
 
-/* Index b's records after the *n already in ix (room for them checked by the caller). */
+/* Index b's records after the *n already in ix; ix NULL: only count them. */
 static int index_recs(const struct buf *b, struct rec_ix *ix, size_t *n)
 {
 	for (size_t off = 0; off + sizeof(struct perf_event_header) <= b->n;) {
@@ -69,8 +69,9 @@ static int index_recs(const struct buf *b, struct rec_ix *ix, size_t *n)
 		memcpy(&h, b->p + off, sizeof(h));
 		if (h.size < sizeof(h) || off + h.size > b->n)
 			return -1;
-		ix[*n] = (struct rec_ix){ rec_time(b->p + off, (uint16_t)h.type, h.size), *n,
-					  b->p + off, h.size };
+		if (ix)
+			ix[*n] = (struct rec_ix){ rec_time(b->p + off, (uint16_t)h.type, h.size),
+						  *n, b->p + off, h.size };
 		(*n)++;
 		off += h.size;
 	}
@@ -93,11 +94,11 @@ int perf_write_ordered(FILE *out, FILE *samples, FILE *sched)
 	size_t n = 0;
 	int rc = -1;
 
-	if (slurp(samples, &a) || slurp(sched, &b))
+	if (slurp(samples, &a) || slurp(sched, &b) || index_recs(&a, NULL, &n) ||
+	    index_recs(&b, NULL, &n) || !(ix = malloc((n + 1) * sizeof(*ix))))
 		goto out;
-	/* every record is at least a header: that many index entries at most */
-	ix = malloc(((a.n + b.n) / sizeof(struct perf_event_header) + 1) * sizeof(*ix));
-	if (!ix || index_recs(&a, ix, &n) || index_recs(&b, ix, &n))
+	n = 0;
+	if (index_recs(&a, ix, &n) || index_recs(&b, ix, &n))
 		goto out;
 	qsort(ix, n, sizeof(*ix), by_time);
 	for (size_t i = 0; i < n; i++)
