@@ -53,7 +53,8 @@ static int add_wait(struct profile *p, struct stacks *t, uint32_t si, uint32_t e
 	if (!(root = new_root(d, si, ev)))
 		return -1;
 	if (!n)		/* a short switch (runnable, exit): its reason alone */
-		return stacks_add(t, tid, e->core, 0, us, root, NULL, 0) || stacks_flush(t);
+		return stacks_add(t, tid, e->core, 0, us, root, (const uint8_t *)fr, 0) ||
+		       stacks_flush(t);
 	memcpy(fr, d->frames + e->frames + 1, 8 * (size_t)(n - 1));
 	fr[n - 1] = root;
 	/* the table batches its input by pointer: done with fr before it goes out of scope */
