@@ -7,7 +7,9 @@ the stream hotspot-perfparser writes (OUT), computed as hotspot 1.3.0's GUI comp
     a thread not yet known is ignored;
   - a switch-in of a thread whose last switch was a switch-out is one off-CPU event of the
     time between the two, on the stack of the thread's last sched:sched_switch sample (none:
-    it counts in the total only).
+    it counts in the total only). A sample without call chain frames (the kernel records
+    no stack of a preemption or yield) gets its ip as its only frame, 0 for a tracepoint:
+    that stack is read here as the empty stack it is.
 
 Alone: prints "count ns root;...;leaf" per stack (by function name), largest first, then
 "total count ns". With opreport's outputs on the same stream (--offcpu; --offcpu --folded;
@@ -40,6 +42,7 @@ def sample(r):
 class Stream:
     def __init__(self):
         self.strings, self.symbols, self.parents, self.attr_name = {}, {}, {}, {}
+        self.addr = {}	# location -> address
         self.threads = {}	# (pid, tid) -> [out, last switch time, sched_switch stack]
         self.events = []	# (stack of location ids or None, ns)
 
@@ -57,8 +60,9 @@ class Stream:
             sid, ln = struct.unpack_from(">iI", r, 1)
             self.strings[sid] = r[9:9 + ln].decode() if ln != 0xFFFFFFFF else ""
         elif t == LOCATION:
-            loc, parent = struct.unpack_from(">i", r, 1)[0], struct.unpack_from(">i", r, 29)[0]
-            self.parents[loc] = parent
+            loc, addr = struct.unpack_from(">iQ", r, 1)
+            self.parents[loc] = struct.unpack_from(">i", r, 29)[0]
+            self.addr[loc] = addr
         elif t == SYMBOL:
             loc, name = struct.unpack_from(">ii", r, 1)
             self.symbols[loc] = name
@@ -69,7 +73,7 @@ class Stream:
             key, frames, ids = sample(r)
             th = self.threads.setdefault(key, [False, 0, None])
             if self.switch_id(ids):
-                th[2] = frames
+                th[2] = () if len(frames) == 1 and self.addr.get(frames[0]) == 0 else frames
         elif t == SWITCH:
             pid, tid, time, _, out = struct.unpack_from(">IIQI?", r, 1)
             th = self.threads.get((pid, tid))
@@ -149,7 +153,7 @@ def main():
         c[1] += ns
     for names, (c, ns) in sorted(per.items(), key=lambda kv: -kv[1][1]):
         if names is not None:
-            print(c, ns, ";".join(names))
+            print(c, ns, ";".join(names) or "(no stack)")
     print("total", len(events), sum(ns for _, ns in events))
 
 
