@@ -58,9 +58,11 @@ before_tree() {
 # measure LABEL ISO CONDS
 measure() {
 	ISO=$2 NCPU=1 MEM=512M ACCEL=tcg LABEL=$1 CONDS="$3" ROUNDS=$ROUNDS YIELDS=$YIELDS \
+	CONSOLE=$work/console-$1.log \
 	PAIRS=$PAIRS expect -c '
 		source tests/lib/kern.tcl
 		log_user 0
+		log_file -noappend $env(CONSOLE)	;# the guest console, for a run that fails
 		set timeout 600
 		boot -smp 1 -icount shift=1,align=off,sleep=off
 		set conds $env(CONDS)
@@ -92,7 +94,8 @@ measure() {
 			}
 		}
 		poweroff
-	' >> "$log" 2>&1 || { echo "schedcost: the $1 boot failed; see $log" >&2; return 1; }
+	' >> "$log" 2>&1 ||
+		{ echo "schedcost: the $1 boot failed; see $log and $work/console-$1.log" >&2; return 1; }
 }
 
 # steps APP TAG: one core, -icount shift=0, two APP threads (yield or pingpong) with -e sched
