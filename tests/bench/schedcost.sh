@@ -62,7 +62,7 @@ measure() {
 	PAIRS=$PAIRS expect -c '
 		source tests/lib/kern.tcl
 		log_user 0
-		log_file -noappend $env(CONSOLE)	;# the guest console, for a run that fails
+		log_file -a -noappend $env(CONSOLE)	;# the guest console, for a run that fails
 		set timeout 600
 		boot -smp 1 -icount shift=1,align=off,sleep=off
 		set conds $env(CONDS)

@@ -223,30 +223,54 @@ static __noinline void ev_switch_long(const struct schedev_switch *sw)
 	ev_end(c);
 }
 
+static inline void ev_fill_short(struct opcore *c, struct opf_switch_short *r,
+				 const struct schedev_switch *sw)
+{
+	*r = (struct opf_switch_short){
+		.h = { OPF_SWITCH_SHORT, 0, sizeof(*r) }, .core = sw->core, .why = sw->why,
+		.prev_tid = sw->prev_tid, .next_tid = sw->next_tid, .tsc = sw->tsc,
+		.prev_cpu = sw->prev_cpu,
+	};
+	cnt_add(&c->ev.written[OPF_EV_SWITCH], 1);
+}
+
+/* A short switch that found no room in cur: the slow reserve, then as ever. */
+static __noinline void ev_switch_short_slow(struct opcore *c, const struct schedev_switch *sw)
+{
+	struct opf_switch_short *r = ev_reserve_slow(c, sizeof(*r), sw->tsc);
+
+	NMI_POINT();
+	if (r)
+		ev_fill_short(c, r, sw);
+	else
+		ev_lose(c, OPF_LOST_NO_BLOCK);
+	ev_leave(c);
+}
+
 /*
  * A switch whose prev waits for nothing -- preempted or yield (runnable), exit (gone):
- * OPF_SWITCH_SHORT, no stack, on the leanest path the contract allows. sw->core is this
- * core (threads are pinned; on_switch runs on the thread switched to).
+ * OPF_SWITCH_SHORT, no stack, on the leanest path the contract allows: the room in cur
+ * taken inline, and every call (slow reserve, what NMIs left) in tail position, so the
+ * common case saves no register. sw->core is this core (threads are pinned; on_switch runs
+ * on the thread switched to).
  */
 static void ev_switch_short(const struct schedev_switch *sw)
 {
 	struct opcore *c = &opcores[sw->core];
 	struct opf_switch_short *r;
+	struct block *b;
 
 	if (!ev_enter(c))
 		return;
-	r = ev_reserve_fixed(c, sizeof(*r), sw->tsc);
-	NMI_POINT();
-	if (likely(r)) {
-		*r = (struct opf_switch_short){
-			.h = { OPF_SWITCH_SHORT, 0, sizeof(*r) }, .core = sw->core, .why = sw->why,
-			.prev_tid = sw->prev_tid, .next_tid = sw->next_tid, .tsc = sw->tsc,
-			.prev_cpu = sw->prev_cpu,
-		};
-		cnt_add(&c->ev.written[OPF_EV_SWITCH], 1);
-	} else {
-		ev_lose(c, OPF_LOST_NO_BLOCK);
+	b = c->buf.cur;
+	if (unlikely(!b || BFREE(b) < sizeof(*r))) {
+		ev_switch_short_slow(c, sw);
+		return;
 	}
+	r = (struct opf_switch_short *)b->wp;
+	b->wp += sizeof(*r);
+	NMI_POINT();
+	ev_fill_short(c, r, sw);
 	ev_leave(c);
 }
 
