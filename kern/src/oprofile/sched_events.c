@@ -45,11 +45,11 @@ static void ev_lose(struct opcore *c, unsigned reason)
 /*
  * The writer guard, inline: what hot_thread_enter and hot_thread_leave do (hotpath.c), less
  * their calls and a second look at the gate. Enter: interrupts are off, so only an NMI can
- * land inside, and once nest is set it defers its sample to pend. Leave: in the common case
- * (no NMI deferred) clear nest and look at pend.full once more, as hot_leave does (an NMI
- * deferred between the check and the clear); anything pending goes through
- * hot_thread_leave itself, which records it and leaves. False from ev_enter: the event is
- * not written (counted: lost OTHER inside a writer, PAUSED while paused).
+ * land inside, and once nest is set it defers its sample to pend (and sets pend.any).
+ * Leave: as hot_leave's common case -- nothing pending: clear nest and look at pend.any
+ * once more (an NMI deferred between the check and the clear); anything pending goes
+ * through hot_thread_leave itself, which records it and leaves. False from ev_enter: the
+ * event is not written (counted: lost OTHER inside a writer, PAUSED while paused).
  */
 static inline bool ev_enter(struct opcore *c)
 {
@@ -65,13 +65,6 @@ static inline bool ev_enter(struct opcore *c)
 	return true;
 }
 
-static inline bool ev_pending(const struct opcore *c)
-{
-	return __atomic_load_n(&c->pend.full, __ATOMIC_RELAXED) ||
-	       __atomic_load_n(&c->pend.overflow, __ATOMIC_RELAXED) != c->pend.folded ||
-	       __atomic_load_n(&c->pend.ovf_paused, __ATOMIC_RELAXED) != c->pend.folded_paused;
-}
-
 /* Recording what NMIs left may push a block and kick the worker: deferred, as ever inside. */
 static __noinline void ev_leave_slow(struct opcore *c)
 {
@@ -84,11 +77,11 @@ static __noinline void ev_leave_slow(struct opcore *c)
 
 static inline void ev_leave(struct opcore *c)
 {
-	if (likely(!ev_pending(c))) {
+	if (likely(!__atomic_load_n(&c->pend.any, __ATOMIC_RELAXED))) {
 		__atomic_signal_fence(__ATOMIC_SEQ_CST);
 		c->nest = 0;
 		__atomic_signal_fence(__ATOMIC_SEQ_CST);
-		if (likely(!__atomic_load_n(&c->pend.full, __ATOMIC_RELAXED)))
+		if (likely(!__atomic_load_n(&c->pend.any, __ATOMIC_RELAXED)))
 			return;
 		c->nest = 1;	/* an NMI deferred between the check and the clear */
 		__atomic_signal_fence(__ATOMIC_SEQ_CST);
