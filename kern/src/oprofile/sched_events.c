@@ -34,6 +34,7 @@
  * and fr.gone.ev in blocks the flight recorder reused. OPF_SCHED_END carries them.
  */
 #include "internal.h"
+#include "backtrace.h"
 
 #define SPIN_REPORT_US	10	/* a spinlock held us this long or longer: an event */
 
@@ -89,19 +90,23 @@ static inline void ev_leave(struct opcore *c)
 	ev_leave_slow(c);
 }
 
-/* This core's writer for one event; NULL (counted) if it cannot be written now. */
-static struct opcore *ev_begin(void)
+/* core's writer (this core's) for one event; NULL (counted) if it cannot be written now. */
+static struct opcore *ev_begin_on(unsigned core)
 {
-	int core = core_id();
 	struct opcore *c;
 
-	if ((unsigned)core >= MAX_CPUS)
+	if (core >= MAX_CPUS)
 		return NULL;
 	c = &opcores[core];
 	if (!ev_enter(c))
 		return NULL;
 	c->ev.defer_kick = 1;
 	return c;
+}
+
+static struct opcore *ev_begin(void)
+{
+	return ev_begin_on((unsigned)core_id());
 }
 
 static void ev_end(struct opcore *c)
@@ -161,8 +166,7 @@ static void *ev_reserve(struct opcore *c, uint32_t head, uint64_t tsc, unsigned 
 static unsigned ev_walk(struct opcore *c, uint64_t *frames, unsigned max, uintptr_t fp,
 			uintptr_t lo, uintptr_t hi)
 {
-	bool trunc, more;
-	unsigned n = oprof_backtrace(fp, lo, hi, frames, max, &trunc, &more);
+	unsigned why = 0, n = bt_walk(fp, lo, hi, frames, max, &why);	/* the hot path's */
 
 	c->buf.cur->wp -= 8 * (max - n);	/* only an NMI can run meanwhile: it defers */
 	return n;
@@ -188,7 +192,7 @@ static void ev_name(char dst[OPF_OBJ_NAME], const char *name)
  */
 static __noinline void ev_switch_long(const struct schedev_switch *sw)
 {
-	struct opcore *c = ev_begin();
+	struct opcore *c = ev_begin_on(sw->core);
 	struct opf_switch *r;
 	uintptr_t fp, lo, hi;
 	unsigned max;
