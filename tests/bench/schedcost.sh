@@ -221,20 +221,21 @@ cat <<'TXT'
 
 Reading it (at this writing; the rows above are the numbers). The target is met for the
 switches whose thread stays runnable (preempted, yield) or exits: -e sched at depth 16 adds
-about 107 instructions to a yield switch, under the 150 asked (7458d39, before this
-change: 513). Such a switch is now a 40-byte OPF_SWITCH_SHORT without a stack (the 80-byte
-OPF_SWITCH and a walk of prev's stack before), written on an inlined writer guard and an
-inlined reserve whose slow paths are tail calls, so the common path saves no register; the
-hook's argument is built without a call (switch_locked hands the resumed thread to
-switched). Stepped, the event is 77 instructions (switch_event 21, ev_switch 56); the rest
-of the measured gain is the reason decided in switched() and the worker and reader moving
-40 bytes a switch (the read-after row saves about 5). The target is not met, and is not
-sought, for a blocking switch (sleep, rendez, qlock, io): it adds about 610 instructions
-with the wake-up that ends the wait (before: 736), because it keeps what off-CPU analysis
-needs -- prev's stack (the walk and its bounds, about 200 of the 419 stepped; depth 0 saves
-about 160) and the reason's object and name in the 80-byte OPF_SWITCH -- plus the 32-byte
-OPF_WAKEUP. docs/FORMAT.md and the README say which switches carry a stack. Without a
-session a switch costs 2 instructions more than in 7458d39 (switch_locked's return value,
-passed to switched). The uncontended locks gain nothing: -e sched changes a qlock or
-spinlock pair by 0.0-0.1 instructions (a few timer samples' worth over the run).
+about 109 instructions to a yield switch, under the 150 asked (7458d39, before this
+change: 444 here, 458 in the previous results). Such a switch is now a 40-byte
+OPF_SWITCH_SHORT without a stack (the 80-byte OPF_SWITCH and a walk of prev's stack
+before), written on an inlined writer guard and an inlined reserve whose slow paths are
+tail calls, so the common path saves no register; the hook's argument is built without a
+call (switch_locked hands the resumed thread to switched). Stepped, the event is 77
+instructions (switch_event 21, ev_switch 56); the rest of the measured gain is the reason
+decided in switched() and the worker and reader moving 40 bytes a switch (the read-after
+row saves about 7). The target is not met, and is not sought, for a blocking switch
+(sleep, rendez, qlock, io): it adds about 585 instructions with the wake-up that ends the
+wait (before: 732), because it keeps what off-CPU analysis needs -- prev's stack (the walk,
+now the hot path's inline bt_walk, and its bounds: about 175 of the 372 stepped; depth 0
+saves about 160) and the reason's object and name in the 80-byte OPF_SWITCH -- plus the
+32-byte OPF_WAKEUP. docs/FORMAT.md and the README say which switches carry a stack.
+Without a session a switch costs 2 instructions more than in 7458d39 (switch_locked's
+return value, passed to switched). The uncontended locks gain nothing: -e sched changes a
+qlock or spinlock pair by 0.0-0.1 instructions (a few timer samples' worth over the run).
 TXT
