@@ -109,6 +109,7 @@ static void out_session(void)
 	if (id)
 		memcpy(s.build_id, id, s.build_id_len);
 	s.source = OPF_SRC_NMI;
+	clock_describe(&s);
 	out(&s, sizeof(s));
 }
 

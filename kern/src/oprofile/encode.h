@@ -63,6 +63,9 @@ void rec_throttle(void *p, int core, uint32_t old_hz, uint32_t new_hz, uint64_t 
 		  uint32_t budget);
 void rec_mark(void *p, uint16_t type, uint16_t core, uint64_t tsc);	/* OPF_PAUSE/RESUME */
 void rec_snapshot(void *p, uint16_t flags, uint64_t seq, uint64_t tsc);
+/* clock.c: the machine and its clock into a session header (a session's or a crash dump's);
+ * any context, it reads only what boot measured */
+void clock_describe(struct opf_session *s);
 /* blocks dropped blocks of core from seq on (OPF_D_UNLISTED: which ones is not known) */
 void rec_drop(void *p, uint16_t flags, uint16_t core, uint64_t seq, uint32_t blocks,
 	      uint64_t samples);

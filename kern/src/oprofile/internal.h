@@ -444,9 +444,8 @@ struct sbuf {
 /* Append; past the end of buf only the length grows (buf stays NUL terminated). */
 __printf(2, 3) void sbuf_printf(struct sbuf *sb, const char *fmt, ...);
 
-/* clock.c: the machine and its clock, for the session header and the stat file */
+/* clock.c: the machine and its clock, for the stat file (clock_describe: encode.h) */
 uint32_t clock_kind(void);			/* enum opf_clock */
-void clock_describe(struct opf_session *s);
 const char *clock_machine_name(void);
 const char *clock_name(void);
 
