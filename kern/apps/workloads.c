@@ -248,6 +248,7 @@ const struct workload workloads[] = {
 	{ "lockpair", "acquisitions", lockpair_setup, lockpair_step, NULL },
 	{ "split", "rounds", NULL, split_step, NULL },
 	{ "yield", "yields", NULL, yield_step, NULL },
+	{ "pingpong", "hand-overs", NULL, pingpong_step, NULL },
 	{ "qlockfree", "qlock pairs", qlockfree_setup, qlockfree_step, NULL },
 	{ "spinfree", "spinlock pairs", spinfree_setup, spinfree_step, NULL },
 	{ "iowrite", "files written", iowrite_setup, iowrite_step, iowrite_done },

@@ -16,7 +16,8 @@
  * memset and memcpy move 8 bytes at a time once the pointers allow it (x86 tolerates
  * unaligned words, but aligned ones are what the bulk users — blocks, pages — have):
  * eight times fewer iterations matter under emulation, where /dev/zero, the 9P client
- * and the profiler's reader spend their time here.
+ * and the profiler's reader spend their time here. memcpy moves four words an iteration,
+ * so its loop costs 12 instructions for 32 bytes, not 20.
  */
 NO_LIBCALL void *memset(void *d, int c, size_t n)
 {
@@ -40,6 +41,15 @@ NO_LIBCALL void *memcpy(void *d, const void *s, size_t n)
 	if ((((uintptr_t)dp ^ (uintptr_t)sp) & 7) == 0) {
 		for (; n && ((uintptr_t)dp & 7); n--)
 			*dp++ = *sp++;
+		for (; n >= 32; n -= 32, dp += 32, sp += 32) {
+			uint64_t a = ((const uint64_t *)sp)[0], b = ((const uint64_t *)sp)[1];
+			uint64_t c = ((const uint64_t *)sp)[2], e = ((const uint64_t *)sp)[3];
+
+			((uint64_t *)dp)[0] = a;
+			((uint64_t *)dp)[1] = b;
+			((uint64_t *)dp)[2] = c;
+			((uint64_t *)dp)[3] = e;
+		}
 		for (; n >= 8; n -= 8, dp += 8, sp += 8)
 			*(uint64_t *)dp = *(const uint64_t *)sp;
 	}

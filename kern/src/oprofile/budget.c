@@ -12,8 +12,9 @@
  * session's), with an OPF_THROTTLE record too: doubled, it is still under half the budget,
  * so the two never chase each other.
  *
- * Contexts: hot_budget runs on the core at the end of its tick (between hot_enter and
- * hot_leave); budget_reset in the ctl thread before the core is enabled.
+ * Contexts: hot_budget (internal.h: the count, inline; one tick in OPROF_BUDGET_EVERY
+ * calls hot_budget_timed here) runs on the core at the end of its tick (between hot_enter
+ * and hot_leave); budget_reset in the ctl thread before the core is enabled.
  */
 #include "internal.h"
 
@@ -56,13 +57,11 @@ static void hot_set_hz(struct opcore *c, uint32_t hz, uint64_t tsc)
  * contention does not). Not while paused: no record may be written then, and a paused
  * tick costs next to nothing.
  */
-void hot_budget(struct opcore *c, uint64_t start)
+void hot_budget_timed(struct opcore *c, uint64_t start)
 {
 	uint64_t now, span, cost;
 	bool over, calm, judged;
 
-	if (++c->bud.n & (OPROF_BUDGET_EVERY - 1))
-		return;
 	now = tsc_read();
 	cost = now > start ? now - start : 0;
 	c->bud.win_cost += MIN(cost, c->bud.tick_max) * OPROF_BUDGET_EVERY;

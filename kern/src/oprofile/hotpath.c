@@ -51,6 +51,7 @@
  * what a tick's housekeeping does (hand the window over when a snapshot asks).
  */
 #include "internal.h"
+#include "backtrace.h"
 #include "error.h"
 #include "oprofile_bench.h"
 
@@ -229,7 +230,6 @@ static bool hot_report_lost(struct opcore *c, uint64_t tsc)
 static __force_inline unsigned hot_walk(const struct oprof_tick *t, uint64_t *frames,
 					unsigned depth, unsigned *flags)
 {
-	bool trunc = false, more = false;
 	unsigned n = 0;
 
 	if (depth == 0)
@@ -237,11 +237,7 @@ static __force_inline unsigned hot_walk(const struct oprof_tick *t, uint64_t *fr
 	/* a frameless or half-built frame: its caller comes from the stack, then the chain */
 	if (t->leaf_ret)
 		frames[n++] = t->leaf_ret;
-	n += oprof_backtrace(t->fp, t->stack_lo, t->stack_hi, frames + n, depth - n, &trunc,
-			     &more);
-	if (unlikely(trunc | more))
-		*flags |= (trunc ? OPF_F_TRUNCATED : 0) | (more ? OPF_F_DEPTH : 0);
-	return n;
+	return n + bt_walk(t->fp, t->stack_lo, t->stack_hi, frames + n, depth - n, flags);
 }
 
 /*
@@ -329,7 +325,7 @@ static __noinline void hot_notice_pause(struct opcore *c, uint32_t paused, uint6
  * bound. Flight recorder: hand the window over when a snapshot asks (partial blocks stay
  * in the window otherwise: pushing them would only shrink it).
  */
-static __force_inline void hot_housekeep(struct opcore *c, uint64_t tsc)
+static void hot_housekeep(struct opcore *c, uint64_t tsc)
 {
 	uint32_t gen = flag_get(&oprof.flushgen);
 	bool flush = gen != c->buf.seen_flush;
@@ -405,19 +401,24 @@ static inline void hot_enter(struct opcore *c)
 	COMPILER_FENCE();
 }
 
-/* Leave the guard, recording what NMIs left meanwhile (one may land as we leave). */
+/*
+ * Leave the guard, recording what NMIs left meanwhile (one may land as we leave). pend.any
+ * is set by every NMI that defers (after it filled the slot or counted an overflow), so
+ * one load tells whether there is anything. It is cleared before the slot is looked at:
+ * an NMI after the clear sets it again, and the next look takes what it left.
+ */
 static inline void hot_leave(struct opcore *c)
 {
 	for (;;) {
-		if (unlikely(__atomic_load_n(&c->pend.full, __ATOMIC_RELAXED) ||
-			     __atomic_load_n(&c->pend.overflow, __ATOMIC_RELAXED) != c->pend.folded ||
-			     __atomic_load_n(&c->pend.ovf_paused, __ATOMIC_RELAXED) !=
-			     c->pend.folded_paused))
+		if (unlikely(__atomic_load_n(&c->pend.any, __ATOMIC_RELAXED))) {
+			__atomic_store_n(&c->pend.any, 0, __ATOMIC_RELAXED);
+			COMPILER_FENCE();
 			hot_take_pending(c);
+		}
 		COMPILER_FENCE();
 		c->nest = 0;
 		COMPILER_FENCE();
-		if (likely(!__atomic_load_n(&c->pend.full, __ATOMIC_RELAXED)))
+		if (likely(!__atomic_load_n(&c->pend.any, __ATOMIC_RELAXED)))
 			return;
 		c->nest = 1;	/* an NMI deferred between the check and the clear */
 		COMPILER_FENCE();
@@ -455,6 +456,8 @@ static __noinline void hot_defer(struct opcore *c, const struct oprof_tick *t, u
 		else
 			__atomic_store_n(&c->pend.overflow, c->pend.overflow + 1,
 					 __ATOMIC_RELAXED);
+		COMPILER_FENCE();
+		__atomic_store_n(&c->pend.any, 1, __ATOMIC_RELAXED);
 		return;
 	}
 	n = hot_walk(t, c->nmi_frames, depth, &flags);
@@ -468,6 +471,8 @@ static __noinline void hot_defer(struct opcore *c, const struct oprof_tick *t, u
 	memcpy(p->frames, c->nmi_frames, 8 * (size_t)n);
 	COMPILER_FENCE();
 	__atomic_store_n(&c->pend.full, 1, __ATOMIC_RELAXED);
+	COMPILER_FENCE();
+	__atomic_store_n(&c->pend.any, 1, __ATOMIC_RELAXED);
 }
 
 void oprof_sample_irq(int core, uint32_t tid, uint64_t tsc, uint64_t pc,
@@ -483,10 +488,63 @@ void oprof_sample_irq(int core, uint32_t tid, uint64_t tsc, uint64_t pc,
 	hot_leave(c);
 }
 
+/*
+ * The common tick, in one pass: not paused (nor a mark or a loss still to tell), a depth
+ * to walk, and room in cur for a sample at that depth -- which the session's settings
+ * guarantee fits a block (cfg_check). The walk goes straight into the record and wp moves
+ * past it once it is whole (an NMI meanwhile defers: nest is set). Then the housekeeping,
+ * cur known not empty. False: nothing was done; the general path (hot_tick) takes it.
+ */
+static __force_inline bool hot_fast(struct opcore *c, const struct oprof_tick *t,
+				    unsigned depth)
+{
+	struct block *b = c->buf.cur;
+	struct opf_sample *s;
+	unsigned n, flags = t->flags;
+	uint64_t *out;
+	uint32_t len;
+
+	if (unlikely((c->buf.seen_pause | c->buf.nmarks | c->lrep.pending) != 0 || !b ||
+		     depth == 0 || BFREE(b) < opf_sample_len(depth)))
+		return false;
+	cnt_add(&c->cnt.taken, 1);
+	s = (struct opf_sample *)b->wp;
+	out = s->frames;
+	if (t->leaf_ret)
+		*out++ = t->leaf_ret;
+	out = bt_walk_to(t->fp, t->stack_lo, t->stack_hi, out, s->frames + depth, &flags);
+	n = (unsigned)(out - s->frames);
+	len = opf_sample_len(n);
+	rec_sample(s, len, t->core, t->tid, t->tsc, t->pc, s->frames, n, flags);
+	NMI_POINT();
+	b->wp += len;
+	b->aux++;
+	cnt_add(&c->cnt.written, 1);
+	if (unlikely(flags & (OPF_F_TRUNCATED | OPF_F_DEPTH))) {
+		if (flags & OPF_F_TRUNCATED)
+			cnt_add(&c->cnt.truncated, 1);
+		if (flags & OPF_F_DEPTH)
+			cnt_add(&c->cnt.depth_cut, 1);
+	}
+	NMI_POINT();
+	if (unlikely(flag_get(&oprof.flushgen) != c->buf.seen_flush || oprof.cfg.snapshot))
+		hot_housekeep(c, t->tsc);
+	else if (unlikely(t->tsc - b->stamp >= oprof.stale_ticks))
+		hot_push(c);
+	return true;
+}
+
+/* Any tick hot_fast does not take: paused, marks or losses to write, a block to take. */
+static __noinline void hot_tick_slow(struct opcore *c, const struct oprof_tick *t,
+				     uint32_t paused, unsigned depth)
+{
+	hot_tick(c, paused, t->tid, t->tsc, t->pc, NULL, depth, t->flags, t);
+}
+
 void oprof_tick_irq(const struct oprof_tick *t)
 {
 	struct opcore *c;
-	unsigned flags = t->flags, depth;
+	unsigned depth;
 	uint32_t paused;
 
 	if (t->core >= MAX_CPUS)
@@ -504,7 +562,8 @@ void oprof_tick_irq(const struct oprof_tick *t)
 		return;
 	}
 	hot_enter(c);
-	hot_tick(c, paused, t->tid, t->tsc, t->pc, NULL, depth, flags, t);
+	if (!hot_fast(c, t, depth))
+		hot_tick_slow(c, t, paused, depth);
 	if (t->missed)
 		__atomic_store_n(&c->cnt.missed, t->missed, __ATOMIC_RELAXED);
 	hot_budget(c, t->tsc);

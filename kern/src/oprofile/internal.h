@@ -171,6 +171,8 @@ struct opcore {
 	uint32_t on;
 	uint32_t nest;
 	struct {
+		uint32_t any;		/* NMI sets after filling s or counting an overflow;
+					   the writer clears it before it looks */
 		uint32_t full;		/* NMI sets (sample in s), writer clears once recorded */
 		uint32_t overflow;	/* NMIs that found the slot full; written by NMIs only */
 		uint32_t folded;	/* of overflow, already counted by a writer */
@@ -344,7 +346,13 @@ void sched_events_unwritten(struct opcore *c, const struct blk_gone *g);
 
 /* budget.c */
 void budget_reset(struct opcore *c);
-void hot_budget(struct opcore *c, uint64_t start);
+void hot_budget_timed(struct opcore *c, uint64_t start);
+/* The end of a tick that began at start (TSC): one in OPROF_BUDGET_EVERY is timed. */
+static inline void hot_budget(struct opcore *c, uint64_t start)
+{
+	if (unlikely(!(++c->bud.n & (OPROF_BUDGET_EVERY - 1))))
+		hot_budget_timed(c, start);
+}
 
 /* flight.c */
 struct block *flight_hot_reuse(struct opcore *c);
