@@ -40,15 +40,15 @@ def run(*args):
 
 
 check(ms > 10, f"iowrite waited {ms} ms in all (more than 10)")
-# --wall rows: tid name core time on on% samples% runnable% blocked% sleep% rendez% qlock%
-# io% unknown% kernel
+# --wall rows: tid name core time-ms on-ms on% samples% runnable% blocked% sleep% rendez%
+# qlock% io% unknown% kernel-ms
 wall = run("--wall", stream)
 print(wall)
 rows = [m.groups() for m in re.finditer(
-    r"(?m)^ +\d+ iowrite +1 +([\d.]+) +[\d.]+ +" + r"([\d.]+)% +" * 9 + r"[\d.-]+$", wall)]
+    r"(?m)^ +\d+ iowrite +1 +([\d.]+) +([\d.]+) +" + r"([\d.]+)% +" * 9 + r"[\d.-]+$", wall)]
 check(len(rows) == 1, "--wall has one iowrite thread, on core 1")
 on_ms = runq_ms = 0.0
-for life, on, smp, runq, blk, sleep, rdz, ql, io, unk in rows:
+for life, on, onp, smp, runq, blk, sleep, rdz, ql, io, unk in rows:
     on_ms, runq_ms = float(on), float(runq) * float(life) / 100
     io_ms = float(io) * float(life) / 100
     check(near(io_ms, on_ms + runq_ms, EPS + float(life) / 2e4), f"--wall: iowrite blocked for I/O {io_ms:.3f} ms: "
