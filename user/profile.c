@@ -447,6 +447,7 @@ const struct opf_sink profile_sink = {
 		[OPF_WAKEUP] = on_sched,
 		[OPF_LOCKWAIT] = on_sched,
 		[OPF_SCHED_END] = on_sched,
+		[OPF_SWITCH_SHORT] = on_sched,
 	},
 	.unknown = on_unknown,
 	.every = on_every,

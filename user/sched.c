@@ -1,7 +1,8 @@
 /*
- * sched.c: scheduler and lock events (OPF_SWITCH, OPF_WAKEUP, OPF_LOCKWAIT, OPF_SCHED_END),
- * kept while parsing and accounted afterwards. Called by profile.c's handlers during the
- * parse, then by opreport.c (sched_analyze) before any report reads the result.
+ * sched.c: scheduler and lock events (OPF_SWITCH(_SHORT), OPF_WAKEUP, OPF_LOCKWAIT,
+ * OPF_SCHED_END), kept while parsing and accounted afterwards. Called by profile.c's
+ * handlers during the parse, then by opreport.c (sched_analyze) before any report reads
+ * the result.
  *
  * The accounting replays each session's events in time order (ties in stream order):
  *	per core	the thread running between two switches: busy, or idle (tid 0). A
@@ -118,6 +119,7 @@ static int decode(struct sched_data *d, const struct opf_view *v, struct sev *e)
 	memset(e, 0, sizeof(*e));
 	e->seq = d->seq++;
 	switch (r->h.type) {
+	case OPF_SWITCH_SHORT:	/* the parser zero-extended it: no object, name or frames */
 	case OPF_SWITCH:
 		*e = (struct sev){ r->sw.tsc, e->seq, r->sw.prev_cpu, r->sw.obj, r->sw.site,
 				   r->sw.prev_tid, r->sw.next_tid, r->sw.holder, 0,

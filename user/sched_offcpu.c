@@ -6,7 +6,8 @@
  * Each stretch a thread spent off a CPU (switch-out to switch-in) becomes one sample of its
  * thread and core weighing its microseconds: the pc is the innermost frame of the switch-out,
  * then its other frames, then a marker address (1, 2, ...: no kernel code lives there) whose
- * frame sched_offcpu_roots renames to the reason, so the reason is the root of the flame.
+ * frame sched_offcpu_roots renames to the reason, so the reason is the root of the flame. A
+ * short switch (preempted, yield: no stack) is the marker alone: its reason as a root.
  * With --locks each contended acquisition is one such sample instead: the waiter's stack
  * where it asked for the lock, weighing its wait, rooted in the lock's kind and name.
  */
@@ -45,12 +46,17 @@ static int add_wait(struct profile *p, struct stacks *t, uint32_t si, uint32_t e
 	uint64_t fr[OPF_MAX_DEPTH + 1];
 	uint64_t us = s->tsc_hz ? (ticks * 1000000 + s->tsc_hz / 2) / s->tsc_hz : 0;	/* rounded */
 	uint16_t n = e->nframes;
+	uint64_t root;
 
-	if (!n || !us)
+	if (!us)
 		return 0;
-	memcpy(fr, d->frames + e->frames + 1, 8 * (size_t)(n - 1));
-	if (!(fr[n - 1] = new_root(d, si, ev)))
+	if (!(root = new_root(d, si, ev)))
 		return -1;
+	if (!n)		/* a short switch (runnable, exit): its reason alone */
+		return stacks_add(t, tid, e->core, 0, us, root, (const uint8_t *)fr, 0) ||
+		       stacks_flush(t);
+	memcpy(fr, d->frames + e->frames + 1, 8 * (size_t)(n - 1));
+	fr[n - 1] = root;
 	/* the table batches its input by pointer: done with fr before it goes out of scope */
 	return stacks_add(t, tid, e->core, 0, us, d->frames[e->frames], (const uint8_t *)fr, n) ||
 	       stacks_flush(t);

@@ -136,6 +136,20 @@ static long check_switch(struct opf_parser *p, const struct opf_view *v)
 	return check_frames(p, v, s->nframes, opf_switch_len(s->nframes));
 }
 
+/* A short switch is an OPF_SWITCH cut before obj: no reason's object, no stack. */
+static long check_switch_short(struct opf_parser *p, const struct opf_view *v)
+{
+	const struct opf_switch *s = &v->r->sw;
+
+	if (s->why >= OPF_WHY_N)
+		return fail(p, v->off, "OPF_SWITCH_SHORT reason %u out of range (0..%u)", s->why,
+			    OPF_WHY_N - 1);
+	if (s->nframes)
+		return fail(p, v->off, "OPF_SWITCH_SHORT has %u frames (it carries none)",
+			    s->nframes);
+	return 0;
+}
+
 static long check_wakeup(struct opf_parser *p, const struct opf_view *v)
 {
 	return check_core(p, v, v->r->wakeup.target_core);
@@ -193,6 +207,9 @@ static const struct kind kinds[OPF_NTYPES] = {
 	[OPF_WAKEUP] = { "OPF_WAKEUP", { 0, SZ(opf_wakeup) }, SZ(opf_wakeup), 8, 2, check_wakeup },
 	[OPF_LOCKWAIT] = { "OPF_LOCKWAIT", { 0, SZ(opf_lockwait) }, SZ(opf_lockwait), 8, 2,
 			   check_lockwait },
+	/* read as an OPF_SWITCH: the fixed part past its 40 bytes reads as zero */
+	[OPF_SWITCH_SHORT] = { "OPF_SWITCH_SHORT", { 0, SZ(opf_switch_short) }, SZ(opf_switch), 8,
+			       2, check_switch_short },
 	[OPF_SCHED_END] = { "OPF_SCHED_END", { 0, SZ(opf_sched_end) }, SZ(opf_sched_end), 8, 4,
 			    NULL },
 };

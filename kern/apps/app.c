@@ -27,6 +27,7 @@ struct app_inst {
 	size_t pages;
 	int argc;
 	char **argv;			/* the instance's own copy */
+	struct app_heap *heap;		/* its run's, shared with the run's other instances */
 	int core, status;
 	bool in_main;			/* ctx is valid: faults and stops end the instance */
 	bool stop;			/* Ctrl-C */
@@ -67,6 +68,7 @@ bool app_in_guard(struct app_inst *in, uintptr_t addr)
 }
 
 const char *app_inst_name(struct app_inst *in) { return in->app->name; }
+struct app_heap *app_inst_heap(struct app_inst *in) { return in->heap; }
 
 struct app_ctx *app_fault_end(struct app_inst *in, const char *what, int status)
 {
@@ -192,7 +194,7 @@ void app_inst_free(struct app_inst *in)
 }
 
 struct app_inst *app_start(const struct app *a, int core, size_t stack, int argc,
-				 char **argv)
+				 char **argv, struct app_heap *heap)
 {
 	struct app_inst *in = kzmalloc(sizeof(*in));
 	char name[THREAD_NAME_LEN];
@@ -201,6 +203,7 @@ struct app_inst *app_start(const struct app *a, int core, size_t stack, int argc
 	if (!in)
 		return NULL;
 	in->app = a;
+	in->heap = heap;
 	in->core = core;
 	in->pages = (stack + PGSIZE - 1) / PGSIZE + 1;
 	in->argc = argc + 1;

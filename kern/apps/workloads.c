@@ -248,6 +248,7 @@ const struct workload workloads[] = {
 	{ "lockpair", "acquisitions", lockpair_setup, lockpair_step },
 	{ "split", "rounds", NULL, split_step },
 	{ "yield", "yields", NULL, yield_step },
+	{ "pingpong", "hand-overs", NULL, pingpong_step },
 	{ "qlockfree", "qlock pairs", qlockfree_setup, qlockfree_step },
 	{ "spinfree", "spinlock pairs", spinfree_setup, spinfree_step },
 	{ "lockup", "never returns", NULL, lockup_step },

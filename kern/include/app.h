@@ -33,10 +33,21 @@ const struct app *app_find(const char *name);
  * not return or NULL, run time). app_inst_free after app_wait.
  */
 struct app_inst;
-struct app_inst *app_start(const struct app *a, int core, size_t stack, int argc, char **argv);
+struct app_heap;
+struct app_inst *app_start(const struct app *a, int core, size_t stack, int argc, char **argv,
+			   struct app_heap *heap);
 bool app_wait(struct app_inst **ins, int n);
 void app_result(struct app_inst *in, int *core, int *status, const char **why, uint64_t *us);
 void app_inst_free(struct app_inst *in);
+
+/*
+ * A run's heap (appheap.c): what its instances malloc is freed, if they did not free it, by
+ * app_heap_free once the run's last instance has ended (it says how many blocks and bytes).
+ * app_heap_new/app_heap_free: thread context (the shell's run); NULL when memory is out.
+ */
+struct app_heap *app_heap_new(void);
+void app_heap_free(struct app_heap *h, size_t *blocks, size_t *bytes);
+struct app_heap *app_inst_heap(struct app_inst *in);
 
 /* Saved by arch_app_enter (arch.h); the way out of main from anywhere inside it. */
 struct app_ctx {
@@ -56,7 +67,9 @@ struct app_ctx *app_fault_end(struct app_inst *in, const char *what, int status)
 struct trapframe;
 void app_tick(struct trapframe *tf);
 
-/* For libc (app code, thread context). */
+/* For libc (app code, thread context). app_malloc: NULL outside an app or out of memory. */
+void *app_malloc(size_t n);
+void app_free(void *p);
 __noreturn void app_exit(int status);
 void app_write(const char *s, size_t n);
 void app_abort(const char *why);	/* prints why and a backtrace; ends with 134 */

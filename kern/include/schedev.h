@@ -34,7 +34,11 @@ struct schedev_why {
 	const char *name;	/* QLOCK, IO: the object's name */
 };
 
-/* One context switch, as on_switch sees it. */
+/*
+ * One context switch, as on_switch sees it. What only some switches need is not built for
+ * all: prev's reason is a pointer, and its stack is found through prev when wanted
+ * (schedev_prev_stack).
+ */
 struct schedev_switch {
 	uint32_t prev_tid, next_tid;
 	uint16_t core;
@@ -42,8 +46,12 @@ struct schedev_switch {
 	uint64_t tsc;		/* when the switch happened (the scheduler's own time stamp) */
 	uint64_t prev_cpu;	/* prev's running time so far, TSC ticks */
 	const struct schedev_why *w;	/* prev's reason (obj, site, name, holder) */
-	uintptr_t fp, lo, hi;	/* prev's saved frame pointer and stack bounds */
+	struct thread *prev;	/* switched out, not yet freed: for schedev_prev_stack */
 };
+
+/* on_switch: prev's saved frame pointer and its stack's bounds, for a walk of its stack. */
+void schedev_prev_stack(const struct schedev_switch *sw, uintptr_t *fp, uintptr_t *lo,
+			uintptr_t *hi);
 
 /* One contended lock acquisition, as on_lock sees it. */
 struct schedev_lock {

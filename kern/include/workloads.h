@@ -40,6 +40,7 @@ uint64_t split_step(void *st);
 extern volatile uint64_t split_sink;
 /* lockcost.c: the scheduler's and the uncontended locks' own paths (tests/bench/schedcost.sh) */
 uint64_t yield_step(void *st);
+uint64_t pingpong_step(void *st);
 void *qlockfree_setup(void);
 uint64_t qlockfree_step(void *st);
 void *spinfree_setup(void);

@@ -290,14 +290,20 @@ static int run_parse(int argc, char **argv, uint64_t *mask, uint64_t *ms, uint64
 static int app_run(const struct app *a, uint64_t mask, size_t stack, int argc, char **argv)
 {
 	struct app_inst *ins[64];
+	struct app_heap *heap = app_heap_new();
 	int n = 0, bad = 0, core, status;
 	const char *why;
+	size_t blocks, bytes;
 	uint64_t us;
 
+	if (!heap) {
+		shell_eprintf("run %s: cannot start (memory)\n", a->name);
+		return 1;
+	}
 	if (!stack)
 		stack = a->stack ? a->stack : APP_STACK_DEFAULT;
 	for (int c = 0; c < ncpus() && c < 64; c++)
-		if ((mask & (1ull << c)) && !(ins[n++] = app_start(a, c, stack, argc, argv))) {
+		if ((mask & (1ull << c)) && !(ins[n++] = app_start(a, c, stack, argc, argv, heap))) {
 			shell_eprintf("run %s: cannot start on cpu %d (memory)\n", a->name, c);
 			n--;
 			break;
@@ -312,6 +318,10 @@ static int app_run(const struct app *a, uint64_t mask, size_t stack, int argc, c
 		bad |= status != 0;
 		app_inst_free(ins[i]);
 	}
+	app_heap_free(heap, &blocks, &bytes);
+	if (blocks)
+		shell_printf("run %s: %zu blocks (%zu bytes) it did not free were freed\n", a->name,
+			     blocks, bytes);
 	return bad ? 1 : 0;
 }
 

@@ -1,5 +1,5 @@
 /*
- * stdlib.h for apps: memory from the kernel heap (kmalloc), sorting and searching, random
+ * stdlib.h for apps: memory from the run's heap (app_malloc: freed at the run's end), sorting and searching, random
  * numbers, and the ways out (exit, abort, assert). App code, thread context.
  */
 #include <assert.h>
@@ -14,7 +14,7 @@ int errno;
 /* Each block starts with its size, so realloc knows what to copy; 16 bytes keep alignment. */
 void *malloc(size_t n)
 {
-	size_t *p = n > ((size_t)1 << 40) ? NULL : kmalloc(n + 16);
+	size_t *p = n > ((size_t)1 << 40) ? NULL : app_malloc(n + 16);
 
 	if (!p) {
 		errno = ENOMEM;
@@ -27,7 +27,7 @@ void *malloc(size_t n)
 void free(void *p)
 {
 	if (p)
-		kfree((size_t *)p - 2);
+		app_free((size_t *)p - 2);
 }
 
 void *calloc(size_t n, size_t size)

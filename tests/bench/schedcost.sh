@@ -1,16 +1,21 @@
 #!/usr/bin/env bash
 # What the scheduler and lock events cost (issue 20): guest instructions per context switch
-# with no session, a CPU-only session and a session with -e sched; and per uncontended
-# qlock and spinlock acquire/release pair, in this kernel and in the one from before the
-# events (BEFORE, default e7d4886: main just before they landed, with this bench's
-# workloads, kern/apps/lockcost.c, built into it). Then gdb single-steps switch events to say
+# -- a yield (the prev stays runnable: a short record, no stack) and a blocking rendez
+# hand-over (a record with prev's stack, and the wake-up that ends the wait) -- with no
+# session, a CPU-only session and a session with -e sched; and per uncontended qlock and
+# spinlock acquire/release pair, in this kernel and in BEFORE (default 7458d39: main before
+# the short switch record; this bench's workloads, kern/apps/lockcost.c, are built into it,
+# the table rows it lacks added). Then gdb single-steps switch events of both kinds to say
 # where a switch's instructions go.
 #
 # One core under -icount shift=1,sleep=off (guest time is 2 ns per instruction executed,
 # idle gaps skipped): every run does fixed work (run -n), so its time is its instructions.
 # Switches: `run yield` in the background for longer than the measured run, then `run
 # yield -n N` in the foreground: each foreground step yields to the background thread and
-# gets the core back, two switches (timer preemptions only replace some of them). Sessions
+# gets the core back, two switches (timer preemptions only replace some of them). Blocking
+# switches: the same with `run pingpong`, whose two threads hand a turn over through one
+# rendez: each step wakes the other and sleeps, so every switch is a rendez wait and comes
+# with one wake-up. Sessions
 # sample by timer at 100 Hz (depth 16) with a reader streaming to /dev/null, so the reader,
 # the worker and the block traffic the events cause are part of their cost. ROUNDS
 # interleaved rounds (conditions rotate); medians.
@@ -23,7 +28,7 @@ top=$PWD
 ROUNDS=${ROUNDS:-5}
 YIELDS=${YIELDS:-20000}
 PAIRS=${PAIRS:-200000}
-BEFORE=${BEFORE-e7d4886}
+BEFORE=${BEFORE-7458d39}
 work=$top/build/bench/schedcost
 log=$work/runs.log
 mkdir -p "$work"
@@ -33,13 +38,20 @@ before_tree() {
 	local bt=$work/before
 	[ -e "$bt/.git" ] || git worktree add --detach -f "$bt" "$BEFORE" >/dev/null 2>&1 || return 1
 	git -C "$bt" checkout -q -f "$BEFORE" && git -C "$bt" clean -qfd kern || return 1
-	cp kern/apps/lockcost.c "$bt/kern/apps/" && cp kern/include/workloads.h "$bt/kern/include/" &&
-	sed -i 's#kern/apps/split.c kern/apps/app.c#kern/apps/split.c kern/apps/lockcost.c kern/apps/app.c#' \
-		"$bt/Makefile" &&
-	sed -i '/{ "split", "rounds", NULL, split_step },/a\
-	{ "yield", "yields", NULL, yield_step },\
-	{ "qlockfree", "qlock pairs", qlockfree_setup, qlockfree_step },\
-	{ "spinfree", "spinlock pairs", spinfree_setup, spinfree_step },' "$bt/kern/apps/workloads.c" &&
+	grep -q lockcost.c "$bt/Makefile" ||
+		sed -i 's#kern/apps/split.c kern/apps/app.c#kern/apps/split.c kern/apps/lockcost.c kern/apps/app.c#' \
+			"$bt/Makefile"
+	cp kern/apps/lockcost.c "$bt/kern/apps/" && cp kern/include/workloads.h "$bt/kern/include/" ||
+		return 1
+	local row
+	for row in '{ "yield", "yields", NULL, yield_step },' \
+		   '{ "pingpong", "hand-overs", NULL, pingpong_step },' \
+		   '{ "qlockfree", "qlock pairs", qlockfree_setup, qlockfree_step },' \
+		   '{ "spinfree", "spinlock pairs", spinfree_setup, spinfree_step },'; do
+		grep -qF "${row%%,*}," "$bt/kern/apps/workloads.c" ||
+			sed -i "/{ \"split\", \"rounds\", NULL, split_step },/a\\
+	$row" "$bt/kern/apps/workloads.c"
+	done
 	make -s -C "$bt" build/kern.iso >&2
 }
 
@@ -66,6 +78,9 @@ measure() {
 				cmd "run yield -c 0 -t 0.5 &"
 				set sw [us_of [cmd "run yield -c 0 -n $env(YIELDS)" 600]]
 				while {[regexp { yield\M} [cmd "ps"]]} { cmd "sleep 0.1" }
+				cmd "run pingpong -c 0 -t 0.5 &"
+				set pp [us_of [cmd "run pingpong -c 0 -n $env(YIELDS)" 600]]
+				while {[regexp { pingpong\M} [cmd "ps"]]} { cmd "sleep 0.1" }
 				set q [us_of [cmd "run qlockfree -c 0 -n $env(PAIRS)" 600]]
 				set s [us_of [cmd "run spinfree -c 0 -n $env(PAIRS)" 600]]
 				if {$c ne "off"} {
@@ -73,20 +88,20 @@ measure() {
 					if {$c eq "schedq"} { cmd "cat /dev/oprofile > /dev/null &" }
 					for {set i 0} {[regexp { cat\M} [cmd "ps"]]} {incr i} { cmd "sleep 0.2" }
 				}
-				puts "RES $env(LABEL) $c $r $sw $q $s"
+				puts "RES $env(LABEL) $c $r $sw $q $s $pp"
 			}
 		}
 		poweroff
 	' >> "$log" 2>&1 || { echo "schedcost: the $1 boot failed; see $log" >&2; return 1; }
 }
 
-# steps: one core, -icount shift=0, two yielding threads with -e sched (depth 16, reader to
-# /dev/null); gdb single-steps six whole switch events (tests/bench/swstep.py), each a STEP
-# line in the log: instructions, then per function.
+# steps APP TAG: one core, -icount shift=0, two APP threads (yield or pingpong) with -e sched
+# (depth 16, reader to /dev/null); gdb single-steps six whole switch events
+# (tests/bench/swstep.py), each a TAG line in the log: instructions, then per function.
 steps() {
 	local port=$((20000 + RANDOM % 20000)) out
 	out=$(mktemp)
-	NCPU=1 MEM=512M ACCEL=tcg PORT=$port ELF=$top/build/kernel.elf OUT=$out \
+	NCPU=1 MEM=512M ACCEL=tcg PORT=$port ELF=$top/build/kernel.elf OUT=$out APP=$1 \
 	PY=$top/tests/bench/swstep.py expect -c '
 		source tests/lib/kern.tcl
 		log_user 0
@@ -95,29 +110,34 @@ steps() {
 		expect -ex $prompt
 		cmd "cat /dev/oprofile > /dev/null &"
 		cmd "oprofile start -m timer -f 100 -d 16 -e sched"
-		cmd "run yield -c 0 -t 3 &"
-		send "run yield -c 0 -t 2\r"
+		cmd "run $env(APP) -c 0 -t 3 &"
+		send "run $env(APP) -c 0 -t 2\r"
 		after 1000
 		set env(ISTEP_PORT) $env(PORT); set env(ISTEP_ELF) $env(ELF); set env(ISTEP_OUT) $env(OUT)
 		exec gdb -batch -nx -x $env(PY) 2>@1
 		expect -timeout 120 -ex $prompt
 		poweroff
 	' >> "$log" 2>&1 || { rm -f "$out"; return 1; }
-	sed "s/^/STEP /" "$out" >> "$log"
+	sed "s/^/$2 /" "$out" >> "$log"
 	rm -f "$out"
 }
 
+all_steps() {
+	steps yield STEP && steps pingpong STEPB ||
+		echo "schedcost: stepping the switch events failed; no breakdown" >&2
+}
+
 if [ "${STEPS_ONLY:-0}" = 1 ]; then	# the breakdown again, the measured rows kept
-	sed -i '/^STEP /d' "$log"
-	steps || echo "schedcost: stepping the switch events failed; no breakdown" >&2
+	sed -i '/^STEPB\? /d' "$log"
+	all_steps
 elif [ "${REPORT_ONLY:-0}" != 1 ]; then
 	: > "$log"
 	make -s -j2 build/kern.iso >&2 || exit 1
 	measure now build/kern.iso "off plain sched sched0 schedq" || exit 1
-	steps || echo "schedcost: stepping the switch events failed; no breakdown" >&2
+	all_steps
 	if [ -n "$BEFORE" ]; then
 		if before_tree; then
-			measure before "$work/before/build/kern.iso" "off plain" || exit 1
+			measure before "$work/before/build/kern.iso" "off plain sched" || exit 1
 		else
 			echo "schedcost: cannot build $BEFORE with the workloads; no before rows" >&2
 		fi
@@ -139,42 +159,54 @@ gain() {
 sw=$((2 * YIELDS))
 echo "## Scheduler and lock events: cost of a switch and of an uncontended lock (one core, -icount shift=1)"
 echo
-echo "Guest instructions per context switch (\`run yield\` against a second yielding thread,"
-echo "$sw switches a run) and per uncontended acquire/release pair ($PAIRS pairs); medians of"
-echo "$ROUNDS interleaved rounds. Sessions: timer at 100 Hz, depth 16, reader to /dev/null."
-echo "\"before\" is $BEFORE (no event hooks) with the same workloads built in; sched0 is -e sched"
-echo "at depth 0 (switch records without prev's stack); schedq is -e sched with no reader until the"
-echo "runs are over (the output cap, 64 MiB here for every session, holds all of a run's"
-echo "events): the switch's own path and the worker, without the reader's copying and the"
-echo "switches its wake-ups add on the one core."
+echo "Guest instructions per context switch and per uncontended acquire/release pair ($PAIRS"
+echo "pairs); medians of $ROUNDS interleaved rounds. A yield switch: \`run yield\` against a second"
+echo "yielding thread ($sw switches a run; prev stays runnable, so -e sched writes the 40-byte"
+echo "OPF_SWITCH_SHORT without a stack). A blocking switch: \`run pingpong\`, two threads handing"
+echo "a turn over through a rendez ($sw switches a run; each is a rendez wait, written as"
+echo "OPF_SWITCH with prev's stack, and comes with the OPF_WAKEUP of the thread that ends it,"
+echo "whose cost is counted in). Sessions: timer at 100 Hz, depth 16, reader to /dev/null."
+echo "\"before\" is ${BEFORE:-(not measured)} (every switch an 80-byte OPF_SWITCH with prev's stack) with the same"
+echo "workloads built in; sched0 is -e sched at depth 0 (no stack in any record); schedq is -e"
+echo "sched with no reader until the runs are over (the output cap, 64 MiB here for every"
+echo "session, holds all of a run's events): the switch's own path and the worker, without the"
+echo "reader's copying and the switches its wake-ups add on the one core."
 echo
-echo "| kernel | session | per switch | per qlock pair | per spinlock pair |"
-echo "|---|---|---:|---:|---:|"
+echo "| kernel | session | per yield switch | per blocking switch | per qlock pair | per spinlock pair |"
+echo "|---|---|---:|---:|---:|---:|"
 for l in before now; do
 	for c in off plain sched sched0 schedq; do
 		v=$(insns $l $c 5 $sw)
 		[ "$v" = - ] && continue
-		echo "| $l | $c | $v | $(insns $l $c 6 $PAIRS) | $(insns $l $c 7 $PAIRS) |"
+		echo "| $l | $c | $v | $(insns $l $c 8 $sw) | $(insns $l $c 6 $PAIRS) | $(insns $l $c 7 $PAIRS) |"
 	done
 done
 echo
-echo "| gain of -e sched over the same session without it | per switch | per qlock pair | per spinlock pair | target |"
-echo "|---|---:|---:|---:|---|"
-echo "| now, depth 16 | $(gain now sched 5 $sw) | $(gain now sched 6 $PAIRS) | $(gain now sched 7 $PAIRS) | switch <= 150, locks 0 |"
-echo "| now, depth 0 (no stack in the record) | $(gain now sched0 5 $sw) | $(gain now sched0 6 $PAIRS) | $(gain now sched0 7 $PAIRS) | |"
-echo "| now, depth 16, read after the run (schedq) | $(gain now schedq 5 $sw) | $(gain now schedq 6 $PAIRS) | $(gain now schedq 7 $PAIRS) | |"
+echo "| gain of -e sched over the same session without it | yield switch | blocking switch | qlock pair | spinlock pair | target |"
+echo "|---|---:|---:|---:|---:|---|"
+echo "| now, depth 16 | $(gain now sched 5 $sw) | $(gain now sched 8 $sw) | $(gain now sched 6 $PAIRS) | $(gain now sched 7 $PAIRS) | switch <= 150, locks 0 |"
+echo "| now, depth 0 (no stack in any record) | $(gain now sched0 5 $sw) | $(gain now sched0 8 $sw) | $(gain now sched0 6 $PAIRS) | $(gain now sched0 7 $PAIRS) | |"
+echo "| now, depth 16, read after the run (schedq) | $(gain now schedq 5 $sw) | $(gain now schedq 8 $sw) | $(gain now schedq 6 $PAIRS) | $(gain now schedq 7 $PAIRS) | |"
+[ "$(gain before sched 5 $sw)" != - ] &&
+	echo "| before, depth 16 | $(gain before sched 5 $sw) | $(gain before sched 8 $sw) | $(gain before sched 6 $PAIRS) | $(gain before sched 7 $PAIRS) | |"
 
-# the switch event stepped: the fewest instructions of the six (the common case: no block
-# change), with its functions, most first
-step=$(awk '$1 == "STEP" && (!n || $2 < n) {n = $2; line = $0} END {print line}' "$log")
-if [ -n "$step" ]; then
+# a switch event stepped: the fewest instructions of the six of a kind (the common case: no
+# block change; blocking: of those that wrote a long record), with its functions, most first
+stepline() {
+	awk -v t=$1 -v need="$2" '$1 == t && (need == "" || index($0, need)) && (!n || $2 < n) {
+		n = $2; line = $0} END {print line}' "$log"
+}
+for kind in "STEP yield" "STEPB blocking"; do
+	set -- $kind
+	step=$(stepline $1 "$([ $1 = STEPB ] && echo ev_switch_long)")
+	[ -n "$step" ] || continue
 	echo
-	echo "One switch event, instruction by instruction (gdb single-step of switch_event, its call"
-	echo "included, -e sched at depth 16; tests/bench/swstep.py): $(echo "$step" | awk '{print $2}')"
+	echo "One $2 switch event, instruction by instruction (gdb single-step of switch_event, its"
+	echo "call included, -e sched at depth 16; tests/bench/swstep.py): $(echo "$step" | awk '{print $2}')"
 	echo "instructions, by function (inlined code counted in its caller):"
 	echo "$step" | awk '{s = ""; for (i = 3; i <= NF; i++) s = s (i > 3 ? ", " : "") $i
 		gsub(/:/, " ", s); printf "`%s`.\n", s}'
-fi
+done
 
 cat <<'TXT'
 

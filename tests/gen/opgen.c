@@ -69,7 +69,7 @@ static size_t nspecs;
 
 static struct {
 	uint32_t cores, hz, depth, unknown, snapshots, pause, no_core_end, no_session_end, v1_end;
-	uint32_t version, block_bytes, discard, nmi, machine, clock;
+	uint32_t version, block_bytes, discard, nmi, machine, clock, long_switches;
 	int32_t icount_shift;
 	uint64_t seed, random_n, templates, tsc_hz, resumed, marks_lost;
 	const char *out, *funcs;
@@ -623,6 +623,9 @@ static void emit_switches(void)
 		memcpy(r.name, w->name, strlen(w->name));
 		cpu_of(w->next, &in_at);
 		*in_at = r.tsc;
+		if (!opt.long_switches && !w->name[0] &&
+		    (w->why <= OPF_WHY_YIELD || w->why == OPF_WHY_EXIT))
+			r.h = (struct opf_rec){ OPF_SWITCH_SHORT, 0, sizeof(struct opf_switch_short) };
 		put(w->core, &r, r.h.len);
 	}
 }
@@ -870,7 +873,10 @@ static void usage(void)
 		"  --throttle CORE:OLD:NEW   a throttle event\n"
 		"  -E CORE:US:PREV:NEXT:WHY[:NAME]  a context switch US microseconds after the start\n"
 		"                      (WHY 0..6 as enum opf_why); repeatable, in time order; the\n"
-		"                      session then has scheduler events (OPF_S_SCHED)\n"
+		"                      session then has scheduler events (OPF_S_SCHED); WHY 0, 1\n"
+		"                      and 6 without a NAME are written as OPF_SWITCH_SHORT, as the\n"
+		"                      kernel does\n"
+		"  --long-switches     every -E as an OPF_SWITCH (as kernels before the short one)\n"
 		"  --unknown N         N records of unknown types spread through the stream\n"
 		"  --snapshots N       flight-recorder session with N snapshot dumps\n"
 		"  --pause             a 0.5 s pause/resume half way\n"
@@ -900,7 +906,7 @@ static void pair(const char *arg, uint32_t *core, uint64_t *n)
 
 enum { O_OVER = 256, O_TAKEN, O_DELIV, O_THROTTLE, O_UNKNOWN, O_SNAP, O_PAUSE, O_NOCE, O_NOSE,
        O_TSCHZ, O_MISSED, O_V1END, O_V1, O_DROP, O_UNLISTED, O_BREAK, O_RESUMED, O_DISCARD,
-       O_LOSTBIAS, O_NMI, O_MARKSLOST, O_CLOCK };
+       O_LOSTBIAS, O_NMI, O_MARKSLOST, O_CLOCK, O_LONGSW };
 
 /* Options whose meaning depends on -c are kept and applied after the whole line is read. */
 struct deferred_opt {
@@ -1055,6 +1061,7 @@ static int simple_opt(int ch, const char *a)
 	case O_NMI: opt.nmi = 1; return 1;
 	case O_MARKSLOST: opt.marks_lost = strtoull(a, NULL, 0); return 1;
 	case O_CLOCK: clock_opt(a); return 1;
+	case O_LONGSW: opt.long_switches = 1; return 1;
 	}
 	return 0;
 }
@@ -1073,6 +1080,7 @@ static const char *parse_options(int argc, char **argv, char **spec_args, size_t
 		{ "resumed", 1, NULL, O_RESUMED }, { "discard", 0, NULL, O_DISCARD },
 		{ "lost-bias", 1, NULL, O_LOSTBIAS }, { "nmi", 0, NULL, O_NMI },
 		{ "marks-lost", 1, NULL, O_MARKSLOST }, { "clock", 1, NULL, O_CLOCK },
+		{ "long-switches", 0, NULL, O_LONGSW },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *elfpath = NULL;

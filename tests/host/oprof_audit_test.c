@@ -450,7 +450,8 @@ static void test_reput(void)
 
 	one_session(300, 0x5000);
 	read_some(1000, 1);
-	read_some(150, 1);
+	/* the repeated header and less than a block header: the block is taken, not copied */
+	read_some(sizeof(struct opf_session) + sizeof(struct opf_block) / 2, 1);
 	read_stream(&s);
 	parse_stream(&s);
 	CHECK(s.nsessions == 1, "reader 3 got %u session headers", s.nsessions);

@@ -11,6 +11,8 @@ computing 1 ms is exactly that, whatever else the host does):
             they alternate, so nearly every acquisition (>= 190 of 200) waits 1 ms for the
             other's: 200 ms of waiting in all (+10%), each thread blocked on the qlock
             100 ms (+-10%) and asleep 300 ms (+10%); the lock held by both.
+  yield     two threads x 200 yields to each other: some 400 switches for reason yield
+            (a few may be preemptions), written without a stack.
   every thread that began and ended in the session: its on-CPU time from the switches is
   the kernel's own CPU time for it (the exit record's prev_cpu) to 0.1%.
 """
@@ -95,6 +97,10 @@ check(re.search(r"(?m) sleep +\d+ duty +thread_sleep_us <- duty_step", off) is n
 check(re.search(r"(?m) qlock lockpair +\d+ lockpair +qlock_wait <- qlock <- lockpair_step",
                 off) is not None, "--offcpu: lockpair waits for the qlock in lockpair_step")
 check(re.search(r"(?m) io 9p +\d+ shell ", off) is not None, "--offcpu: the shell waits for 9P")
+# off ms, %, blocked ms, count, max ms, reason, tid, thread, stack: a yield has none (short)
+ny = sum(int(n) for n in re.findall(r"(?m)^ +[\d.]+ +[\d.]+% +[\d.]+ +(\d+) +[\d.]+ +yield +\d+ "
+                                    r"yield +-$", off))
+check(ny >= 300, f"--offcpu: the yield threads yielded {ny} times (about 400), no stack")
 
 # The off-CPU flame graph's stacks: rooted in the reason, weighing microseconds.
 folded = run("--offcpu", "--folded", sched)

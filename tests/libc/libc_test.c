@@ -26,8 +26,8 @@ double libc_sin(double), libc_cos(double), libc_atan2(double, double), libc_fmod
 double libc_floor(double), libc_ceil(double), libc_round(double);
 
 /* what libc/src/sys.h asks of the kernel */
-void *kmalloc(size_t n) { return malloc(n); }
-void kfree(void *p) { free(p); }
+void *app_malloc(size_t n) { return malloc(n); }
+void app_free(void *p) { free(p); }
 void app_write(const char *s, size_t n) { fwrite(s, 1, n, stdout); }
 void app_exit(int st) { exit(st); }
 void app_abort(const char *why) { fprintf(stderr, "%s\n", why); abort(); }

@@ -15,7 +15,6 @@
 #define T_UART		36	/* COM1 through the IOAPIC */
 #define T_PCI_BASE	40	/* 40..47: PCI INTx lines routed through the IOAPIC */
 #define T_IPI_WAKE	0xf0	/* wake a core from hlt (scheduler) */
-#define T_IPI_STOP	0xf1	/* panic: stop this core */
 #define T_IRQ_WORK	0xf2	/* self-IPI: arch_irq_work_raise, from NMI context too */
 #define T_SPURIOUS	0xff
 

@@ -54,6 +54,7 @@ enum opf_type {
 	OPF_WAKEUP = 14,	/* struct opf_wakeup: a thread made another runnable */
 	OPF_LOCKWAIT = 15,	/* struct opf_lockwait: a contended lock was taken at last */
 	OPF_SCHED_END = 16,	/* struct opf_sched_end: one per core, closing event totals */
+	OPF_SWITCH_SHORT = 17,	/* struct opf_switch_short: a switch whose prev needs no stack */
 	OPF_CRASH = 20,		/* struct opf_crash: a crash dump's cause and panic stack */
 	OPF_CRASH_CORE = 21,	/* struct opf_crash_core: one core's state when stopped */
 	OPF_CRASH_END = 22,	/* struct opf_crash_end: the dump arrived whole */
@@ -85,7 +86,7 @@ struct opf_rec {
 #define OPF_S_SNAPSHOT	0x0001	/* flight-recorder mode: data arrives only in snapshots */
 #define OPF_S_RESUMED	0x0002	/* v2: a repeat of the session's header for a reader that
 				   opened mid-stream; what came before went to an earlier reader */
-#define OPF_S_SCHED	0x0004	/* scheduler and lock events: OPF_SWITCH, OPF_WAKEUP,
+#define OPF_S_SCHED	0x0004	/* scheduler and lock events: OPF_SWITCH(_SHORT), OPF_WAKEUP,
 				   OPF_LOCKWAIT in the cores' blocks, OPF_SCHED_END at the end */
 #define OPF_S_CRASH	0x0008	/* v2: a crash dump (OPF_CRASH follows): each core's last
 				   window of the always-on crash recorder, written at a panic */
@@ -348,6 +349,28 @@ struct opf_switch {
 	uint64_t frames[];
 };
 
+/*
+ * The switches whose prev has no wait to explain -- preempted and yield (still runnable),
+ * exit (never runs again) -- are written as OPF_SWITCH_SHORT: the first 40 bytes of
+ * struct opf_switch, field for field, without obj, site, holder, name and stack (nframes
+ * 0). A reader takes it as an OPF_SWITCH with those zero. Half the bytes and no stack walk
+ * keep the commonest switch cheap (tests/bench/schedcost.sh); the stack is what off-CPU
+ * analysis of a blocked thread needs, and blocking switches keep it.
+ */
+struct opf_switch_short {
+	struct opf_rec h;
+	uint16_t core;
+	uint16_t why;		/* OPF_WHY_PREEMPT, OPF_WHY_YIELD or OPF_WHY_EXIT */
+	uint16_t nframes;	/* 0 */
+	uint16_t pad;
+	uint32_t prev_tid;
+	uint32_t next_tid;
+	uint64_t tsc;
+	uint64_t prev_cpu;
+};
+_Static_assert(sizeof(struct opf_switch_short) == __builtin_offsetof(struct opf_switch, obj),
+	       "OPF_SWITCH_SHORT is OPF_SWITCH cut before obj");
+
 /* flags of OPF_WAKEUP */
 #define OPF_W_IRQ	0x0001	/* the waker was an interrupt handler (waker: who it interrupted) */
 
@@ -391,7 +414,7 @@ struct opf_lockwait {
 
 /* Events by kind (opf_sched_end.written[]) */
 enum opf_ev {
-	OPF_EV_SWITCH = 0,
+	OPF_EV_SWITCH = 0,	/* OPF_SWITCH and OPF_SWITCH_SHORT */
 	OPF_EV_WAKEUP = 1,
 	OPF_EV_LOCK = 2,
 	OPF_EV_N = 3
@@ -399,7 +422,7 @@ enum opf_ev {
 
 /*
  * Closing totals of one core's events (after its OPF_CORE_END). Per core:
- *	taken == (its OPF_SWITCH + OPF_WAKEUP + OPF_LOCKWAIT records in the stream)
+ *	taken == (its OPF_SWITCH(_SHORT) + OPF_WAKEUP + OPF_LOCKWAIT records in the stream)
  *		 + sum(lost[]) + overwritten
  * lost[] by the reasons of samples: NO_BLOCK (no room), OUTPUT_FULL (in a block the worker
  * dropped), PAUSED (the session was paused), OTHER (the core was already writing: an event

@@ -118,17 +118,23 @@ static void ev_name(char dst[OPF_OBJ_NAME], const char *name)
 	__builtin_memcpy(dst, b.q, OPF_OBJ_NAME);
 }
 
-static void ev_switch(const struct schedev_switch *sw)
+/*
+ * A switch whose prev waits: OPF_SWITCH with its reason and its stack (walked from the
+ * frame swtch saved: prev is off every core and not yet freed while on_switch runs).
+ */
+static __noinline void ev_switch_long(const struct schedev_switch *sw)
 {
 	struct opcore *c = ev_begin();
 	struct opf_switch *r;
+	uintptr_t fp, lo, hi;
 	unsigned max;
 	bool w = sw->w->set;
 
 	if (!c)
 		return;
 	if ((r = ev_reserve(c, sizeof(*r), sw->tsc, &max))) {
-		r->nframes = (uint16_t)ev_walk(c, r->frames, max, sw->fp, sw->lo, sw->hi);
+		schedev_prev_stack(sw, &fp, &lo, &hi);
+		r->nframes = (uint16_t)ev_walk(c, r->frames, max, fp, lo, hi);
 		r->h = (struct opf_rec){ OPF_SWITCH, 0, opf_switch_len(r->nframes) };
 		r->core = sw->core;
 		r->why = sw->why;
@@ -144,6 +150,101 @@ static void ev_switch(const struct schedev_switch *sw)
 		cnt_add(&c->ev.written[OPF_EV_SWITCH], 1);
 	}
 	ev_end(c);
+}
+
+/*
+ * The short switch's writer guard, inline: what hot_thread_enter and hot_thread_leave do,
+ * minus their calls and the checks ev_begin already made. Enter: interrupts are off, so
+ * only an NMI can land inside, and it defers its sample to pend once nest is set. Leave:
+ * the common case (no NMI deferred) clears nest and checks pend.full once more, as hot_leave
+ * does (an NMI deferred between the check and the clear); anything pending goes through
+ * hot_thread_leave itself, which records it and leaves.
+ */
+static inline void ev_enter(struct opcore *c)
+{
+	c->nest = 1;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+}
+
+static inline bool ev_pending(const struct opcore *c)
+{
+	return __atomic_load_n(&c->pend.full, __ATOMIC_RELAXED) ||
+	       __atomic_load_n(&c->pend.overflow, __ATOMIC_RELAXED) != c->pend.folded ||
+	       __atomic_load_n(&c->pend.ovf_paused, __ATOMIC_RELAXED) != c->pend.folded_paused;
+}
+
+static inline void ev_leave(struct opcore *c)
+{
+	if (likely(!ev_pending(c))) {
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+		c->nest = 0;
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+		if (likely(!__atomic_load_n(&c->pend.full, __ATOMIC_RELAXED)))
+			return;
+		c->nest = 1;	/* an NMI deferred between the check and the clear */
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	}
+	hot_thread_leave(c);
+}
+
+/* len bytes in cur, inline when they fit; else the hot path's slow reserve (kick deferred). */
+static inline void *ev_reserve_fixed(struct opcore *c, uint32_t len, uint64_t tsc)
+{
+	struct block *b = c->buf.cur;
+	void *p;
+
+	if (likely(b && BFREE(b) >= len)) {
+		p = b->wp;
+		b->wp += len;
+		return p;
+	}
+	c->ev.defer_kick = 1;
+	p = hot_reserve_slow(c, len, tsc);
+	c->ev.defer_kick = 0;
+	return p;
+}
+
+/*
+ * A switch whose prev waits for nothing -- preempted or yield (runnable), exit (gone):
+ * OPF_SWITCH_SHORT, no stack, on the leanest path the contract allows. sw->core is this
+ * core (threads are pinned; on_switch runs on the thread switched to).
+ */
+static void ev_switch_short(const struct schedev_switch *sw)
+{
+	struct opcore *c = &opcores[sw->core];
+	struct opf_switch_short *r;
+
+	if (!__atomic_load_n(&c->on, __ATOMIC_ACQUIRE))
+		return;
+	cnt_add(&c->ev.taken, 1);
+	if (unlikely(c->nest || flag_get(&oprof.paused))) {
+		ev_lose(c, c->nest ? OPF_LOST_OTHER : OPF_LOST_PAUSED);
+		return;
+	}
+	ev_enter(c);
+	r = ev_reserve_fixed(c, sizeof(*r), sw->tsc);
+	NMI_POINT();
+	if (likely(r)) {
+		*r = (struct opf_switch_short){
+			.h = { OPF_SWITCH_SHORT, 0, sizeof(*r) }, .core = sw->core, .why = sw->why,
+			.prev_tid = sw->prev_tid, .next_tid = sw->next_tid, .tsc = sw->tsc,
+			.prev_cpu = sw->prev_cpu,
+		};
+		cnt_add(&c->ev.written[OPF_EV_SWITCH], 1);
+	} else {
+		ev_lose(c, OPF_LOST_NO_BLOCK);
+	}
+	ev_leave(c);
+}
+
+/* on_switch: the stack only where a wait needs explaining (abi/oprofile.h says so). */
+static void ev_switch(const struct schedev_switch *sw)
+{
+	if (unlikely(sw->why > OPF_WHY_YIELD && sw->why != OPF_WHY_EXIT)) {
+		ev_switch_long(sw);
+		return;
+	}
+	ev_switch_short(sw);
 }
 
 static void ev_wake(uint32_t tid, int target_core, uint32_t waker)

@@ -186,12 +186,18 @@ static __noinline void switch_event(const struct schedev_ops *ops, struct runq *
 	struct schedev_switch sw = {
 		.prev_tid = (uint32_t)prev->tid, .next_tid = (uint32_t)next->tid,
 		.core = (uint16_t)next->core, .why = (uint16_t)why,
-		.tsc = rq->sw_tsc, .prev_cpu = prev->cpu_tsc, .w = &prev->why,
-		.fp = arch_switched_fp(prev->rsp),
+		.tsc = rq->sw_tsc, .prev_cpu = prev->cpu_tsc, .w = &prev->why, .prev = prev,
 	};
 
-	thread_stack(prev, &sw.lo, &sw.hi);
 	ops->on_switch(&sw);
+}
+
+/* Within on_switch only: prev is switched out (its frame saved by swtch) and not freed. */
+void schedev_prev_stack(const struct schedev_switch *sw, uintptr_t *fp, uintptr_t *lo,
+			uintptr_t *hi)
+{
+	*fp = arch_switched_fp(sw->prev->rsp);
+	thread_stack(sw->prev, lo, hi);
 }
 
 /* After a switch, on the new thread, rq lock held: release it and finish the old one. */

@@ -1,7 +1,9 @@
 /*
  * faulty: an app that does what it is told to go wrong (tests/t/apps-run).
- *	faulty null | recurse | div | ud | spin | exit N | abort | big | ok
- * big uses a 200 KiB local array: within the default stack, it must not fault.
+ *	faulty null | recurse | div | ud | spin | exit N | abort | big | leak N | ok
+ * big uses a 200 KiB local array: within the default stack, it must not fault. leak N
+ * keeps N blocks of 2000 bytes (malloc, realloc) and 100 of 5 (strdup), frees the rest, then
+ * dereferences NULL.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -42,6 +44,22 @@ __attribute__((noinline)) int faulty_big(void)
 	return big[1024] == (char)1024 ? 0 : 1;
 }
 
+__attribute__((noinline)) int faulty_leak(int n)
+{
+	for (int i = 0; i < n; i++) {
+		char *p = malloc(1000), *q = malloc(64);
+
+		if (!p || !q || !(p = realloc(p, 2000)))
+			return 2;
+		memset(p, i, 2000);
+		free(q);
+	}
+	for (int i = 0; i < 100; i++)
+		if (!strdup("leak"))
+			return 2;
+	return faulty_null();
+}
+
 int main(int argc, char **argv)
 {
 	const char *what = argc > 1 ? argv[1] : "ok";
@@ -63,5 +81,7 @@ int main(int argc, char **argv)
 		abort();
 	if (!strcmp(what, "big"))
 		return faulty_big();
+	if (!strcmp(what, "leak"))
+		return faulty_leak(argc > 2 ? atoi(argv[2]) : 100);
 	return 0;
 }
