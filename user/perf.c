@@ -15,8 +15,9 @@
  * the kernel's text, a comm per named thread, the samples; then the feature sections
  * (perfdata_feat.c), whose build-id is how perf finds the ELF in its build-id cache
  * (buildid_cache.c puts it there). All samples are kernel samples (PERF_RECORD_MISC_KERNEL):
- * the profiled code is the kernel. A stream with scheduler events adds two tracepoint
- * attributes (ids 2 and 3) and their samples after the others (perf_sched.c).
+ * the profiled code is the kernel. A stream with scheduler events adds three tracepoint
+ * attributes (ids 2 to 4), their samples and context switch records (perf_sched.c), all of
+ * the data then in time order (perf_order.c).
  */
 #include <inttypes.h>
 #include <stdlib.h>
@@ -115,12 +116,12 @@ void perf_free(struct perf_samples *ps)
 }
 
 /* A non-sample record: header, body, zero padding to 8, the sample_id trailer. */
-static void put_rec(FILE *f, uint32_t type, uint16_t misc, const void *body, size_t n,
-		    uint32_t pid, uint32_t tid)
+void perf_put_rec(FILE *f, uint32_t type, uint16_t misc, const void *body, size_t n,
+		  uint32_t pid, uint32_t tid, uint64_t ns, uint32_t cpu)
 {
 	static const uint8_t zero[8];
 	size_t pad = (8 - n % 8) % 8;
-	struct sample_id id = { pid, tid, 0, 0, 0, PERF_SAMPLE_ID_VALUE };
+	struct sample_id id = { pid, tid, ns, cpu, 0, PERF_SAMPLE_ID_VALUE };
 	struct perf_event_header h = { type, misc, (uint16_t)(sizeof(h) + n + pad + sizeof(id)) };
 
 	fwrite(&h, sizeof(h), 1, f);
@@ -142,7 +143,8 @@ static void put_mmap(const struct ctx *c, const struct perf_samples *ps, FILE *f
 	m.len = hi - lo;
 	m.pgoff = lo;
 	strcpy(m.name, "[kernel.kallsyms]_text");
-	put_rec(f, PERF_RECORD_MMAP, PERF_RECORD_MISC_KERNEL, &m, sizeof(m), KERNEL_PID, 0);
+	perf_put_rec(f, PERF_RECORD_MMAP, PERF_RECORD_MISC_KERNEL, &m, sizeof(m), KERNEL_PID, 0,
+		     0, 0);
 }
 
 static void put_comms(const struct profile *p, FILE *f)
@@ -153,7 +155,8 @@ static void put_comms(const struct profile *p, FILE *f)
 
 		cm.pid = cm.tid = t->tid;
 		strcpy(cm.comm, t->name);
-		put_rec(f, PERF_RECORD_COMM, 0, &cm, 8 + strlen(cm.comm) + 1, t->tid, t->tid);
+		perf_put_rec(f, PERF_RECORD_COMM, 0, &cm, 8 + strlen(cm.comm) + 1, t->tid, t->tid,
+			     0, 0);
 	}
 }
 
@@ -219,12 +222,23 @@ static void layout(struct file_header *h, struct file_attr *a, uint32_t n)
 	h->data.offset = sizeof(*h) + n * (sizeof(*a) + 8);
 }
 
-/* The data: the kernel's mmap, the comms, the samples, the sched events (with sched). */
+/* The data: the kernel's mmap, the comms, the samples; with sched, the samples and the
+ * scheduler records in time order (perf_order.c). */
 static int put_data(const struct ctx *c, struct perf_samples *ps, FILE *f, int sched)
 {
+	FILE *tmp;
+	int rc;
+
 	put_mmap(c, ps, f);
 	put_comms(c->p, f);
-	return copy_samples(ps, f) || (sched && perf_sched_samples(c, f)) ? -1 : 0;
+	if (!sched)
+		return copy_samples(ps, f);
+	if (!(tmp = tmpfile()))
+		return -1;
+	rc = perf_sched_samples(c, tmp) || fflush(tmp) || fflush(ps->tmp) ||
+	     perf_write_ordered(f, ps->tmp, tmp) ? -1 : 0;
+	fclose(tmp);
+	return rc;
 }
 
 int report_perf(const struct ctx *c, const char *path)

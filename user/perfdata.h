@@ -44,6 +44,11 @@ int perf_write_features(const struct ctx *c, const struct perf_events *ev, FILE 
 struct session;
 uint64_t perf_ns_of(const struct session *s, uint64_t tsc);
 
+/* perf.c: a record other than a sample (body of n bytes), its sample_id trailer saying
+ * pid/tid, time ns and cpu, as sample_id_all asks of every record */
+void perf_put_rec(FILE *f, uint32_t type, uint16_t misc, const void *body, size_t n,
+		  uint32_t pid, uint32_t tid, uint64_t ns, uint32_t cpu);
+
 /* perf_sched.c: the scheduler events as sched:sched_switch, sched_wakeup, sched_stat_runtime */
 #define PERF_SCHED_NATTR	3
 int perf_sched_on(const struct ctx *c);		/* the stream has events to export */
@@ -51,5 +56,8 @@ void perf_sched_attrs(struct file_attr a[PERF_SCHED_NATTR]);
 extern const char *const perf_sched_names[PERF_SCHED_NATTR];
 int perf_sched_samples(const struct ctx *c, FILE *f);	/* 0, or -1: writing failed */
 void perf_sched_tracing_data(FILE *f);		/* HEADER_TRACING_DATA */
+
+/* perf_order.c: the records of two temporary files into out, in time order; 0, or -1 */
+int perf_write_ordered(FILE *out, FILE *samples, FILE *sched);
 
 #endif

@@ -134,11 +134,13 @@ HANDLER(on_session)
  * ahead of the latest sample. Over a run, a core's weights add up to the session's periods
  * it was sampled for.
  */
-static uint64_t sample_weight(const struct session *s, struct core_acct *c, uint64_t tsc)
+static uint64_t sample_weight(const struct session *s, struct core_acct *c, uint64_t tsc,
+			      uint64_t *periods)
 {
 	uint64_t period = c->hz ? s->hdr.tsc_hz / c->hz : 0, w = 1;
 	uint64_t scale = c->hz && s->hdr.hz > c->hz ? (s->hdr.hz + c->hz / 2) / c->hz : 1;
 
+	*periods = 1;
 	if (!c->acc_tsc || !period) {
 		c->acc_tsc = tsc;
 		return scale;
@@ -149,7 +151,29 @@ static uint64_t sample_weight(const struct session *s, struct core_acct *c, uint
 	c->acc_tsc += w * period;
 	if (c->acc_tsc > tsc + period)
 		c->acc_tsc = tsc + period;
+	*periods = w;
 	return w * scale;
+}
+
+/*
+ * A sample standing for more than one of its core's periods: those it stands for less the
+ * samples lost since the previous one (OPF_LOST) were missed, due from one period after
+ * that sample on. Sessions with scheduler events keep where (struct missed_gap).
+ */
+static int note_gap(struct session *s, struct core_acct *c, const struct opf_sample *h,
+		    uint64_t periods)
+{
+	uint64_t prev = c->prev_tsc, lost = c->lost_since;
+
+	c->prev_tsc = h->tsc;
+	c->lost_since = 0;
+	if (!(s->hdr.flags & OPF_S_SCHED) || !prev || !c->hz || periods <= 1 + lost)
+		return 0;
+	if (room_for((void **)&s->gaps, s->ngaps, sizeof(*s->gaps)))
+		return -1;
+	s->gaps[s->ngaps++] = (struct missed_gap){ prev + s->hdr.tsc_hz / c->hz, h->tsc,
+						   periods - 1 - lost, h->core };
+	return 0;
 }
 
 /* Count a sample in the block and the dump it belongs to; 1 if it goes to the report. */
@@ -180,8 +204,10 @@ HANDLER(on_sample)
 	c->depth_cut += (h->h.flags & OPF_F_DEPTH) != 0;
 	c->idle += (h->h.flags & OPF_F_IDLE) != 0;
 	c->irqoff += (h->h.flags & OPF_F_IRQOFF) != 0;
-	uint64_t w = sample_weight(s, c, h->tsc);
+	uint64_t periods, w = sample_weight(s, c, h->tsc, &periods);
 
+	if (note_gap(s, c, h, periods))
+		return -1;
 	c->periods += w;
 	saw_tsc(p, h->tsc);
 	if (s->have_end)
@@ -227,6 +253,7 @@ HANDLER(on_lost)
 	const struct opf_lost *l = &v->r->lost;
 
 	cur(p)->cores[l->core].lost_rec[l->reason] += l->count;
+	cur(p)->cores[l->core].lost_since += l->count;
 	if (v->version >= 2 && l->reason == OPF_LOST_OUTPUT_FULL)
 		cur(p)->lost_full_recs++;
 	saw_tsc(p, l->tsc);
@@ -464,6 +491,7 @@ static void session_free(struct session *s)
 	free(s->dumps);
 	free(s->drops);
 	free(s->cores);
+	free(s->gaps);
 	crash_free(s->crash);
 }
 

@@ -30,6 +30,8 @@ struct core_acct {
 	uint64_t last_seq;			/* format 2: its latest block's seq */
 	int have_seq;
 	uint64_t periods;			/* the periods its samples stand for */
+	uint64_t prev_tsc;			/* its latest sample's tsc; 0: none yet */
+	uint64_t lost_since;			/* OPF_LOST counts since that sample */
 	int have_end;
 	struct opf_core_end end;		/* valid if have_end */
 };
@@ -65,6 +67,18 @@ struct dump {
 	int closed;			/* its end mark was seen */
 };
 
+/*
+ * Periods a core missed, where its samples show it: a sample later than one of the core's
+ * periods after its previous one stands for the periods in between, less the samples lost
+ * there (OPF_LOST). Kept for sessions with scheduler events (the --timeline draws them).
+ */
+struct missed_gap {
+	uint64_t t0;		/* when the first missed period was due: previous sample + period */
+	uint64_t t1;		/* the late sample that came at last */
+	uint64_t periods;	/* missed in between */
+	uint32_t core;
+};
+
 struct session {
 	struct opf_session hdr;
 	uint64_t off;			/* stream offset of the OPF_SESSION record */
@@ -89,6 +103,8 @@ struct session {
 	uint32_t joins;			/* their repeated session headers, skipped */
 	uint64_t join_bytes;		/* bytes they add to the stream: headers repeated */
 	struct crash_info *crash;	/* a crash dump's own records (crash.c), or NULL */
+	struct missed_gap *gaps;	/* OPF_S_SCHED sessions: in the order of the stream */
+	uint32_t ngaps;
 };
 
 /* Pauses of a session: the most any core had, and their length. */

@@ -1,13 +1,15 @@
 /*
  * timeline.c: --timeline FILE, a self-contained HTML page (no network) showing, per core of
  * every session with scheduler events, which thread ran when, the idle time, and the
- * profiler's own marks (pause and resume, throttles, snapshot dumps; periods a core missed
- * in its row's label). Called by opreport.c's files[] table after sched_analyze.
+ * profiler's own marks (pause and resume, throttles, snapshot dumps, and the periods a core
+ * missed, as bands on its row where its samples show them and as a count in its row's
+ * label). Called by opreport.c's files[] table after sched_analyze.
  *
  * Each session is one <svg class="tl" data-total="US">: a row per core of spans
  * <g class="s" data-a data-b data-n data-h> (start and end in microseconds from the session's
  * start, the label, the hover text) holding a rect, a title and a text; marks are
- * <g class="m" data-a data-b data-h> holding a line (an instant) or a band (a dump). The
+ * <g class="m" data-a data-b data-core data-h> holding a line (an instant) or a band (a
+ * dump; "m missed": periods its core missed, on that core's row only). The
  * positions written here are the unzoomed ones; the script (timeline_script.c) moves them
  * when the view zooms, exactly as the flame graph's does.
  */
@@ -21,6 +23,7 @@
 #define TL_RP	10.0
 #define ROW_H	22
 #define TL_TOP	30
+#define MISS_H	5	/* the missed-periods strip's height */
 
 extern const char timeline_script[];
 
@@ -87,6 +90,16 @@ static int span(void *arg, uint32_t core, const struct tspan *sp)
 	return 0;
 }
 
+/* A mark's words: its text and when ("at A ms"; a missed stretch "from A to B ms"). */
+static void mark_words(const struct page *g, const struct tmark *m, double a, double b)
+{
+	xml_escape(g->out, m->text);
+	if (m->kind == TM_MISSED)
+		fprintf(g->out, " from %.3f to %.3f ms", a / 1e3, b / 1e3);
+	else
+		fprintf(g->out, " at %.3f ms", a / 1e3);
+}
+
 static int mark(void *arg, const struct tmark *m)
 {
 	const struct page *g = arg;
@@ -94,14 +107,20 @@ static int mark(void *arg, const struct tmark *m)
 	uint32_t k0 = m->core == TM_ALL ? 0 : m->core, k1 = m->core == TM_ALL ? g->s->ncores :
 			m->core + 1;
 	double y0 = TL_TOP + k0 * ROW_H, y1 = TL_TOP + k1 * ROW_H;
-	static const char *const colour[] = { "#c00", "#080", "#e80", "#06c" };
+	static const char *const colour[] = { "#c00", "#080", "#e80", "#06c", "#222" };
 
-	fprintf(g->out, "<g class=\"m\" data-a=\"%.3f\" data-b=\"%.3f\" data-h=\"", a, b);
-	xml_escape(g->out, m->text);
-	fprintf(g->out, " at %.3f ms\"><title>", a / 1e3);
-	xml_escape(g->out, m->text);
-	fprintf(g->out, " at %.3f ms</title>", a / 1e3);
-	if (m->kind == TM_SNAPSHOT)
+	fprintf(g->out, "<g class=\"m%s\" data-a=\"%.3f\" data-b=\"%.3f\" data-core=\"%s%"
+		PRIu32 "\" data-h=\"", m->kind == TM_MISSED ? " missed" : "", a, b,
+		m->core == TM_ALL ? "all" : "", m->core == TM_ALL ? 0 : m->core);
+	mark_words(g, m, a, b);
+	fprintf(g->out, "\"><title>");
+	mark_words(g, m, a, b);
+	fprintf(g->out, "</title>");
+	if (m->kind == TM_MISSED)	/* a solid strip along the bottom of the core's row */
+		fprintf(g->out, "<rect x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"%d\" "
+			"fill=\"%s\"/></g>\n", px(g, a), y1 - MISS_H - 1,
+			px(g, b) - px(g, a) < 2 ? 2 : px(g, b) - px(g, a), MISS_H, colour[m->kind]);
+	else if (m->kind == TM_SNAPSHOT)
 		fprintf(g->out, "<rect x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"%.1f\" "
 			"fill=\"%s\" fill-opacity=\"0.2\"/></g>\n", px(g, a), y0,
 			px(g, b) - px(g, a) < 2 ? 2 : px(g, b) - px(g, a), y1 - y0, colour[m->kind]);
@@ -112,10 +131,13 @@ static int mark(void *arg, const struct tmark *m)
 	return 0;
 }
 
-/* Row k's label: the core, and the periods it missed when its closing record says so. */
+/* Row k's label: the core, and the periods it missed when its closing record says so, and
+ * how many of those its lane shows (the rest came before its first sample or after its last,
+ * or in a stretch without samples: a pause, a gap in its blocks). */
 static void core_label(const struct page *g, uint32_t k)
 {
 	uint64_t missed = timeline_missed(g->p, g->si, k);
+	uint64_t placed = timeline_missed_placed(g->p, g->si, k);
 	double busy = sched_ms(g->s, g->s->cores[k].busy), idle = sched_ms(g->s, g->s->cores[k].idle);
 
 	fprintf(g->out, "<text class=\"core\" x=\"4\" y=\"%.1f\">core %" PRIu32 "%s<title>core %"
@@ -123,7 +145,8 @@ static void core_label(const struct page *g, uint32_t k)
 		missed ? " (missed)" : "", k, busy, idle);
 	if (missed)
 		fprintf(g->out, "; missed %" PRIu64 " timer periods (interrupts held off or its "
-			"virtual CPU not running)", missed);
+			"virtual CPU not running), %" PRIu64 " of them drawn where its samples show "
+			"them", missed, placed);
 	fprintf(g->out, "</title></text>\n");
 }
 
@@ -162,7 +185,8 @@ static void head(const struct ctx *c, FILE *out)
 		"to zoom to it, the wheel to zoom around the pointer, the background or Escape to "
 		"zoom out. Hover for details.</p>\n<p class=\"key\"><span style=\"color:#c00\">| "
 		"paused</span><span style=\"color:#080\">| resumed</span><span style=\"color:#e80\">"
-		"| throttle</span><span style=\"color:#06c\">&#9608; snapshot dump</span></p>\n"
+		"| throttle</span><span style=\"color:#06c\">&#9608; snapshot dump</span><span "
+		"style=\"color:#222\">&#9601; missed timer periods</span></p>\n"
 		"<div id=\"view\"></div><div id=\"info\"></div>\n");
 }
 

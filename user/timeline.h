@@ -17,9 +17,10 @@ struct tspan {
 	const struct sev *end;
 };
 
-enum tmark_kind { TM_PAUSE, TM_RESUME, TM_THROTTLE, TM_SNAPSHOT };
+enum tmark_kind { TM_PAUSE, TM_RESUME, TM_THROTTLE, TM_SNAPSHOT, TM_MISSED };
 
-/* A profiler mark at [t0, t1) (t1 == t0: an instant) on core (TM_ALL: every core). */
+/* A profiler mark at [t0, t1) (t1 == t0: an instant) on core (TM_ALL: every core). A
+ * TM_MISSED mark is periods a core missed: from when the first was due to the late tick. */
 struct tmark {
 	uint64_t t0, t1;
 	uint32_t core;
@@ -35,7 +36,7 @@ typedef int (*tmark_fn)(void *arg, const struct tmark *m);
 int timeline_check(const struct profile *p, const char *opt);
 /* Each span of core k of session s, in time order; stops at fn's first nonzero return. */
 int timeline_spans(const struct sched_sess *s, uint32_t k, tspan_fn fn, void *arg);
-/* Each mark of session si (pauses, resumes, throttles, snapshot dumps). */
+/* Each mark of session si (pauses, resumes, throttles, snapshot dumps, missed periods). */
 int timeline_marks(const struct profile *p, uint32_t si, tmark_fn fn, void *arg);
 
 /* Why sp's thread stopped, in words ("preempted", "qlock biglock held by tid 7", "running at
@@ -43,6 +44,8 @@ int timeline_marks(const struct profile *p, uint32_t si, tmark_fn fn, void *arg)
 const char *timeline_why(const struct tspan *sp, char *buf, size_t n);
 /* Timer periods core k missed, as its OPF_CORE_END says (0 when it does not). */
 uint64_t timeline_missed(const struct profile *p, uint32_t si, uint32_t k);
+/* Of those, the periods its samples place (the TM_MISSED marks of core k). */
+uint64_t timeline_missed_placed(const struct profile *p, uint32_t si, uint32_t k);
 /* Microseconds from s's start to tsc. */
 double timeline_us(const struct sched_sess *s, uint64_t tsc);
 

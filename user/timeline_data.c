@@ -66,6 +66,32 @@ uint64_t timeline_missed(const struct profile *p, uint32_t si, uint32_t k)
 	return k < s->hdr.ncores && s->cores[k].have_end ? s->cores[k].end.missed : 0;
 }
 
+uint64_t timeline_missed_placed(const struct profile *p, uint32_t si, uint32_t k)
+{
+	const struct session *s = &p->sess[si];
+	uint64_t n = 0;
+
+	for (uint32_t i = 0; i < s->ngaps; i++)
+		n += s->gaps[i].core == k ? s->gaps[i].periods : 0;
+	return n;
+}
+
+/* Where each core's samples show periods it missed (profile.c's note_gap). */
+static int missed_marks(const struct session *ps, tmark_fn fn, void *arg)
+{
+	int rc = 0;
+
+	for (uint32_t i = 0; i < ps->ngaps && !rc; i++) {
+		const struct missed_gap *g = &ps->gaps[i];
+		struct tmark m = { g->t0, g->t1, g->core, TM_MISSED, "" };
+
+		snprintf(m.text, sizeof(m.text), "core %" PRIu32 " missed %" PRIu64 " timer "
+			 "period%s", g->core, g->periods, g->periods == 1 ? "" : "s");
+		rc = fn(arg, &m);
+	}
+	return rc;
+}
+
 static int pause_marks(const struct sched_sess *s, tmark_fn fn, void *arg)
 {
 	int rc = 0;
@@ -104,7 +130,7 @@ int timeline_marks(const struct profile *p, uint32_t si, tmark_fn fn, void *arg)
 		snprintf(m.text, sizeof(m.text), "snapshot dump %" PRIu64, d->seq);
 		rc = fn(arg, &m);
 	}
-	return rc;
+	return rc ? rc : missed_marks(ps, fn, arg);
 }
 
 int timeline_check(const struct profile *p, const char *opt)

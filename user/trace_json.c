@@ -80,6 +80,9 @@ static int mark(void *arg, const struct tmark *m)
 	struct trace *t = arg;
 	int all = m->core == TM_ALL;
 
+	if (m->kind == TM_MISSED)	/* the row's name counts them; a span would overlap */
+		return 0;
+
 	fprintf(next(t), "{\"name\":");
 	json_str(t->out, m->text);
 	fprintf(t->out, ",\"cat\":\"profiler\",\"pid\":%" PRIu32 ",\"ts\":%.3f,", t->si + 1,

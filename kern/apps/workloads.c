@@ -239,20 +239,21 @@ static uint64_t lockpair_step(void *st)
 }
 
 const struct workload workloads[] = {
-	{ "spin", "iterations", NULL, spin_step },
-	{ "matrix", "multiplies", matrix_setup, matrix_step },
-	{ "fib", "fib(20) calls", NULL, fib_step },
-	{ "memcpy", "bytes", memcpy_setup, memcpy_step },
-	{ "irqoff", "iterations", NULL, irqoff_step },
-	{ "duty", "cycles", NULL, duty_step },
-	{ "lockpair", "acquisitions", lockpair_setup, lockpair_step },
-	{ "split", "rounds", NULL, split_step },
-	{ "yield", "yields", NULL, yield_step },
-	{ "pingpong", "hand-overs", NULL, pingpong_step },
-	{ "qlockfree", "qlock pairs", qlockfree_setup, qlockfree_step },
-	{ "spinfree", "spinlock pairs", spinfree_setup, spinfree_step },
-	{ "lockup", "never returns", NULL, lockup_step },
-	{ NULL, NULL, NULL, NULL },
+	{ "spin", "iterations", NULL, spin_step, NULL },
+	{ "matrix", "multiplies", matrix_setup, matrix_step, NULL },
+	{ "fib", "fib(20) calls", NULL, fib_step, NULL },
+	{ "memcpy", "bytes", memcpy_setup, memcpy_step, NULL },
+	{ "irqoff", "iterations", NULL, irqoff_step, NULL },
+	{ "duty", "cycles", NULL, duty_step, NULL },
+	{ "lockpair", "acquisitions", lockpair_setup, lockpair_step, NULL },
+	{ "split", "rounds", NULL, split_step, NULL },
+	{ "yield", "yields", NULL, yield_step, NULL },
+	{ "pingpong", "hand-overs", NULL, pingpong_step, NULL },
+	{ "qlockfree", "qlock pairs", qlockfree_setup, qlockfree_step, NULL },
+	{ "spinfree", "spinlock pairs", spinfree_setup, spinfree_step, NULL },
+	{ "iowrite", "files written", iowrite_setup, iowrite_step, iowrite_done },
+	{ "lockup", "never returns", NULL, lockup_step, NULL },
+	{ NULL, NULL, NULL, NULL, NULL },
 };
 
 const struct workload *workload_find(const char *name)

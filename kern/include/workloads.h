@@ -11,6 +11,9 @@ struct workload {
 	const char *unit;		/* what step's return value counts */
 	void *(*setup)(void);		/* per-thread state (kfree'd after), or NULL */
 	uint64_t (*step)(void *state);	/* one unit of work; returns units done */
+	/* optional, in the same thread after the last step: a line for run's report about
+	 * what state measured (note, n bytes); it may still use state's resources */
+	void (*done)(void *state, char *note, size_t n);
 };
 
 extern const struct workload workloads[];	/* ends with a NULL name */
@@ -46,5 +49,11 @@ uint64_t qlockfree_step(void *st);
 void *spinfree_setup(void);
 uint64_t spinfree_step(void *st);
 __noreturn void lockup_spin(void);	/* interrupts off, forever */
+struct iowrite;
+/* iowrite.c: rewrites a file on the 9P share, timing its own waits for the server */
+void *iowrite_setup(void);
+void iowrite_put(struct iowrite *w);
+uint64_t iowrite_step(void *st);
+void iowrite_done(void *st, char *note, size_t n);
 
 #endif

@@ -148,6 +148,7 @@ struct run_slot {
 	struct run_start *rs;
 	volatile bool *stop;
 	uint64_t units, end;		/* result; end is set (release) when the thread is done */
+	char note[96];			/* the workload's done line, "" for none */
 	int core;
 	struct thread *t;
 };
@@ -170,6 +171,8 @@ static void run_thread(void *arg)
 	else if (!s->w->setup || st)
 		while (tsc_read() < rs->deadline && !*s->stop)
 			s->units += s->w->step(st);
+	if (st && s->w->done)
+		s->w->done(st, s->note, sizeof(s->note));
 	kfree(st);
 	__atomic_store_n(&s->end, tsc_read(), __ATOMIC_RELEASE);
 }
@@ -200,6 +203,9 @@ static void run_report(const struct workload *w, struct run_slot *slots, int n,
 		else
 			shell_printf("run %s: cpu %d: %lu %s/s\n", w->name, slots[i].core,
 				     (unsigned long)(milli / 1000), w->unit);
+		if (slots[i].note[0])
+			shell_printf("run %s: cpu %d: %s\n", w->name, slots[i].core,
+				     slots[i].note);
 	}
 	if (rs->work)
 		shell_printf("run %s: total: %lu.%03lu %s/s on %d cores\n", w->name,
@@ -400,6 +406,6 @@ static int cmd_run(int argc, char **argv)
 }
 SHELL_CMD("run", "run APP [-c CORES] [-t SECONDS | -n UNITS] | run NAME [-c CORES] [-s STACK] "
 	  "[-- ARGS...]",
-	  "run a workload (spin matrix fib memcpy irqoff duty lockpair split lockup) on CORES "
+	  "run a workload (spin matrix fib memcpy irqoff duty lockpair split iowrite lockup) on CORES "
 	  "(all, N, A-B, list) for a time, or until each core did UNITS (exact rates, for benchmarks); or an app built in "
 	  "with make APPS=: main once per core, its status and time each", cmd_run);

@@ -112,8 +112,15 @@ static size_t nlosts;
 struct throttlespec { uint32_t core, old_hz, new_hz; };
 static struct throttlespec throttles[MAXLIST];
 static size_t nthrottles;
-/* -E: a context switch on core at us microseconds after the start (session gets OPF_S_SCHED) */
-struct switchspec { uint32_t core, prev, next, why; uint64_t us; char name[OPF_OBJ_NAME + 1]; };
+/* -E: a context switch on core at us microseconds after the start (session gets OPF_S_SCHED),
+ * with prev's stack (leaf first) when given */
+struct switchspec {
+	uint32_t core, prev, next, why;
+	uint64_t us;
+	char name[OPF_OBJ_NAME + 1];
+	uint16_t nframes;
+	uint64_t frames[OPF_MAX_DEPTH + 1];
+};
 static struct switchspec switches[MAXLIST];
 static size_t nswitches;
 
@@ -612,9 +619,10 @@ static void emit_switches(void)
 {
 	for (size_t i = 0; i < nswitches; i++) {
 		const struct switchspec *w = &switches[i];
-		struct opf_switch r = { { OPF_SWITCH, 0, opf_switch_len(0) }, (uint16_t)w->core,
-					(uint16_t)w->why, 0, 0, w->prev, w->next, 0, 0, 0, 0, 0, 0,
-					{ 0 } };
+		struct { struct opf_switch r; uint64_t frames[OPF_MAX_DEPTH + 1]; } rf;
+		struct opf_switch r = { { OPF_SWITCH, 0, opf_switch_len(w->nframes) },
+					(uint16_t)w->core, (uint16_t)w->why, w->nframes, 0, w->prev,
+					w->next, 0, 0, 0, 0, 0, 0, { 0 } };
 		uint64_t *in_at, *cpu = cpu_of(w->prev, &in_at);
 
 		r.tsc = opt.tsc_hz + w->us * (opt.tsc_hz / 1000000);
@@ -623,10 +631,12 @@ static void emit_switches(void)
 		memcpy(r.name, w->name, strlen(w->name));
 		cpu_of(w->next, &in_at);
 		*in_at = r.tsc;
-		if (!opt.long_switches && !w->name[0] &&
+		if (!opt.long_switches && !w->name[0] && !w->nframes &&
 		    (w->why <= OPF_WHY_YIELD || w->why == OPF_WHY_EXIT))
 			r.h = (struct opf_rec){ OPF_SWITCH_SHORT, 0, sizeof(struct opf_switch_short) };
-		put(w->core, &r, r.h.len);
+		rf.r = r;
+		memcpy(rf.frames, w->frames, 8 * (size_t)w->nframes);
+		put(w->core, &rf, r.h.len);
 	}
 }
 
@@ -871,11 +881,12 @@ static void usage(void)
 		"  --overwritten CORE:N, --taken-bias CORE:N, --delivered-bias CORE:N\n"
 		"  --lost-bias CORE:REASON:N   N more lost in OPF_CORE_END than OPF_LOST says\n"
 		"  --throttle CORE:OLD:NEW   a throttle event\n"
-		"  -E CORE:US:PREV:NEXT:WHY[:NAME]  a context switch US microseconds after the start\n"
-		"                      (WHY 0..6 as enum opf_why); repeatable, in time order; the\n"
-		"                      session then has scheduler events (OPF_S_SCHED); WHY 0, 1\n"
-		"                      and 6 without a NAME are written as OPF_SWITCH_SHORT, as the\n"
-		"                      kernel does\n"
+		"  -E CORE:US:PREV:NEXT:WHY[:NAME][=root;...;leaf]\n"
+		"                      a context switch US microseconds after the start (WHY\n"
+		"                      0..6 as enum opf_why), with PREV's stack when given;\n"
+		"                      repeatable, in time order; the session then has scheduler\n"
+		"                      events (OPF_S_SCHED); WHY 0, 1 and 6 without a NAME or a\n"
+		"                      stack are written as OPF_SWITCH_SHORT, as the kernel does\n"
 		"  --long-switches     every -E as an OPF_SWITCH (as kernels before the short one)\n"
 		"  --unknown N         N records of unknown types spread through the stream\n"
 		"  --snapshots N       flight-recorder session with N snapshot dumps\n"
@@ -946,16 +957,28 @@ static void lost_opt(const char *a, int bias)
 		losts[nlosts++] = l;
 }
 
-static void switch_opt(const char *a)
+/* -E CORE:US:PREV:NEXT:WHY[:NAME][=root;...;leaf] (prev's stack, as -S gives one) */
+static void switch_opt(char *a)
 {
 	struct switchspec *w = &switches[nswitches];
-	int n = 0;
+	char *eq = strchr(a, '='), *frames[OPF_MAX_DEPTH + 1];
+	int n = 0, nf = 0;
 
+	if (eq)
+		*eq = 0;
 	if (nswitches == MAXLIST || sscanf(a, "%u:%" SCNu64 ":%u:%u:%u%n", &w->core, &w->us,
 					   &w->prev, &w->next, &w->why, &n) != 5 ||
 	    w->core >= opt.cores || w->why >= OPF_WHY_N || (a[n] && a[n] != ':'))
 		die("bad -E '%s' (use -c before it)", a);
 	snprintf(w->name, sizeof(w->name), "%s", a[n] ? a + n + 1 : "");
+	for (char *tok = eq ? strtok(eq + 1, ";") : NULL; tok; tok = strtok(NULL, ";")) {
+		if (nf == OPF_MAX_DEPTH + 1)
+			die("too many frames in -E");
+		frames[nf++] = tok;
+	}
+	w->nframes = (uint16_t)nf;
+	for (int i = 0; i < nf; i++)	/* root first in the option, leaf first in the record */
+		w->frames[i] = frame_addr(frames[nf - 1 - i], i == 0);
 	nswitches++;
 }
 

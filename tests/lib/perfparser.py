@@ -62,4 +62,5 @@ def main():
         print(name, n, periods[name])
 
 
-main()
+if __name__ == "__main__":
+    main()

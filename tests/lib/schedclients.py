@@ -16,9 +16,13 @@ check; exits 1 naming every check that failed.
   perf sched latency: lists the workload threads with as many switches as timehist's
       sched-in count, and duty's runtime (sched_stat_runtime) as --wall's on-CPU time to
       0.01 ms + 0.1%; perf timechart draws them.
+  hotspot-perfparser (hotspot's parser) on --perf-data: no warning, and its events replayed
+      as hotspot replays them (tests/lib/hotspot_offcpu.py) give --offcpu's off-CPU events
+      and time in all and per function.
 """
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -139,9 +143,31 @@ def perf():
     check("duty" in text and "lockpair" in text, "perf timechart draws duty and lockpair")
 
 
+def hotspot():
+    data = home + "/hotspot.data"
+    run(opreport, "--perf-data", data, stream)	# kernel and kallsyms into the cache
+    pp = home + "/hotspot.pp"
+    err = run("/usr/lib/x86_64-linux-gnu/libexec/hotspot-perfparser", "--input", data,
+              "--output", pp)
+    check(err == "", "hotspot-perfparser converts --perf-data without a warning " + err)
+    views = {"offcpu.txt": [], "folded.us": ["--folded"],
+             "folded.n": ["--folded", "--weight", "samples"]}
+    for name, opts in views.items():	# stdout only: a warning is no stack
+        p = subprocess.run([opreport, "--offcpu", *opts, stream], capture_output=True,
+                           text=True, env=env)
+        check(p.returncode == 0, f"opreport --offcpu {' '.join(opts)}: exit {p.returncode}")
+        with open(home + "/" + name, "w") as f:
+            f.write(p.stdout)
+    out = run("python3", top + "/tests/lib/hotspot_offcpu.py", pp,
+              *(home + "/" + n for n in views))
+    print(out, end="")
+
+
 locks()
 offcpu()
 perf()
+hotspot()
 if failed:
-    print(f"{len(failed)} checks failed")
+    print(f"{len(failed)} checks failed (their files are in {home})")
     sys.exit(1)
+shutil.rmtree(home)
