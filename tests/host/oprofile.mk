@@ -7,8 +7,8 @@ HOST_TEST_SRCS_oprof := $(wildcard $(TOP)/tests/host/oprof/*.c) $(OPROF_SRCS) \
 	$(TOP)/kern/src/io/qio.c $(TOP)/kern/src/io/block.c $(TOP)/kern/src/lib/parse.c \
 	$(TOP)/kern/src/thread/qlock.c
 
-# the profiler's private header is a dependency too
-$(OUT)/oprof $(OUT)/oprof-tsan $(OUT)/oprof-asan: $(TOP)/kern/src/oprofile/internal.h \
+# the profiler's private headers are dependencies too (backtrace.h holds the walk itself)
+$(OUT)/oprof $(OUT)/oprof-tsan $(OUT)/oprof-asan: $(wildcard $(TOP)/kern/src/oprofile/*.h) \
 	$(TOP)/tests/host/oprof/oprof_host.h
 
 # Native benchmark of the hot path (tests/bench/hotpath.sh): -O2, no sanitizers.
