@@ -5,9 +5,14 @@
  * Contexts: every hook runs on the core the event happens on, interrupts off -- the thread
  * the core switched to (on_switch), the waker, thread or interrupt handler (on_wake), the
  * thread or core that took a contended lock (on_lock) -- never in an NMI. Each writes one
- * record into that core's current block through the hot path's writer guard
- * (hot_thread_enter / hot_thread_leave): no lock, no allocation, no sleeping, and an NMI that lands inside leaves its
- * sample in pend for us to record on the way out, as it does for any writer.
+ * record into that core's current block inside the hot path's writer guard (nest; inlined
+ * here as ev_enter / ev_leave, hot_thread_leave for what NMIs left): no lock, no
+ * allocation, no sleeping, and an NMI that lands inside leaves its sample in pend for us to
+ * record on the way out, as it does for any writer.
+ *
+ * What a switch costs matters most (the issue's budget: 150 instructions with -e sched):
+ * a switch whose prev stays runnable or exits is OPF_SWITCH_SHORT, 40 bytes and no stack,
+ * written on the inline guard and reserve; only a blocking switch walks prev's stack.
  *
  * Two hazards the guard alone does not cover:
  *  - Re-entry from inside the profiler: the hot path may kick the worker, whose wake-up is
@@ -16,7 +21,8 @@
  *  - Locks held by our caller: a switch event runs after the run-queue lock is released,
  *    but a wake-up runs under the rendez lock of the waker, and a spin event under the
  *    spinlock it reports. So while an event is written the worker is kicked by irq work
- *    (hooks->kick_later, ev.defer_kick), never by a direct wake-up that could want them.
+ *    (hooks->kick_later), never by a direct wake-up that could want them: ev.defer_kick is
+ *    set around every call that may kick (the slow reserve, recording what NMIs left).
  *
  * Stop: session_stop_cores unregisters the hooks, closes every core's gate (on) and then
  * runs a thread on every core (hooks->on_core), which cannot happen while a hook is inside
@@ -28,6 +34,7 @@
  * and fr.gone.ev in blocks the flight recorder reused. OPF_SCHED_END carries them.
  */
 #include "internal.h"
+#include "backtrace.h"
 
 #define SPIN_REPORT_US	10	/* a spinlock held us this long or longer: an event */
 
@@ -36,38 +43,100 @@ static void ev_lose(struct opcore *c, unsigned reason)
 	cnt_add(&c->ev.lost[reason], 1);
 }
 
-/* Enter this core's writer for one event; NULL (counted) if it cannot be written now. */
-static struct opcore *ev_begin(void)
+/*
+ * The writer guard, inline: what hot_thread_enter and hot_thread_leave do (hotpath.c), less
+ * their calls and a second look at the gate. Enter: interrupts are off, so only an NMI can
+ * land inside, and once nest is set it defers its sample to pend (and sets pend.any).
+ * Leave: as hot_leave's common case -- nothing pending: clear nest and look at pend.any
+ * once more (an NMI deferred between the check and the clear); anything pending goes
+ * through hot_thread_leave itself, which records it and leaves. False from ev_enter: the
+ * event is not written (counted: lost OTHER inside a writer, PAUSED while paused).
+ */
+static inline bool ev_enter(struct opcore *c)
 {
-	int core = core_id();
+	if (!__atomic_load_n(&c->on, __ATOMIC_ACQUIRE))
+		return false;
+	cnt_add(&c->ev.taken, 1);
+	if (unlikely(c->nest || flag_get(&oprof.paused))) {
+		ev_lose(c, c->nest ? OPF_LOST_OTHER : OPF_LOST_PAUSED);
+		return false;
+	}
+	c->nest = 1;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	return true;
+}
+
+/* Recording what NMIs left may push a block and kick the worker: deferred, as ever inside. */
+static __noinline void ev_leave_slow(struct opcore *c)
+{
+	uint32_t was = c->ev.defer_kick;
+
+	c->ev.defer_kick = 1;
+	hot_thread_leave(c);
+	c->ev.defer_kick = was;
+}
+
+static inline void ev_leave(struct opcore *c)
+{
+	if (likely(!__atomic_load_n(&c->pend.any, __ATOMIC_RELAXED))) {
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+		c->nest = 0;
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+		if (likely(!__atomic_load_n(&c->pend.any, __ATOMIC_RELAXED)))
+			return;
+		c->nest = 1;	/* an NMI deferred between the check and the clear */
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	}
+	ev_leave_slow(c);
+}
+
+/* core's writer (this core's) for one event; NULL (counted) if it cannot be written now. */
+static struct opcore *ev_begin_on(unsigned core)
+{
 	struct opcore *c;
 
-	if ((unsigned)core >= MAX_CPUS)
+	if (core >= MAX_CPUS)
 		return NULL;
 	c = &opcores[core];
-	if (!__atomic_load_n(&c->on, __ATOMIC_ACQUIRE))
+	if (!ev_enter(c))
 		return NULL;
-	cnt_add(&c->ev.taken, 1);
-	if (c->nest) {
-		ev_lose(c, OPF_LOST_OTHER);
-		return NULL;
-	}
-	if (flag_get(&oprof.paused)) {
-		ev_lose(c, OPF_LOST_PAUSED);
-		return NULL;
-	}
-	if (!hot_thread_enter(c)) {
-		ev_lose(c, OPF_LOST_OTHER);
-		return NULL;
-	}
 	c->ev.defer_kick = 1;
 	return c;
 }
 
+static struct opcore *ev_begin(void)
+{
+	return ev_begin_on((unsigned)core_id());
+}
+
 static void ev_end(struct opcore *c)
 {
-	hot_thread_leave(c);
+	ev_leave(c);
 	c->ev.defer_kick = 0;
+}
+
+/* Room for a fixed-size record: inline when cur has it, else the slow reserve, kick deferred. */
+static __noinline void *ev_reserve_slow(struct opcore *c, uint32_t len, uint64_t tsc)
+{
+	uint32_t was = c->ev.defer_kick;
+	void *p;
+
+	c->ev.defer_kick = 1;
+	p = hot_reserve_slow(c, len, tsc);
+	c->ev.defer_kick = was;
+	return p;
+}
+
+static inline void *ev_reserve_fixed(struct opcore *c, uint32_t len, uint64_t tsc)
+{
+	struct block *b = c->buf.cur;
+	void *p;
+
+	if (unlikely(!b || BFREE(b) < len))
+		return ev_reserve_slow(c, len, tsc);
+	p = b->wp;
+	b->wp += len;
+	return p;
 }
 
 /*
@@ -97,8 +166,7 @@ static void *ev_reserve(struct opcore *c, uint32_t head, uint64_t tsc, unsigned 
 static unsigned ev_walk(struct opcore *c, uint64_t *frames, unsigned max, uintptr_t fp,
 			uintptr_t lo, uintptr_t hi)
 {
-	bool trunc, more;
-	unsigned n = oprof_backtrace(fp, lo, hi, frames, max, &trunc, &more);
+	unsigned why = 0, n = bt_walk(fp, lo, hi, frames, max, &why);	/* the hot path's */
 
 	c->buf.cur->wp -= 8 * (max - n);	/* only an NMI can run meanwhile: it defers */
 	return n;
@@ -124,7 +192,7 @@ static void ev_name(char dst[OPF_OBJ_NAME], const char *name)
  */
 static __noinline void ev_switch_long(const struct schedev_switch *sw)
 {
-	struct opcore *c = ev_begin();
+	struct opcore *c = ev_begin_on(sw->core);
 	struct opf_switch *r;
 	uintptr_t fp, lo, hi;
 	unsigned max;
@@ -152,88 +220,54 @@ static __noinline void ev_switch_long(const struct schedev_switch *sw)
 	ev_end(c);
 }
 
-/*
- * The short switch's writer guard, inline: what hot_thread_enter and hot_thread_leave do,
- * minus their calls and the checks ev_begin already made. Enter: interrupts are off, so
- * only an NMI can land inside, and it defers its sample to pend once nest is set. Leave:
- * the common case (no NMI deferred) clears nest and checks pend.full once more, as hot_leave
- * does (an NMI deferred between the check and the clear); anything pending goes through
- * hot_thread_leave itself, which records it and leaves.
- */
-static inline void ev_enter(struct opcore *c)
+static inline void ev_fill_short(struct opcore *c, struct opf_switch_short *r,
+				 const struct schedev_switch *sw)
 {
-	c->nest = 1;
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	*r = (struct opf_switch_short){
+		.h = { OPF_SWITCH_SHORT, 0, sizeof(*r) }, .core = sw->core, .why = sw->why,
+		.prev_tid = sw->prev_tid, .next_tid = sw->next_tid, .tsc = sw->tsc,
+		.prev_cpu = sw->prev_cpu,
+	};
+	cnt_add(&c->ev.written[OPF_EV_SWITCH], 1);
 }
 
-static inline bool ev_pending(const struct opcore *c)
+/* A short switch that found no room in cur: the slow reserve, then as ever. */
+static __noinline void ev_switch_short_slow(struct opcore *c, const struct schedev_switch *sw)
 {
-	return __atomic_load_n(&c->pend.full, __ATOMIC_RELAXED) ||
-	       __atomic_load_n(&c->pend.overflow, __ATOMIC_RELAXED) != c->pend.folded ||
-	       __atomic_load_n(&c->pend.ovf_paused, __ATOMIC_RELAXED) != c->pend.folded_paused;
-}
+	struct opf_switch_short *r = ev_reserve_slow(c, sizeof(*r), sw->tsc);
 
-static inline void ev_leave(struct opcore *c)
-{
-	if (likely(!ev_pending(c))) {
-		__atomic_signal_fence(__ATOMIC_SEQ_CST);
-		c->nest = 0;
-		__atomic_signal_fence(__ATOMIC_SEQ_CST);
-		if (likely(!__atomic_load_n(&c->pend.full, __ATOMIC_RELAXED)))
-			return;
-		c->nest = 1;	/* an NMI deferred between the check and the clear */
-		__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	}
-	hot_thread_leave(c);
-}
-
-/* len bytes in cur, inline when they fit; else the hot path's slow reserve (kick deferred). */
-static inline void *ev_reserve_fixed(struct opcore *c, uint32_t len, uint64_t tsc)
-{
-	struct block *b = c->buf.cur;
-	void *p;
-
-	if (likely(b && BFREE(b) >= len)) {
-		p = b->wp;
-		b->wp += len;
-		return p;
-	}
-	c->ev.defer_kick = 1;
-	p = hot_reserve_slow(c, len, tsc);
-	c->ev.defer_kick = 0;
-	return p;
+	NMI_POINT();
+	if (r)
+		ev_fill_short(c, r, sw);
+	else
+		ev_lose(c, OPF_LOST_NO_BLOCK);
+	ev_leave(c);
 }
 
 /*
  * A switch whose prev waits for nothing -- preempted or yield (runnable), exit (gone):
- * OPF_SWITCH_SHORT, no stack, on the leanest path the contract allows. sw->core is this
- * core (threads are pinned; on_switch runs on the thread switched to).
+ * OPF_SWITCH_SHORT, no stack, on the leanest path the contract allows: the room in cur
+ * taken inline, and every call (slow reserve, what NMIs left) in tail position, so the
+ * common case saves no register. sw->core is this core (threads are pinned; on_switch runs
+ * on the thread switched to).
  */
 static void ev_switch_short(const struct schedev_switch *sw)
 {
 	struct opcore *c = &opcores[sw->core];
 	struct opf_switch_short *r;
+	struct block *b;
 
-	if (!__atomic_load_n(&c->on, __ATOMIC_ACQUIRE))
+	if (!ev_enter(c))
 		return;
-	cnt_add(&c->ev.taken, 1);
-	if (unlikely(c->nest || flag_get(&oprof.paused))) {
-		ev_lose(c, c->nest ? OPF_LOST_OTHER : OPF_LOST_PAUSED);
+	b = c->buf.cur;
+	if (unlikely(!b || BFREE(b) < sizeof(*r))) {
+		ev_switch_short_slow(c, sw);
 		return;
 	}
-	ev_enter(c);
-	r = ev_reserve_fixed(c, sizeof(*r), sw->tsc);
+	r = (struct opf_switch_short *)b->wp;
+	b->wp += sizeof(*r);
 	NMI_POINT();
-	if (likely(r)) {
-		*r = (struct opf_switch_short){
-			.h = { OPF_SWITCH_SHORT, 0, sizeof(*r) }, .core = sw->core, .why = sw->why,
-			.prev_tid = sw->prev_tid, .next_tid = sw->next_tid, .tsc = sw->tsc,
-			.prev_cpu = sw->prev_cpu,
-		};
-		cnt_add(&c->ev.written[OPF_EV_SWITCH], 1);
-	} else {
-		ev_lose(c, OPF_LOST_NO_BLOCK);
-	}
+	ev_fill_short(c, r, sw);
 	ev_leave(c);
 }
 
@@ -255,7 +289,7 @@ static void ev_wake(uint32_t tid, int target_core, uint32_t waker)
 
 	if (!c)
 		return;
-	if ((r = hot_reserve_slow(c, sizeof(*r), tsc))) {
+	if ((r = ev_reserve_fixed(c, sizeof(*r), tsc))) {
 		NMI_POINT();
 		*r = (struct opf_wakeup){
 			.h = { OPF_WAKEUP, 0, sizeof(*r) }, .core = (uint16_t)(c - opcores),

@@ -129,9 +129,9 @@ static void finish_switch(struct thread *prev)
 /*
  * Switch to the next runnable thread of this core (or its idle thread). Interrupts off,
  * rq lock held; current's state already set. Returns with the lock released by whoever
- * switched back to us.
+ * switched back to us, and returns us: the thread that runs when it returns.
  */
-static void switch_locked(struct runq *rq)
+static struct thread *switch_locked(struct runq *rq)
 {
 	struct cpu *c = this_cpu();
 	struct thread *prev = c->cur, *next;
@@ -140,7 +140,7 @@ static void switch_locked(struct runq *rq)
 	rq->need_resched = false;
 	if (prev->state == T_RUNNING && prev != &rq->idle) {
 		if (!rq->head)
-			return;		/* nothing else to run: keep going */
+			return prev;	/* nothing else to run: keep going */
 		prev->state = T_RUNNABLE;
 		rq_push(rq, prev);
 	}
@@ -149,7 +149,7 @@ static void switch_locked(struct runq *rq)
 		next = &rq->idle;
 	if (next == prev) {
 		prev->state = T_RUNNING;
-		return;
+		return prev;
 	}
 	now = tsc_read();
 	prev->cpu_tsc += now - prev->run_start;
@@ -159,6 +159,7 @@ static void switch_locked(struct runq *rq)
 	rq->sw_tsc = now;
 	c->cur = next;
 	swtch(&prev->rsp, next->rsp);
+	return prev;		/* switched back to: prev is us again */
 }
 
 /*
@@ -180,9 +181,8 @@ static unsigned switch_why(const struct thread *prev, const struct runq *rq)
  * and this core runs us), so its stack can be walked from the frame swtch saved.
  */
 static __noinline void switch_event(const struct schedev_ops *ops, struct runq *rq,
-				    struct thread *prev, unsigned why)
+				    struct thread *prev, unsigned why, const struct thread *next)
 {
-	struct thread *next = this_cpu()->cur;
 	struct schedev_switch sw = {
 		.prev_tid = (uint32_t)prev->tid, .next_tid = (uint32_t)next->tid,
 		.core = (uint16_t)next->core, .why = (uint16_t)why,
@@ -200,8 +200,8 @@ void schedev_prev_stack(const struct schedev_switch *sw, uintptr_t *fp, uintptr_
 	thread_stack(sw->prev, lo, hi);
 }
 
-/* After a switch, on the new thread, rq lock held: release it and finish the old one. */
-static void switched(struct runq *rq)
+/* After a switch, on the new thread (me), rq lock held: release it, finish the old one. */
+static void switched(struct runq *rq, const struct thread *me)
 {
 	struct thread *prev = rq->prev;
 	const struct schedev_ops *ops = schedev();
@@ -211,7 +211,7 @@ static void switched(struct runq *rq)
 	rq->preempting = false;
 	rq_unlock(rq);
 	if (unlikely(ops) && prev)
-		switch_event(ops, rq, prev, why);
+		switch_event(ops, rq, prev, why, me);
 	finish_switch(prev);
 }
 
@@ -221,8 +221,7 @@ static void switched(struct runq *rq)
  */
 static void switch_and_finish(struct runq *rq)
 {
-	switch_locked(rq);
-	switched(rq);
+	switched(rq, switch_locked(rq));
 }
 
 /* Give the core to the next runnable thread, if any. Thread context. */
@@ -294,7 +293,7 @@ static __noreturn void thread_entry(void)
 {
 	struct thread *t = current();
 
-	switched(rq_of(core_id()));
+	switched(rq_of(core_id()), t);
 	irq_enable();
 	t->fn(t->arg);
 	kthread_exit();
