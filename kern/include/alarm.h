@@ -7,7 +7,14 @@
  * The callback runs with interrupts off, must not sleep, and gets the interrupted context
  * (for the profiler). A periodic alarm is re-armed at deadline + period before its
  * callback runs, so periods do not drift; if the core fell behind by more than a period,
- * missed expiries are skipped (the callback learns how many from alarm.missed).
+ * missed expiries are skipped (the callback learns how many from alarm.missed). The
+ * callback finds the TSC at which the interrupt found it due in alarm.fired.
+ *
+ * A spaced periodic alarm (spaced set after alarm_init) never runs twice back to back: if
+ * its next expiry is already due when its callback returns (the callback, or the emulator
+ * running the core, was slower than the period), it moves a whole period past now, and
+ * the expiries skipped count in missed. Otherwise a core overloaded by it would stay in its
+ * timer interrupt (alarm_interrupt runs every due expiry before returning).
  */
 #ifndef ALARM_H
 #define ALARM_H
@@ -24,7 +31,9 @@ struct alarm {
 	alarm_fn fn;
 	void *arg;		/* for fn */
 	uint64_t missed;	/* periodic expiries skipped because the core was late */
+	uint64_t fired;		/* TSC of the interrupt that last ran fn */
 	int core;		/* core it is armed on, -1 when not armed */
+	bool spaced;		/* never due again as fn returns (above); alarm_init clears */
 	struct alarm *next;	/* per-core list, sorted by deadline */
 };
 

@@ -98,8 +98,12 @@ void arch_start_cores(void);
 
 /* --- Timers (alarm.c) --- */
 
-/* Interrupts off, own core: one timer interrupt at TSC tsc_deadline (0: none). */
-void arch_timer_set(uint64_t tsc_deadline);
+/*
+ * Interrupts off, own core: one timer interrupt at TSC tsc_deadline (0: none). now: the
+ * TSC read just before (the timer counts from it: an older reading makes it late by the
+ * difference, never early).
+ */
+void arch_timer_set(uint64_t tsc_deadline, uint64_t now);
 
 /*
  * The interrupted context, for alarm callbacks and the profiler. struct trapframe is the
@@ -110,6 +114,19 @@ uintptr_t tf_pc(const struct trapframe *tf);
 uintptr_t tf_fp(const struct trapframe *tf);	/* frame pointer (rbp) */
 uintptr_t tf_sp(const struct trapframe *tf);
 bool tf_irq_enabled(const struct trapframe *tf);	/* interrupts were on where it stopped */
+
+/*
+ * Where tf stopped, for a sample, in one call (interrupt or NMI context): its pc and frame
+ * pointer, and leaf_ret as arch_unlinked_return gives it for the stack [lo, hi) (0 and 0
+ * when there is no stack to read).
+ */
+struct arch_where {
+	uintptr_t pc;
+	uintptr_t fp;
+	uintptr_t leaf_ret;
+};
+void arch_tf_where(const struct trapframe *tf, uintptr_t lo, uintptr_t hi,
+		   struct arch_where *w);
 
 /* --- Threads (sched.c) --- */
 

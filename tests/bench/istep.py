@@ -3,6 +3,8 @@
 # from trap_common to its iretq, and write one line per interrupt to ISTEP_OUT: the number
 # of instructions, then "function:count" for every function the instructions belong to
 # (the innermost, inlined functions by their own names, from the DWARF line table).
+# ISTEP_PCS=FILE also writes the fewest-instruction interrupt's addresses there, one a line
+# with its function and disassembly, to read what each instruction is for.
 import bisect
 import collections
 import os
@@ -51,3 +53,19 @@ with open(os.environ["ISTEP_OUT"], "w") as out:
                for n, pc in zip(names[0::2], pcs)]
         count = collections.Counter(fns)
         out.write("%d %s\n" % (len(pcs), " ".join("%s:%d" % kv for kv in count.most_common())))
+
+if os.environ.get("ISTEP_PCS"):
+    pcs = min(runs, key=len)
+    dis = {}
+    for line in subprocess.run(["objdump", "-d", "--no-show-raw-insn", elf], capture_output=True,
+                               text=True, check=True).stdout.splitlines():
+        f = line.split(":", 1)
+        if len(f) == 2 and f[0].strip() and all(c in "0123456789abcdef" for c in f[0].strip()):
+            dis[int(f[0], 16)] = " ".join(f[1].split())
+    names = subprocess.run(["addr2line", "-f", "-e", elf] + ["%x" % p for p in pcs],
+                           capture_output=True, text=True, check=True).stdout.splitlines()
+    with open(os.environ["ISTEP_PCS"], "w") as out:
+        for pc, fn in zip(pcs, names[0::2]):
+            if fn == "??":
+                fn = syms[bisect.bisect_right(starts, pc) - 1][1]
+            out.write("%x %s %s\n" % (pc, fn, dis.get(pc, "?")))

@@ -18,6 +18,15 @@
 #define T_IRQ_WORK	0xf2	/* self-IPI: arch_irq_work_raise, from NMI context too */
 #define T_SPURIOUS	0xff
 
+/* This core's struct cpu (cpu.h), inline: GS holds it once cpu_setup_this ran. */
+static inline struct cpu *cpu_here(void)
+{
+	struct cpu *c;
+
+	__asm__ volatile("movq %%gs:0, %0" : "=r"(c));
+	return c;
+}
+
 struct trapframe {
 	uint64_t r15, r14, r13, r12, r11, r10, r9, r8;
 	uint64_t rdi, rsi, rbp, rdx, rcx, rbx, rax;
@@ -86,7 +95,6 @@ void lapic_eoi(void);
 void lapic_send_ipi(uint32_t apic_id, uint32_t icr_low);
 void lapic_send_init_sipi(uint32_t apic_id, uint8_t vector_page);
 void lapic_timer_calibrate(void);
-void lapic_timer_set_deadline(uint64_t tsc_deadline);
 /* NMI-safe: an NMI to one core, or to every other core */
 void lapic_send_nmi(uint32_t apic_id);
 void lapic_send_nmi_others(void);

@@ -22,10 +22,7 @@ void cpu_setup_this(int core)
 
 struct cpu *this_cpu(void)
 {
-	struct cpu *c;
-
-	__asm__ volatile("movq %%gs:0, %0" : "=r"(c));
-	return c;
+	return cpu_here();
 }
 
 int core_id(void) { return this_cpu()->id; }

@@ -1,7 +1,7 @@
 /*
  * The local APIC of each core: interrupt acknowledge, inter-processor interrupts and the
  * timer. The timer runs one-shot, counting down at a rate measured once against the TSC;
- * alarm.c asks for "interrupt me at TSC t" and lapic_timer_set_deadline converts.
+ * alarm.c asks for "interrupt me at TSC t" and arch_timer_set converts.
  */
 #include "x86.h"
 #include "arch_x86.h"
@@ -164,11 +164,13 @@ void lapic_timer_calibrate(void)
 
 /*
  * Interrupt at TSC deadline (one vector T_TIMER), or never if deadline is 0. Interrupts
- * off, own core. A deadline already past fires as soon as possible.
+ * off, own core; now is the caller's fresh TSC reading (arch.h), which saves reading it
+ * again here, once per tick. A deadline already past fires as soon as possible. (QEMU's
+ * TCG has no TSC-deadline mode, which would make this one MSR write.)
  */
-void lapic_timer_set_deadline(uint64_t deadline)
+void arch_timer_set(uint64_t deadline, uint64_t now)
 {
-	uint64_t now = rdtsc(), count;
+	uint64_t count;
 
 	if (!deadline) {
 		wr(TICR, 0);

@@ -62,11 +62,6 @@ void arch_irq_work_raise(void)
 	lapic_send_self(T_IRQ_WORK);
 }
 
-void arch_timer_set(uint64_t tsc_deadline)
-{
-	lapic_timer_set_deadline(tsc_deadline);
-}
-
 __attribute__((noinline)) void arch_backtrace_here(void)
 {
 	uintptr_t fp = read_rbp();

@@ -150,20 +150,21 @@ void trap(struct trapframe *tf)
 		nmi_trap(tf);
 		return;
 	}
-	if (v < IRQ_BASE && !app_trap(tf))
-		trap_fatal(tf);
-	if (v < IRQ_BASE)
-		return;		/* the app instance's fault: it resumes at its exit */
-	this_cpu()->irqs++;
-	if (v == T_SPURIOUS)
-		return;
-	if (v == T_TIMER) {
+	if (likely(v == T_TIMER)) {	/* the most frequent by far: sampling rides on it */
+		cpu_here()->irqs++;
 		lapic_eoi();
 		alarm_interrupt(tf);
 		app_tick(tf);
 		sched_preempt_irq(tf->rflags & RFLAGS_IF);
 		return;
 	}
+	if (v < IRQ_BASE && !app_trap(tf))
+		trap_fatal(tf);
+	if (v < IRQ_BASE)
+		return;		/* the app instance's fault: it resumes at its exit */
+	cpu_here()->irqs++;
+	if (v == T_SPURIOUS)
+		return;
 	if (handlers[v].fn)
 		handlers[v].fn(tf, handlers[v].arg);
 	else if (v != T_IPI_WAKE)

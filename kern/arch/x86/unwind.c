@@ -16,58 +16,56 @@
 extern char __kernel_start[], __rodata_start[];
 
 /*
- * One cached frameless-leaf answer per core: hot loops sample the same function. An NMI
- * may come in the middle of a timer-interrupt (or fault report) use of its core's cache
- * and use it too: busy marks such a use, and a nested one then looks the symbol up
- * without the cache, so neither sees a range of one function and the answer of another.
+ * One cached frameless-leaf answer per core, in one word: hot loops sample the same
+ * function. An NMI may land in the middle of any use of its core's cache (a timer
+ * interrupt's, a fault report's) and use it too; since the word is read once and written
+ * once, whole, each use sees an answer of one function, never a range of one and the leaf
+ * bit of another: at worst the NMI's answer replaces the interrupted one's. The word holds
+ * the function's start as an offset into the text (low 32 bits), its length (31 bits) and
+ * whether it is a frameless leaf (bit 32); 0 matches no pc.
  */
-static struct leaf_cache {
-	uintptr_t start, end;	/* the function's range */
-	bool leaf;
-	bool busy;		/* in use on this core, by code an NMI may interrupt */
-} caches[MAX_CPUS];
+static uint64_t caches[MAX_CPUS];
 
 static bool in_text(uintptr_t pc)
 {
 	return pc >= (uintptr_t)__kernel_start && pc + 3 <= (uintptr_t)__rodata_start;
 }
 
-static bool cached_leaf(struct leaf_cache *c, uintptr_t pc)
+/* A cache miss: look the symbol up and remember its answer (unknown pcs are not cached). */
+static __noinline bool leaf_lookup(uint64_t *cache, uintptr_t pc)
 {
-	if (pc < c->start || pc >= c->end) {
-		if (!ksym_frameless_leaf(pc, &c->start, &c->end)) {
-			c->leaf = false;
-			if (c->end <= c->start)
-				c->end = c->start = 0;
-			return false;
-		}
-		c->leaf = true;
-	}
-	return c->leaf;
-}
-
-static bool is_frameless_leaf(uintptr_t pc)
-{
-	struct leaf_cache *c = &caches[core_id()];
 	uintptr_t start, end;
-	bool leaf;
+	bool leaf = ksym_frameless_leaf(pc, &start, &end);
 
-	if (c->busy)			/* we interrupted a use of the cache on this core */
-		return ksym_frameless_leaf(pc, &start, &end);
-	c->busy = true;
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);	/* same core: order against an NMI */
-	leaf = cached_leaf(c, pc);
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	c->busy = false;
+	if (end > start && pc >= start && pc < end && end - start < (1u << 31))
+		WRITE_ONCE(*cache, (uint64_t)(start - (uintptr_t)__kernel_start) |
+			   (uint64_t)(end - start) << 33 | (uint64_t)leaf << 32);
 	return leaf;
 }
 
+static inline bool is_frameless_leaf(uintptr_t pc)
+{
+	uint64_t *cache = &caches[cpu_here()->id];
+	uint64_t w = READ_ONCE(*cache);
+	uint32_t off = (uint32_t)(pc - (uintptr_t)__kernel_start);
+
+	if (off - (uint32_t)w < (uint32_t)(w >> 33))
+		return w >> 32 & 1;
+	return leaf_lookup(cache, pc);
+}
+
+/*
+ * The checks in order of cost: the code byte at pc (prologue, ret) and the cached leaf
+ * answer decide whether there is a return address to read at all, and only then is the
+ * stack pointer checked against the stack. pc is in the text, so the bytes at pc and just
+ * before it can be read.
+ */
 uintptr_t arch_unlinked_return(uintptr_t pc, uintptr_t sp, uintptr_t lo, uintptr_t hi)
 {
 	const uint8_t *ip = (const uint8_t *)pc;
 	uintptr_t at;
 
-	if (!in_text(pc) || sp < lo || sp + 16 > hi || (sp & 7))
+	if (!in_text(pc))
 		return 0;
 	if (ip[0] == 0x55 || ip[0] == 0xc3)		/* push %rbp; ret */
 		at = sp;
@@ -78,5 +76,15 @@ uintptr_t arch_unlinked_return(uintptr_t pc, uintptr_t sp, uintptr_t lo, uintptr
 		at = sp;
 	else
 		return 0;
+	if (sp < lo || sp + 16 > hi || (sp & 7))
+		return 0;
 	return *(const uintptr_t *)at;
+}
+
+void arch_tf_where(const struct trapframe *tf, uintptr_t lo, uintptr_t hi,
+		   struct arch_where *w)
+{
+	w->pc = tf->rip;
+	w->fp = tf->rbp;
+	w->leaf_ret = arch_unlinked_return(tf->rip, tf->rsp, lo, hi);
 }

@@ -9,11 +9,13 @@
  * core (the "arm" and "disarm" threads) and join them all: once every disarm thread has
  * run, no core is inside sample_alarm or will enter it again.
  *
- * A core never takes two samples back to back: if, after a tick, its next expiry is already
- * due (the tick, or the emulator running the core, was slower than the period), the alarm
- * is moved a whole period past now. Otherwise an overloaded core would stay in its timer
- * interrupt (alarm_interrupt runs every due expiry before returning), starving its threads
- * -- on core 0, the worker, which then starves every core of empty blocks. The overhead
+ * A core never takes two samples back to back: the sampler's alarm is spaced (alarm.h): if,
+ * after a tick, its next expiry is already due (the tick, or the emulator running the
+ * core, was slower than the period), alarm_interrupt moves it a whole period past now,
+ * which changes alarm.missed, so the next tick recounts. Otherwise an overloaded core
+ * would stay in its timer interrupt, starving its threads -- on core 0, the worker, which
+ * then starves every core of empty blocks. The tick's time is the interrupt's own reading
+ * (alarm.fired): the sample costs no TSC read of its own. The overhead
  * budget (budget.c) lowers such a core's rate through sampler_set_rate, which re-arms the
  * core's alarm with the longer period from inside the alarm's own callback.
  *
@@ -78,29 +80,29 @@ static uint64_t sampler_missed(struct sampler *s, uint64_t now)
 }
 
 /*
- * The tick for the context tf interrupted on this core. Interrupt or NMI context: cur may be
- * NULL (a core just online) or already the next thread while fp is still in the last one's
- * stack (mid swtch); the walk is bounded by cur's stack, so it then stops at once.
+ * The tick for the context tf interrupted on this core at tsc. Interrupt or NMI context:
+ * cur may be NULL (a core just online) or already the next thread while fp is still in the
+ * last one's stack (mid swtch); the walk is bounded by cur's stack, so it then stops at once.
  */
-static void tick_from(struct oprof_tick *tick, const struct trapframe *tf, struct cpu *c)
+static __force_inline void tick_from(struct oprof_tick *tick, const struct trapframe *tf,
+				     struct cpu *c, uint64_t tsc)
 {
 	struct thread *t = c->cur;
+	struct arch_where w;
 
 	/* every field stored once (a compound literal would clear the struct first) */
-	tick->tsc = tsc_read();
-	tick->pc = tf_pc(tf);
-	tick->fp = tf_fp(tf);
+	tick->tsc = tsc;
 	tick->tid = (uint32_t)thread_tid(t);
 	tick->core = (uint16_t)c->id;
 	tick->flags = t == c->idle && READ_ONCE(c->in_idle) ? OPF_F_IDLE : 0;
 	tick->missed = 0;
-	if (t) {
+	tick->stack_lo = tick->stack_hi = 0;
+	if (t)
 		thread_stack(t, &tick->stack_lo, &tick->stack_hi);
-		tick->leaf_ret = arch_unlinked_return(tick->pc, tf_sp(tf), tick->stack_lo,
-						      tick->stack_hi);
-	} else {
-		tick->stack_lo = tick->stack_hi = tick->leaf_ret = 0;
-	}
+	arch_tf_where(tf, tick->stack_lo, tick->stack_hi, &w);
+	tick->pc = w.pc;
+	tick->fp = w.fp;
+	tick->leaf_ret = w.leaf_ret;
 }
 
 /* Timer interrupt on the alarm's core, interrupts off. */
@@ -109,9 +111,8 @@ static void sample_alarm(struct alarm *a, struct trapframe *tf)
 	struct cpu *c = this_cpu();
 	struct sampler *s = &samplers[c->id];
 	struct oprof_tick tick;
-	uint64_t now;
 
-	tick_from(&tick, tf, c);
+	tick_from(&tick, tf, c, a->fired);
 	s->ticks++;
 	/* late by a period or more: alarm_interrupt skipped expiries, or the last tick moved */
 	if (a->missed != s->alarm_missed) {
@@ -120,11 +121,6 @@ static void sample_alarm(struct alarm *a, struct trapframe *tf)
 	}
 	tick.missed = s->missed;
 	oprof_tick_irq(&tick);
-	now = tsc_read();
-	if (alarm_armed(a) && a->deadline <= now) {
-		alarm_set(a, now + s->period, s->period);
-		s->alarm_missed = ~0ull;	/* the next tick recounts */
-	}
 }
 
 /*
@@ -143,7 +139,7 @@ static void nmi_sample(const struct trapframe *tf)
 		return;
 	}
 	s->skip = s->div - 1;
-	tick_from(&tick, tf, c);
+	tick_from(&tick, tf, c, tsc_read());
 	if (!tf_irq_enabled(tf))
 		tick.flags |= OPF_F_IRQOFF;
 	s->ticks++;
@@ -188,6 +184,7 @@ static void arm_thread(void *arg)
 	s->seg_start = tsc_read();
 	s->seg_periods = s->ticks = s->missed = s->alarm_missed = 0;
 	alarm_init(&s->alarm, sample_alarm, NULL);
+	s->alarm.spaced = true;
 	alarm_set(&s->alarm, s->seg_start + s->period, s->period);
 	irq_restore(f);
 }

@@ -16,6 +16,7 @@ void alarm_init(struct alarm *a, alarm_fn fn, void *arg)
 	a->arg = arg;
 	a->missed = 0;
 	a->core = -1;
+	a->spaced = false;
 	a->next = NULL;
 }
 
@@ -39,14 +40,14 @@ static void unlink(struct cpu *c, struct alarm *a)
 	a->next = NULL;
 }
 
-/* Program the timer for the earliest alarm; interrupts off. */
-static void reprogram(struct cpu *c)
+/* Program the timer for the earliest alarm; interrupts off; now: the TSC, just read. */
+static void reprogram(struct cpu *c, uint64_t now)
 {
 	uint64_t d = c->alarms ? c->alarms->deadline : 0;
 
 	if (d != c->timer_deadline) {
 		c->timer_deadline = d;
-		arch_timer_set(d);
+		arch_timer_set(d, now);
 	}
 }
 
@@ -64,7 +65,7 @@ void alarm_set(struct alarm *a, uint64_t deadline, uint64_t period)
 	a->period = period;
 	a->core = c->id;
 	insert(c, a);
-	reprogram(c);
+	reprogram(c, tsc_read());
 	irq_restore(f);
 }
 
@@ -79,14 +80,30 @@ void alarm_cancel(struct alarm *a)
 			      a->core, c->id);
 		unlink(c, a);
 		a->core = -1;
-		reprogram(c);
+		reprogram(c, tsc_read());
 	}
 	irq_restore(f);
 }
 
 bool alarm_armed(struct alarm *a) { return READ_ONCE(a->core) >= 0; }
 
-/* Timer interrupt, interrupts off: run every due alarm, then re-program. */
+/*
+ * A spaced alarm still armed here whose next expiry came due while its callback ran: a
+ * whole period past now instead, the expiries skipped counted in missed.
+ */
+static void respace(struct cpu *c, struct alarm *a, uint64_t now)
+{
+	a->missed += (now - a->deadline) / a->period + 1;
+	unlink(c, a);
+	a->deadline = now + a->period;
+	insert(c, a);
+}
+
+/*
+ * Timer interrupt, interrupts off: run every due alarm, then re-program. The TSC read
+ * after each callback decides both whether another alarm (or a spaced one's next
+ * expiry) is due and the timer's count: one read per alarm run.
+ */
 void alarm_interrupt(struct trapframe *tf)
 {
 	struct cpu *c = this_cpu();
@@ -97,6 +114,7 @@ void alarm_interrupt(struct trapframe *tf)
 	while ((a = c->alarms) && a->deadline <= now) {
 		c->alarms = a->next;
 		a->next = NULL;
+		a->fired = now;
 		if (a->period) {
 			a->deadline += a->period;
 			if (a->deadline <= now) {
@@ -111,6 +129,8 @@ void alarm_interrupt(struct trapframe *tf)
 		}
 		a->fn(a, tf);
 		now = tsc_read();
+		if (unlikely(a->spaced && a->deadline <= now && a->core == c->id))
+			respace(c, a, now);
 	}
-	reprogram(c);
+	reprogram(c, now);
 }
