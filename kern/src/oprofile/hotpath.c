@@ -240,6 +240,16 @@ static __force_inline unsigned hot_walk(const struct oprof_tick *t, uint64_t *fr
 	return n + bt_walk(t->fp, t->stack_lo, t->stack_hi, frames + n, depth - n, flags);
 }
 
+/* A sample's walk stopped early (a bad frame) or cut at the depth: each counted. */
+static __force_inline void hot_count_cut(struct opcore *c, unsigned flags)
+{
+	if (unlikely(flags & (OPF_F_TRUNCATED | OPF_F_DEPTH))) {
+		if (flags & OPF_F_TRUNCATED)
+			cnt_add(&c->cnt.truncated, 1);
+		if (flags & OPF_F_DEPTH)
+			cnt_add(&c->cnt.depth_cut, 1);
+	}
+}
 /*
  * One sample: frames[0..nframes) walked already (an NMI's deferred sample), or, with walk,
  * walked here into the record itself -- room for nframes (the depth) reserved, the rest
@@ -276,12 +286,7 @@ static __force_inline void hot_record(struct opcore *c, uint32_t tid, uint64_t t
 	rec_sample(s, len, hot_core(c), tid, tsc, pc, frames, nframes, flags);
 	c->buf.cur->aux++;
 	cnt_add(&c->cnt.written, 1);
-	if (unlikely(flags & (OPF_F_TRUNCATED | OPF_F_DEPTH))) {
-		if (flags & OPF_F_TRUNCATED)
-			cnt_add(&c->cnt.truncated, 1);
-		if (flags & OPF_F_DEPTH)
-			cnt_add(&c->cnt.depth_cut, 1);
-	}
+	hot_count_cut(c, flags);
 }
 
 /*
@@ -520,12 +525,7 @@ static __force_inline bool hot_fast(struct opcore *c, const struct oprof_tick *t
 	b->wp += len;
 	b->aux++;
 	cnt_add(&c->cnt.written, 1);
-	if (unlikely(flags & (OPF_F_TRUNCATED | OPF_F_DEPTH))) {
-		if (flags & OPF_F_TRUNCATED)
-			cnt_add(&c->cnt.truncated, 1);
-		if (flags & OPF_F_DEPTH)
-			cnt_add(&c->cnt.depth_cut, 1);
-	}
+	hot_count_cut(c, flags);
 	NMI_POINT();
 	if (unlikely(flag_get(&oprof.flushgen) != c->buf.seen_flush || oprof.cfg.snapshot))
 		hot_housekeep(c, t->tsc);
