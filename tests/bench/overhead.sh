@@ -352,9 +352,6 @@ if awk '$1 == "THREADS" && $2 == "now" && $3 + 0 > 0 {f = 1} END {exit !f}' "$lo
 	echo "core running spin they got the CPU only after it, at stop (the profile has spin and"
 	echo "idle alone), so their work is not in this row at all -- it is in the run matrix"
 	echo "figure above, which counts every instruction of the run on both cores."
-file has spin and idle alone), so their work is not"
-	echo "in this table at all -- it is in the run matrix figure above, which counts every"
-	echo "instruction of the run on both cores."
 fi
 
 # Per kernel, the interrupt with the fewest instructions is the common sample (no block
