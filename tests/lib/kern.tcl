@@ -124,6 +124,23 @@ proc cmd {line {tmo 30}} {
 	return $out
 }
 
+# After output nobody waited for in step (a background job's, prompts that came late):
+# every byte up to a fresh marker's own output line and the prompt after it is consumed,
+# so the next cmd sees only its own output. (The echoed command line holds the marker
+# after "echo ", so only the output line matches.)
+proc resync {{tmo 30}} {
+	global resync_n spawn_id
+	if {![info exists resync_n]} { set resync_n 0 }
+	set mark "resync-[incr resync_n]"
+	send -- "echo $mark\r"
+	set timeout $tmo
+	expect {
+		-re "\[\r\n\]$mark\[\r\n\]+(.*?)kern> $" {}
+		timeout { fail "no marker $mark within $tmo s" }
+		eof { fail "QEMU exited before marker $mark" }
+	}
+}
+
 proc expect_in {out want {what ""}} {
 	if {[string first $want $out] < 0} {
 		fail "expected '$want' in output of $what:\n$out"
