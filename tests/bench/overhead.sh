@@ -362,7 +362,7 @@ step_groups() {
 	awk 'function group(f) {
 		if (f ~ /^(thread_wake|sleep_alarm_fire|rq_.*|irq_save|irq_restore|read_rflags|cli|sti|tick)$/) return "other"
 		if (f ~ /^(trap_common|trap_return|trap|lapic_eoi|sched_preempt_irq|app_tick)$/) return "entry"
-		if (f ~ /^(alarm_.*|insert|reprogram|unlink|arch_timer_set|lapic_timer_set_deadline|wr|tsc_read|rdtsc|tsc_hz|sampler_missed|tick)$/) return "alarm"
+		if (f ~ /^(alarm_.*|run_fast|run_list|advance|take_off|put_on|insert|reprogram|unlink|arch_timer_set|lapic_timer_set_deadline|wr|tsc_read|rdtsc|tsc_hz|sampler_missed|tick)$/) return "alarm"
 		if (f ~ /^(sample_alarm|tick_from|tf_pc|tf_fp|tf_sp|thread_tid|thread_stack|this_cpu|core_id)$/) return "context"
 		if (f ~ /^(arch_unlinked_return|is_frameless_leaf|cached_leaf|in_text|ksym_.*)$/) return "leaf"
 		if (f ~ /^(oprof_backtrace|hot_walk|frame_ok|bt_walk|bt_walk_to|bt_bad)$/) return "walk"

@@ -151,9 +151,11 @@ void trap(struct trapframe *tf)
 		return;
 	}
 	if (likely(v == T_TIMER)) {	/* the most frequent by far: sampling rides on it */
-		cpu_here()->irqs++;
+		struct cpu *c = cpu_here();
+
+		c->irqs++;
 		lapic_eoi();
-		alarm_interrupt(tf);
+		alarm_interrupt(tf, c, rdtsc());
 		app_tick(tf);
 		sched_preempt_irq(tf->rflags & RFLAGS_IF);
 		return;

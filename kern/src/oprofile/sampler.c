@@ -185,6 +185,7 @@ static void arm_thread(void *arg)
 	s->seg_periods = s->ticks = s->missed = s->alarm_missed = 0;
 	alarm_init(&s->alarm, sample_alarm, NULL);
 	s->alarm.spaced = true;
+	s->alarm.fast = true;		/* one compare per interrupt, no list walk to re-arm */
 	alarm_set(&s->alarm, s->seg_start + s->period, s->period);
 	irq_restore(f);
 }
