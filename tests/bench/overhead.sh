@@ -361,7 +361,7 @@ fi
 step_groups() {
 	awk 'function group(f) {
 		if (f ~ /^(thread_wake|sleep_alarm_fire|rq_.*|irq_save|irq_restore|read_rflags|cli|sti|tick)$/) return "other"
-		if (f ~ /^(trap_common|trap_return|trap|lapic_eoi|sched_preempt_irq|app_tick)$/) return "entry"
+		if (f ~ /^(timer_entry|timer_trap|trap_common|trap_return|trap|lapic_eoi|sched_preempt_irq|app_tick)$/) return "entry"
 		if (f ~ /^(alarm_.*|run_fast|run_list|advance|take_off|put_on|insert|reprogram|unlink|arch_timer_set|lapic_timer_set_deadline|wr|tsc_read|rdtsc|tsc_hz|sampler_missed|tick)$/) return "alarm"
 		if (f ~ /^(sample_alarm|tick_from|tf_pc|tf_fp|tf_sp|thread_tid|thread_stack|this_cpu|core_id)$/) return "context"
 		if (f ~ /^(arch_unlinked_return|is_frameless_leaf|cached_leaf|in_text|ksym_.*)$/) return "leaf"
@@ -389,7 +389,7 @@ echo "| kernel | interrupt entry and exit | alarm and timer re-arm | who and whe
 echo "|---|---|---|---|---|---|---|---|"
 step_groups rows
 echo
-echo "Every instruction of one whole timer interrupt (trap_common to iretq) while the profiler"
+echo "Every instruction of one whole timer interrupt (its entry to iretq) while the profiler"
 echo "samples run spin, counted by the function it belongs to (inlined ones by their own name:"
 echo "bt_walk_to is the walk inlined into the tick, hot_fast its record); the fewest of 24"
 echo "interrupts, 20 apart. The functions of each, most first:"

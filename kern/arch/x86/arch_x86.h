@@ -152,6 +152,7 @@ bool ksym_frameless_leaf(uintptr_t pc, uintptr_t *start, uintptr_t *end);
 __noreturn void arch_main(uint32_t mbi);
 __noreturn void ap_main(void);
 void trap(struct trapframe *tf);
+void timer_trap(struct trapframe *tf);	/* the timer vector (timer_entry) */
 
 /* misc */
 extern uint32_t boot_mbi;
