@@ -31,6 +31,7 @@ struct idt_entry {
 static struct idt_entry idt[256] __aligned(16);
 static struct { irq_handler fn; void *arg; } handlers[256];
 extern char trap_vectors[];
+extern char __app_text_start[], __app_text_end[];	/* kernel.ld */
 
 static const char *const exc_names[32] = {
 	"divide error", "debug", "NMI", "breakpoint", "overflow", "bound range",
@@ -154,7 +155,9 @@ void timer_trap(struct trapframe *tf)
 	c->irqs++;
 	lapic_eoi();
 	alarm_interrupt(tf, c, rdtsc());
-	app_tick(tf);
+	/* app_tick acts only on an app's code (and checks again): no call elsewhere */
+	if (tf->rip - (uintptr_t)__app_text_start < (uintptr_t)(__app_text_end - __app_text_start))
+		app_tick(tf);
 	sched_preempt_irq(tf->rflags & RFLAGS_IF);
 }
 

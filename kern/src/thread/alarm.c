@@ -68,7 +68,7 @@ static void put_on(struct cpu *c, struct alarm *a)
  * Program the timer for the earliest deadline of the list head and the fast alarm, or
  * none if neither is armed; interrupts off; now: the TSC, just read.
  */
-static void reprogram(struct cpu *c, uint64_t now)
+static __force_inline void reprogram(struct cpu *c, uint64_t now)
 {
 	uint64_t d = c->alarms ? c->alarms->deadline : 0;
 	struct alarm *f = c->fast;
