@@ -160,6 +160,8 @@ void lapic_timer_calibrate(void)
 	uint64_t r = lapic_hz % max_ahead << 16;
 	counts_per_tsc |= r / max_ahead << 16;
 	counts_per_tsc |= (r % max_ahead << 16) / max_ahead;
+	/* a count for max_ahead must fit TICR's 32 bits (arch_timer_set does not clamp) */
+	max_ahead /= lapic_hz / 0x100000000ull + 1;	/* lapic_hz over that is below 2^32 */
 }
 
 /*
@@ -176,12 +178,11 @@ void arch_timer_set(uint64_t deadline, uint64_t now)
 		wr(TICR, 0);
 		return;
 	}
-	/* at most a second ahead (no overflow); alarm.c re-arms when woken early */
+	/* at most max_ahead (a second, or less if the count would pass 32 bits: calibration);
+	 * alarm.c re-arms when woken early */
 	count = deadline > now ?
 		(uint64_t)((unsigned __int128)MIN(deadline - now, max_ahead) * counts_per_tsc >> 32) : 1;
 	if (count == 0)
 		count = 1;
-	if (count > 0xffffffffu)
-		count = 0xffffffffu;
 	wr(TICR, (uint32_t)count);	/* LVT_TIMER stays one-shot and unmasked */
 }

@@ -235,11 +235,15 @@ void yield(void)
 	irq_restore(f);
 }
 
+/* Every timer interrupt: the core's run queue through its struct cpu (no core_id chain). */
 void sched_preempt_irq(bool irq_was_on)
 {
-	struct runq *rq = rq_of(core_id());
+	struct runq *rq;
 
-	if (irq_was_on && READ_ONCE(rq->need_resched)) {
+	if (!irq_was_on)
+		return;
+	rq = this_cpu()->sched;
+	if (READ_ONCE(rq->need_resched)) {
 		rq->preempting = true;	/* interrupts are off: nothing else yields here */
 		yield();
 	}
