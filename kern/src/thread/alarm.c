@@ -64,17 +64,24 @@ static void put_on(struct cpu *c, struct alarm *a)
 		insert(c, a);
 }
 
-/*
- * Program the timer for the earliest deadline of the list head and the fast alarm, or
- * none if neither is armed; interrupts off; now: the TSC, just read.
- */
-static __force_inline void reprogram(struct cpu *c, uint64_t now)
+/* The earliest deadline of the list head and the fast alarm, 0 if neither is armed. */
+static __force_inline uint64_t next_deadline(const struct cpu *c)
 {
 	uint64_t d = c->alarms ? c->alarms->deadline : 0;
-	struct alarm *f = c->fast;
+	const struct alarm *f = c->fast;
 
 	if (f && (!d || f->deadline < d))
 		d = f->deadline;
+	return d;
+}
+
+/*
+ * Program the timer for next_deadline (none: 0) unless it already is; interrupts off;
+ * now: the TSC, just read.
+ */
+static void reprogram(struct cpu *c, uint64_t now)
+{
+	uint64_t d = next_deadline(c);
 
 	if (d != c->timer_deadline) {
 		c->timer_deadline = d;
@@ -190,16 +197,17 @@ static uint64_t run_list(struct cpu *c, struct trapframe *tf, uint64_t now)
  * Timer interrupt on core c, interrupts off, now: the TSC read on entry. The fast alarm
  * first if due (one compare), then every due alarm of the list; the TSC read after each
  * callback decides both whether more is due and the timer's count. Then the one-shot is
- * programmed again (reprogram): the invariant at the top of this file holds on return.
+ * programmed again: the invariant at the top of this file holds on return.
  */
 void alarm_interrupt(struct trapframe *tf, struct cpu *c, uint64_t now)
 {
 	struct alarm *f = c->fast;
 
-	c->timer_deadline = 0;		/* the one-shot has fired */
 	if (f && f->deadline <= now)
 		now = run_fast(c, f, tf, now);
 	if (c->alarms && c->alarms->deadline <= now)
 		now = run_list(c, tf, now);
-	reprogram(c, now);
+	/* the one-shot has fired: program it whatever timer_deadline says */
+	c->timer_deadline = next_deadline(c);
+	arch_timer_set(c->timer_deadline, now);
 }
