@@ -418,12 +418,22 @@ fast slot the sampler's does):
   (never due again at once: moved a period past now, the skipped ones counted missed);
   one compare finds nothing due in the list (the scheduler's 100 Hz tick, sleeps); the
   LAPIC one-shot gets the earlier of the two deadlines as a count (one multiply). The
-  empty interrupt pays the same. The stepped tick above is one that also ran the
-  scheduler's tick (run_list, insert, tick and a second advance: some 65) and came late
-  (advance's and sampler_missed's divisions: some 24): under gdb stepping every tick of
-  this kernel came late (stepping takes host time the guest clock partly sees), so an
-  ordinary sample's interrupt is about 90 below the stepped total. The run matrix and
-  one-core figures above count every instruction of whole runs and give the verdict.
+  empty interrupt pays the same.
+TXT
+# what the stepped "now" tick held beyond an ordinary one (its functions decide)
+step_groups fns | awk '$2 == "now" {
+	for (i = 4; i <= NF; i++) { split($i, fc, ":"); f[fc[1]] = fc[2] }
+	s = ""
+	if ("run_list" in f)
+		print "  The stepped tick above also ran the scheduler'"'"'s 100 Hz tick (run_list, insert,\n" \
+			"  tick and a second advance), which an ordinary sample does not."
+	if ("sampler_missed" in f)
+		print "  The stepped tick above came late (the divisions in advance and sampler_missed),\n" \
+			"  as stepping takes host time the guest clock partly sees; an ordinary one is not."
+}'
+cat <<'TXT'
+  The run matrix and one-core figures above count every instruction of whole runs and
+  give the verdict.
 - Who and where (sample_alarm, tick_from, thread_stack, arch_tf_where): the alarm brings
   its sampler and core (no core lookup); the current thread, its tid and its stack
   bounds (the walk's only trust) read inline from the thread's head (thread.h), the idle
