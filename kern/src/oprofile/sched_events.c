@@ -127,25 +127,14 @@ static __noinline void *ev_reserve_slow(struct opcore *c, uint32_t len, uint64_t
 	return p;
 }
 
-static inline void *ev_reserve_fixed(struct opcore *c, uint32_t len, uint64_t tsc)
-{
-	struct block *b = c->buf.cur;
-	void *p;
-
-	if (unlikely(!b || BFREE(b) < len))
-		return ev_reserve_slow(c, len, tsc);
-	p = b->wp;
-	b->wp += len;
-	return p;
-}
-
 /*
  * Room for a record of head bytes and up to the session's depth of frames (fewer if the
  * block could not hold them); *max: the frames it has room for. NULL: counted lost.
  */
 static void *ev_reserve(struct opcore *c, uint32_t head, uint64_t tsc, unsigned *max)
 {
-	uint32_t room = oprof.cfg.block_bytes - BLK_HDR;
+	uint32_t room = oprof.cfg.block_bytes - BLK_HDR, len;
+	struct block *b = c->buf.cur;
 	void *p;
 
 	*max = oprof.cfg.depth;
@@ -155,7 +144,13 @@ static void *ev_reserve(struct opcore *c, uint32_t head, uint64_t tsc, unsigned 
 		ev_lose(c, OPF_LOST_OTHER);
 		return NULL;
 	}
-	p = hot_reserve_slow(c, head + 8 * *max, tsc);
+	len = head + 8 * *max;
+	if (likely(b && BFREE(b) >= len)) {	/* room in cur: no call */
+		p = b->wp;
+		b->wp += len;
+		return p;
+	}
+	p = hot_reserve_slow(c, len, tsc);
 	NMI_POINT();
 	if (!p)
 		ev_lose(c, OPF_LOST_NO_BLOCK);
@@ -187,22 +182,119 @@ static void ev_name(char dst[OPF_OBJ_NAME], const char *name)
 }
 
 /*
- * A switch whose prev waits: OPF_SWITCH with its reason and its stack (walked from the
- * frame swtch saved: prev is off every core and not yet freed while on_switch runs).
+ * The stack cache: per core, per thread (by tid, a few ways), the last OPF_SWITCH written for
+ * a blocking switch of that thread in the core's current block, and the chain of frame
+ * pointers its walk followed. A thread that blocks again where it blocked before (most do:
+ * a server loop, a lock, a pipe) is written as a 40-byte OPF_SWITCH_SAME instead of a walk
+ * and a stack -- but only when that is provably what a walk would write:
+ *  - same block (cur and the core's block count), and the record still there, an OPF_SWITCH
+ *    of this tid (a block the core could not push is framed again in place);
+ *  - same wait: why, obj, site, holder and the name's address (the names handed to
+ *    schedev_wait are constants: a lock's, given where it is created; "9p");
+ *  - same stack: the same bounds and saved frame pointer, and every word the walk read
+ *    reads the same now -- frame i's caller link (fp[i + 1]) and return address (the
+ *    record's frames[i]), and the zero return address it stopped at (tail). Those frames
+ *    lay inside the same bounds when walked, so reading them again is safe; bt_walk's
+ *    output is a function of those words and the bounds alone (the depth is the session's).
+ * The core's own table, touched only inside its writer guard; emptied at session start.
  */
-static __noinline void ev_switch_long(const struct schedev_switch *sw)
-{
-	struct opcore *c = ev_begin_on(sw->core);
-	struct opf_switch *r;
-	uintptr_t fp, lo, hi;
-	unsigned max;
-	bool w = sw->w->set;
+#define EV_WAYS		8	/* entries per core, by tid */
+#define EV_CACHE_FRAMES	16	/* a deeper stack is never cached (always walked) */
 
-	if (!c)
+struct ev_stack {
+	const struct opf_switch *rec;	/* the record, or NULL: nothing cached in this way */
+	const struct block *b;		/* cur when it was written */
+	uint64_t blocks;		/* the core's cnt.blocks then */
+	uint32_t tid, n;		/* its thread; its frames */
+	uintptr_t tail;			/* the walk stopped at frame fp[n]'s zero return address */
+	const char *name;		/* the wait's name's address */
+	uintptr_t lo, hi;		/* the stack's bounds */
+	uintptr_t fp[EV_CACHE_FRAMES + 1];	/* fp[0] the saved frame; fp[i + 1] = *fp[i] */
+};
+
+static struct ev_stack ev_stacks[MAX_CPUS][EV_WAYS];
+
+/* The wait prev's OPF_SWITCH tells: its reason's object, site, holder and name, or zeros. */
+struct ev_wait {
+	uint64_t obj, site;
+	uint32_t holder;
+	const char *name;
+};
+
+static inline struct ev_wait ev_wait_of(const struct schedev_why *w)
+{
+	if (!w->set)
+		return (struct ev_wait){ 0, 0, 0, NULL };
+	return (struct ev_wait){ (uintptr_t)w->obj, (uintptr_t)w->site, w->holder, w->name };
+}
+
+/* Would a walk of sw's stack, and its wait, write exactly e->rec's? (see the cache above) */
+static inline bool ev_same(const struct opcore *c, const struct ev_stack *e,
+			   const struct schedev_switch *sw, const struct ev_wait *wt)
+{
+	const struct opf_switch *r = e->rec;
+	const struct block *b = c->buf.cur;
+
+	if (!r || e->tid != sw->prev_tid || e->b != b || e->blocks != c->cnt.blocks ||
+	    e->fp[0] != sw->fp || e->lo != sw->lo || e->hi != sw->hi)
+		return false;
+	if ((const uint8_t *)r >= b->wp || r->h.type != OPF_SWITCH || r->prev_tid != e->tid ||
+	    r->why != sw->why || r->obj != wt->obj || r->site != wt->site ||
+	    r->holder != wt->holder || e->name != wt->name)
+		return false;
+	for (uint32_t i = 0; i < e->n; i++) {
+		const uintptr_t *f = (const uintptr_t *)e->fp[i];
+
+		if (f[0] != e->fp[i + 1] || f[1] != r->frames[i])
+			return false;
+	}
+	return !e->tail || ((const uintptr_t *)e->tail)[1] == 0;
+}
+
+/*
+ * Remember r, just written with n frames walked from sw's stack (max the most it could
+ * take), as its thread's: the chain the walk followed, read again (prev's stack is frozen
+ * while it is off). A stack deeper than the cache, or a name too long to compare by its
+ * address alone, empties the way instead: the way must never hold an older record of this
+ * thread than the last one in the block.
+ */
+static void ev_remember(struct opcore *c, struct ev_stack *e, const struct opf_switch *r,
+			const struct schedev_switch *sw, const struct ev_wait *wt, unsigned max)
+{
+	uint32_t n = r->nframes;
+	uintptr_t next;
+
+	e->rec = NULL;
+	if (n > EV_CACHE_FRAMES)
 		return;
+	e->fp[0] = sw->fp;
+	for (uint32_t i = 0; i < n; i++)
+		e->fp[i + 1] = ((const uintptr_t *)e->fp[i])[0];
+	/* short of the depth, at a frame inside the bounds: the walk read its return address */
+	next = e->fp[n];
+	e->tail = n < max && next && !(next & 7) && sw->hi >= sw->lo &&
+		  sw->hi - sw->lo >= BT_FRAME_BYTES && next >= sw->lo &&
+		  next <= sw->hi - BT_FRAME_BYTES && (n == 0 || next > e->fp[n - 1]) ? next : 0;
+	e->b = c->buf.cur;
+	e->blocks = c->cnt.blocks;
+	e->tid = sw->prev_tid;
+	e->n = n;
+	e->name = wt->name;
+	e->lo = sw->lo;
+	e->hi = sw->hi;
+	e->rec = r;
+}
+
+/* A blocking switch that is not the same as before: OPF_SWITCH with the wait and the stack. */
+static __noinline void ev_block_full(struct opcore *c, const struct schedev_switch *sw,
+				     const struct ev_wait *wt, struct ev_stack *e)
+{
+	struct opf_switch *r;
+	unsigned max;
+
+	c->ev.defer_kick = 1;
 	if ((r = ev_reserve(c, sizeof(*r), sw->tsc, &max))) {
-		schedev_prev_stack(sw, &fp, &lo, &hi);
-		r->nframes = (uint16_t)ev_walk(c, r->frames, max, fp, lo, hi);
+		r->nframes = (uint16_t)ev_walk(c, r->frames, max, sw->fp, sw->lo, sw->hi);
 		r->h = (struct opf_rec){ OPF_SWITCH, 0, opf_switch_len(r->nframes) };
 		r->core = sw->core;
 		r->why = sw->why;
@@ -211,20 +303,21 @@ static __noinline void ev_switch_long(const struct schedev_switch *sw)
 		r->next_tid = sw->next_tid;
 		r->tsc = sw->tsc;
 		r->prev_cpu = sw->prev_cpu;
-		r->obj = w ? (uintptr_t)sw->w->obj : 0;
-		r->site = w ? (uintptr_t)sw->w->site : 0;
-		r->holder = w ? sw->w->holder : 0;
-		ev_name(r->name, w ? sw->w->name : NULL);
+		r->obj = wt->obj;
+		r->site = wt->site;
+		r->holder = wt->holder;
+		ev_name(r->name, wt->name);
 		cnt_add(&c->ev.written[OPF_EV_SWITCH], 1);
+		ev_remember(c, e, r, sw, wt, max);
 	}
 	ev_end(c);
 }
 
 static inline void ev_fill_short(struct opcore *c, struct opf_switch_short *r,
-				 const struct schedev_switch *sw)
+				 const struct schedev_switch *sw, uint16_t type)
 {
 	*r = (struct opf_switch_short){
-		.h = { OPF_SWITCH_SHORT, 0, sizeof(*r) }, .core = sw->core, .why = sw->why,
+		.h = { type, 0, sizeof(*r) }, .core = sw->core, .why = sw->why,
 		.prev_tid = sw->prev_tid, .next_tid = sw->next_tid, .tsc = sw->tsc,
 		.prev_cpu = sw->prev_cpu,
 	};
@@ -238,7 +331,7 @@ static __noinline void ev_switch_short_slow(struct opcore *c, const struct sched
 
 	NMI_POINT();
 	if (r)
-		ev_fill_short(c, r, sw);
+		ev_fill_short(c, r, sw, OPF_SWITCH_SHORT);
 	else
 		ev_lose(c, OPF_LOST_NO_BLOCK);
 	ev_leave(c);
@@ -267,39 +360,84 @@ static void ev_switch_short(const struct schedev_switch *sw)
 	r = (struct opf_switch_short *)b->wp;
 	b->wp += sizeof(*r);
 	NMI_POINT();
-	ev_fill_short(c, r, sw);
+	ev_fill_short(c, r, sw, OPF_SWITCH_SHORT);
 	ev_leave(c);
 }
 
-/* on_switch: the stack only where a wait needs explaining (abi/oprofile.h says so). */
-static void ev_switch(const struct schedev_switch *sw)
+/*
+ * on_block: prev waits. The same wait at the same stack as its last blocking switch in this
+ * block is the 40-byte OPF_SWITCH_SAME, on the inline guard and reserve like a short switch;
+ * anything else (or no room for the short record in cur: the reference must stay in the
+ * block) an OPF_SWITCH with a walk of the stack. sw->core is this core.
+ */
+static void ev_block(const struct schedev_switch *sw)
 {
-	if (unlikely(sw->why > OPF_WHY_YIELD && sw->why != OPF_WHY_EXIT)) {
-		ev_switch_long(sw);
+	struct opcore *c = &opcores[sw->core];
+	struct ev_stack *e = &ev_stacks[sw->core][sw->prev_tid % EV_WAYS];
+	struct ev_wait wt = ev_wait_of(sw->w);
+	struct opf_switch_short *r;
+	struct block *b;
+
+	if (!ev_enter(c))
+		return;
+	b = c->buf.cur;
+	if (unlikely(!ev_same(c, e, sw, &wt) || BFREE(b) < sizeof(*r))) {
+		ev_block_full(c, sw, &wt, e);
 		return;
 	}
-	ev_switch_short(sw);
+	r = (struct opf_switch_short *)b->wp;
+	b->wp += sizeof(*r);
+	NMI_POINT();
+	ev_fill_short(c, r, sw, OPF_SWITCH_SAME);
+	ev_leave(c);
 }
 
+static inline void ev_fill_wake(struct opcore *c, struct opf_wakeup *r, uint32_t tid,
+				int target_core, uint32_t waker, uint64_t tsc)
+{
+	*r = (struct opf_wakeup){
+		.h = { OPF_WAKEUP, 0, sizeof(*r) }, .core = (uint16_t)(c - opcores),
+		.target_core = (uint16_t)target_core, .tid = tid, .waker = waker, .tsc = tsc,
+	};
+	cnt_add(&c->ev.written[OPF_EV_WAKEUP], 1);
+}
+
+/* A wake-up that found no room in cur: the slow reserve, then as ever. */
+static __noinline void ev_wake_slow(struct opcore *c, uint32_t tid, int target_core,
+				    uint32_t waker, uint64_t tsc)
+{
+	struct opf_wakeup *r = ev_reserve_slow(c, sizeof(*r), tsc);
+
+	NMI_POINT();
+	if (r)
+		ev_fill_wake(c, r, tid, target_core, waker, tsc);
+	else
+		ev_lose(c, OPF_LOST_NO_BLOCK);
+	ev_leave(c);
+}
+
+/* on_wake: OPF_WAKEUP on the waker's core, on the same lean path as a short switch. */
 static void ev_wake(uint32_t tid, int target_core, uint32_t waker)
 {
-	struct opcore *c = ev_begin();
-	uint64_t tsc = tsc_read();
+	unsigned core = (unsigned)core_id();
+	struct opcore *c;
 	struct opf_wakeup *r;
+	struct block *b;
+	uint64_t tsc;
 
-	if (!c)
+	if (core >= MAX_CPUS || !ev_enter(c = &opcores[core]))
 		return;
-	if ((r = ev_reserve_fixed(c, sizeof(*r), tsc))) {
-		NMI_POINT();
-		*r = (struct opf_wakeup){
-			.h = { OPF_WAKEUP, 0, sizeof(*r) }, .core = (uint16_t)(c - opcores),
-			.target_core = (uint16_t)target_core, .tid = tid, .waker = waker, .tsc = tsc,
-		};
-		cnt_add(&c->ev.written[OPF_EV_WAKEUP], 1);
-	} else {
-		ev_lose(c, OPF_LOST_NO_BLOCK);
+	tsc = tsc_read();
+	b = c->buf.cur;
+	if (unlikely(!b || BFREE(b) < sizeof(*r))) {
+		ev_wake_slow(c, tid, target_core, waker, tsc);
+		return;
 	}
-	ev_end(c);
+	r = (struct opf_wakeup *)b->wp;
+	b->wp += sizeof(*r);
+	NMI_POINT();
+	ev_fill_wake(c, r, tid, target_core, waker, tsc);
+	ev_leave(c);
 }
 
 static void ev_lock(const struct schedev_lock *lk)
@@ -328,7 +466,8 @@ static void ev_lock(const struct schedev_lock *lk)
 }
 
 static struct schedev_ops ops = {
-	.on_switch = ev_switch,
+	.on_switch = ev_switch_short,
+	.on_block = ev_block,
 	.on_wake = ev_wake,
 	.on_lock = ev_lock,
 };
@@ -337,6 +476,7 @@ static struct schedev_ops ops = {
 const struct schedev_ops *sched_events_ops(void)
 {
 	ops.spin_min = tsc_hz() / 1000000 * SPIN_REPORT_US;
+	memset(ev_stacks, 0, sizeof(ev_stacks));	/* no hook runs: the last session's stopped */
 	return &ops;
 }
 
