@@ -98,12 +98,14 @@ measure() {
 		{ echo "schedcost: the $1 boot failed; see $log and $work/console-$1.log" >&2; return 1; }
 }
 
-# steps APP TAG: one core, -icount shift=0, two APP threads (yield or pingpong) with -e sched
-# (depth 16, reader to /dev/null); gdb single-steps six whole switch events
-# (tests/bench/swstep.py), each a TAG line in the log: instructions, then per function.
+# steps APP TAG [FN]: one core, -icount shift=0, two APP threads (yield or pingpong) with -e
+# sched (depth 16, reader to /dev/null); gdb single-steps six whole calls of FN (switch_event:
+# a switch event; ev_wake: a wake-up event; tests/bench/swstep.py), each a TAG line in the
+# log: instructions, then per function.
 steps() {
 	local port=$((20000 + RANDOM % 20000)) out
 	out=$(mktemp)
+	ISTEP_FN=${3:-switch_event} \
 	NCPU=1 MEM=512M ACCEL=tcg PORT=$port ELF=$top/build/kernel.elf OUT=$out APP=$1 \
 	PY=$top/tests/bench/swstep.py expect -c '
 		source tests/lib/kern.tcl
@@ -126,13 +128,13 @@ steps() {
 }
 
 all_steps() {
-	steps yield STEP && steps pingpong STEPB ||
+	steps yield STEP && steps pingpong STEPB && steps pingpong STEPW ev_wake ||
 		echo "schedcost: stepping the switch events failed; no breakdown" >&2
 }
 
 hung=
 if [ "${STEPS_ONLY:-0}" = 1 ]; then	# the breakdown again, the measured rows kept
-	sed -i '/^STEPB\? /d' "$log"
+	sed -i '/^STEP[BW]\? /d' "$log"
 	all_steps
 elif [ "${REPORT_ONLY:-0}" != 1 ]; then
 	: > "$log"
@@ -199,20 +201,24 @@ echo "| now, depth 16, read after the run (schedq) | $(gain now schedq 5 $sw) | 
 [ "$(gain before sched 5 $sw)" != - ] &&
 	echo "| before, depth 16 | $(gain before sched 5 $sw) | $(gain before sched 8 $sw) | $(gain before sched 6 $PAIRS) | $(gain before sched 7 $PAIRS) | |"
 
-# a switch event stepped: the fewest instructions of the six of a kind (the common case: no
-# block change; blocking: of those that wrote a long record), with its functions, most first
+# an event stepped: the fewest instructions of the six of a kind with NEED among its
+# functions and none of SKIP (the common case: no block change), with its functions, most first
 stepline() {
-	awk -v t=$1 -v need="$2" '$1 == t && (need == "" || index($0, need)) && (!n || $2 < n) {
+	awk -v t=$1 -v need="$2" -v skip="$3" '$1 == t && (need == "" || index($0, need)) &&
+		(skip == "" || !index($0, skip)) && (!n || $2 < n) {
 		n = $2; line = $0} END {print line}' "$log"
 }
-for kind in "STEP yield" "STEPB blocking"; do
-	set -- $kind
-	step=$(stepline $1 "$([ $1 = STEPB ] && echo ev_switch_long)")
+for kind in "STEP:yield switch event:switch_event:" \
+	    "STEPB:blocking switch event, its wait the same as before (OPF_SWITCH_SAME):ev_block:ev_block_full" \
+	    "STEPB:blocking switch event with a walk (OPF_SWITCH):ev_block_full:" \
+	    "STEPW:wake-up event (ev_wake, from its first instruction):ev_wake:"; do
+	IFS=: read -r tag what need skip <<<"$kind"
+	step=$(stepline "$tag" "$need" "$skip")
 	[ -n "$step" ] || continue
 	echo
-	echo "One $2 switch event, instruction by instruction (gdb single-step of switch_event, its"
-	echo "call included, -e sched at depth 16; tests/bench/swstep.py): $(echo "$step" | awk '{print $2}')"
-	echo "instructions, by function (inlined code counted in its caller):"
+	echo "One $what, instruction by instruction (gdb single-step, -e sched at depth 16;"
+	echo "tests/bench/swstep.py): $(echo "$step" | awk '{print $2}') instructions, by function"
+	echo "(inlined code counted in its caller):"
 	echo "$step" | awk '{s = ""; for (i = 3; i <= NF; i++) s = s (i > 3 ? ", " : "") $i
 		gsub(/:/, " ", s); printf "`%s`.\n", s}'
 done

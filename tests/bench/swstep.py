@@ -1,7 +1,7 @@
 # gdb -batch -x tests/bench/swstep.py: attached to QEMU's gdb stub (ISTEP_PORT) while two
 # `run yield` threads switch on one core with "oprofile start -e sched", single-step six
-# whole switch events (switch_event, from its first instruction to its return; 50 switches
-# apart) and write one line each to ISTEP_OUT: the instructions, then "function:count" by
+# whole switch events (switch_event, or ISTEP_FN -- ev_wake for the wake-ups -- from its
+# first instruction to its return; 50 calls apart) and write one line each to ISTEP_OUT: the instructions, then "function:count" by
 # the symbol each instruction lies in (inlined code counts for its caller). How
 # tests/bench/schedcost.sh's reading of where a switch's instructions go was obtained:
 #   kern> cat /dev/oprofile > /dev/null &
@@ -18,7 +18,7 @@ elf = os.environ["ISTEP_ELF"]
 gdb.execute("set pagination off")
 gdb.execute("file " + elf)
 gdb.execute("target remote localhost:" + os.environ["ISTEP_PORT"])
-gdb.execute("hbreak switch_event")
+gdb.execute("hbreak " + os.environ.get("ISTEP_FN", "switch_event"))
 runs = []
 for i in range(6):
     if runs:

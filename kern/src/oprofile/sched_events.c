@@ -187,15 +187,17 @@ static void ev_name(char dst[OPF_OBJ_NAME], const char *name)
  * pointers its walk followed. A thread that blocks again where it blocked before (most do:
  * a server loop, a lock, a pipe) is written as a 40-byte OPF_SWITCH_SAME instead of a walk
  * and a stack -- but only when that is provably what a walk would write:
- *  - same block (cur and the core's block count), and the record still there, an OPF_SWITCH
- *    of this tid (a block the core could not push is framed again in place);
- *  - same wait: why, obj, site, holder and the name's address (the names handed to
- *    schedev_wait are constants: a lock's, given where it is created; "9p");
+ *  - same block (the core's block count: cur changes only when pushed), and the record
+ *    still there, an OPF_SWITCH of this tid (a block the core could not push is framed
+ *    again in place, its wp back at the start);
+ *  - same wait: set and why, and when set obj, site, holder and the name's address (the
+ *    names handed to schedev_wait are constants: a lock's, given where it is created);
  *  - same stack: the same bounds and saved frame pointer, and every word the walk read
- *    reads the same now -- frame i's caller link (fp[i + 1]) and return address (the
- *    record's frames[i]), and the zero return address it stopped at (tail). Those frames
- *    lay inside the same bounds when walked, so reading them again is safe; bt_walk's
- *    output is a function of those words and the bounds alone (the depth is the session's).
+ *    reads the same now -- each frame's caller link and return address (the record's
+ *    frames[i], as written), and the zero return address it stopped at (tail). Each frame
+ *    read lies where the walk found it inside the same bounds (the links are the same), so
+ *    reading it again is safe; bt_walk's output is a function of those words and the bounds
+ *    alone (the depth is the session's).
  * The core's own table, touched only inside its writer guard; emptied at session start.
  */
 #define EV_WAYS		8	/* entries per core, by tid */
@@ -203,49 +205,55 @@ static void ev_name(char dst[OPF_OBJ_NAME], const char *name)
 
 struct ev_stack {
 	const struct opf_switch *rec;	/* the record, or NULL: nothing cached in this way */
-	const struct block *b;		/* cur when it was written */
-	uint64_t blocks;		/* the core's cnt.blocks then */
+	uint64_t blocks;		/* the core's cnt.blocks when it was written */
 	uint32_t tid, n;		/* its thread; its frames */
-	uintptr_t tail;			/* the walk stopped at frame fp[n]'s zero return address */
-	const char *name;		/* the wait's name's address */
-	uintptr_t lo, hi;		/* the stack's bounds */
-	uintptr_t fp[EV_CACHE_FRAMES + 1];	/* fp[0] the saved frame; fp[i + 1] = *fp[i] */
+	uint32_t setwhy;		/* the wait it was written for: schedev_why's set and why, */
+	uint32_t holder;		/* ... and (when set) holder, obj, site and name */
+	const void *obj, *site;
+	const char *name;
+	uintptr_t fp, lo, hi;		/* the saved frame pointer, the stack's bounds */
+	uintptr_t tail;			/* the walk stopped at this frame's zero return address */
+	uintptr_t fw[2 * EV_CACHE_FRAMES];	/* frame i's words: caller link, return address */
 };
 
 static struct ev_stack ev_stacks[MAX_CPUS][EV_WAYS];
 
-/* The wait prev's OPF_SWITCH tells: its reason's object, site, holder and name, or zeros. */
-struct ev_wait {
-	uint64_t obj, site;
-	uint32_t holder;
-	const char *name;
-};
-
-static inline struct ev_wait ev_wait_of(const struct schedev_why *w)
+/* schedev_why's set and why as one word (they are its first two 16-bit fields) */
+static inline uint32_t ev_setwhy(const struct schedev_why *w)
 {
-	if (!w->set)
-		return (struct ev_wait){ 0, 0, 0, NULL };
-	return (struct ev_wait){ (uintptr_t)w->obj, (uintptr_t)w->site, w->holder, w->name };
+	uint32_t v;
+
+	__builtin_memcpy(&v, w, sizeof(v));
+	return v;
 }
 
-/* Would a walk of sw's stack, and its wait, write exactly e->rec's? (see the cache above) */
+/*
+ * Would a walk of sw's stack, and its wait, write exactly e->rec's? (see the cache above)
+ * The frames: from the saved frame pointer, each frame's two words against the cache's,
+ * the caller link that matched being the next frame -- one load and one compare a word.
+ */
 static inline bool ev_same(const struct opcore *c, const struct ev_stack *e,
-			   const struct schedev_switch *sw, const struct ev_wait *wt)
+			   const struct schedev_switch *sw)
 {
 	const struct opf_switch *r = e->rec;
-	const struct block *b = c->buf.cur;
+	const struct schedev_why *w = sw->w;
+	const uintptr_t *fw = e->fw;
+	uintptr_t fp = sw->fp;
 
-	if (!r || e->tid != sw->prev_tid || e->b != b || e->blocks != c->cnt.blocks ||
-	    e->fp[0] != sw->fp || e->lo != sw->lo || e->hi != sw->hi)
+	if (!r || e->tid != sw->prev_tid || e->blocks != c->cnt.blocks || e->fp != fp ||
+	    e->lo != sw->lo || e->hi != sw->hi || e->setwhy != ev_setwhy(w))
 		return false;
-	if ((const uint8_t *)r >= b->wp || r->h.type != OPF_SWITCH || r->prev_tid != e->tid ||
-	    r->why != sw->why || r->obj != wt->obj || r->site != wt->site ||
-	    r->holder != wt->holder || e->name != wt->name)
+	if (w->set && (w->obj != e->obj || w->site != e->site || w->holder != e->holder ||
+		       w->name != e->name))
 		return false;
-	for (uint32_t i = 0; i < e->n; i++) {
-		const uintptr_t *f = (const uintptr_t *)e->fp[i];
-
-		if (f[0] != e->fp[i + 1] || f[1] != r->frames[i])
+	if ((const uint8_t *)r >= c->buf.cur->wp || r->h.type != OPF_SWITCH ||
+	    r->prev_tid != e->tid)
+		return false;
+	for (const uintptr_t *end = fw + 2 * e->n; fw != end; fw += 2) {
+		if (((const uintptr_t *)fp)[1] != fw[1])
+			return false;
+		fp = ((const uintptr_t *)fp)[0];
+		if (fp != fw[0])
 			return false;
 	}
 	return !e->tail || ((const uintptr_t *)e->tail)[1] == 0;
@@ -253,33 +261,38 @@ static inline bool ev_same(const struct opcore *c, const struct ev_stack *e,
 
 /*
  * Remember r, just written with n frames walked from sw's stack (max the most it could
- * take), as its thread's: the chain the walk followed, read again (prev's stack is frozen
- * while it is off). A stack deeper than the cache, or a name too long to compare by its
- * address alone, empties the way instead: the way must never hold an older record of this
- * thread than the last one in the block.
+ * take), as its thread's: the words the walk read, read again (prev's stack is frozen while
+ * it is off). A stack deeper than the cache empties the way instead: the way must never
+ * hold an older record of this thread than its last one in the block.
  */
 static void ev_remember(struct opcore *c, struct ev_stack *e, const struct opf_switch *r,
-			const struct schedev_switch *sw, const struct ev_wait *wt, unsigned max)
+			const struct schedev_switch *sw, unsigned max)
 {
+	const struct schedev_why *w = sw->w;
 	uint32_t n = r->nframes;
-	uintptr_t next;
+	uintptr_t fp = sw->fp, prev = 0;
 
 	e->rec = NULL;
 	if (n > EV_CACHE_FRAMES)
 		return;
-	e->fp[0] = sw->fp;
-	for (uint32_t i = 0; i < n; i++)
-		e->fp[i + 1] = ((const uintptr_t *)e->fp[i])[0];
+	for (uint32_t i = 0; i < n; i++) {
+		prev = fp;
+		e->fw[2 * i] = fp = ((const uintptr_t *)prev)[0];
+		e->fw[2 * i + 1] = r->frames[i];
+	}
 	/* short of the depth, at a frame inside the bounds: the walk read its return address */
-	next = e->fp[n];
-	e->tail = n < max && next && !(next & 7) && sw->hi >= sw->lo &&
-		  sw->hi - sw->lo >= BT_FRAME_BYTES && next >= sw->lo &&
-		  next <= sw->hi - BT_FRAME_BYTES && (n == 0 || next > e->fp[n - 1]) ? next : 0;
-	e->b = c->buf.cur;
+	e->tail = n < max && fp && !(fp & 7) && sw->hi >= sw->lo &&
+		  sw->hi - sw->lo >= BT_FRAME_BYTES && fp >= sw->lo &&
+		  fp <= sw->hi - BT_FRAME_BYTES && (n == 0 || fp > prev) ? fp : 0;
 	e->blocks = c->cnt.blocks;
 	e->tid = sw->prev_tid;
 	e->n = n;
-	e->name = wt->name;
+	e->setwhy = ev_setwhy(w);
+	e->holder = w->holder;
+	e->obj = w->obj;
+	e->site = w->site;
+	e->name = w->name;
+	e->fp = sw->fp;
 	e->lo = sw->lo;
 	e->hi = sw->hi;
 	e->rec = r;
@@ -287,8 +300,9 @@ static void ev_remember(struct opcore *c, struct ev_stack *e, const struct opf_s
 
 /* A blocking switch that is not the same as before: OPF_SWITCH with the wait and the stack. */
 static __noinline void ev_block_full(struct opcore *c, const struct schedev_switch *sw,
-				     const struct ev_wait *wt, struct ev_stack *e)
+				     struct ev_stack *e)
 {
+	const struct schedev_why *w = sw->w;
 	struct opf_switch *r;
 	unsigned max;
 
@@ -303,12 +317,12 @@ static __noinline void ev_block_full(struct opcore *c, const struct schedev_swit
 		r->next_tid = sw->next_tid;
 		r->tsc = sw->tsc;
 		r->prev_cpu = sw->prev_cpu;
-		r->obj = wt->obj;
-		r->site = wt->site;
-		r->holder = wt->holder;
-		ev_name(r->name, wt->name);
+		r->obj = w->set ? (uintptr_t)w->obj : 0;
+		r->site = w->set ? (uintptr_t)w->site : 0;
+		r->holder = w->set ? w->holder : 0;
+		ev_name(r->name, w->set ? w->name : NULL);
 		cnt_add(&c->ev.written[OPF_EV_SWITCH], 1);
-		ev_remember(c, e, r, sw, wt, max);
+		ev_remember(c, e, r, sw, max);
 	}
 	ev_end(c);
 }
@@ -374,15 +388,14 @@ static void ev_block(const struct schedev_switch *sw)
 {
 	struct opcore *c = &opcores[sw->core];
 	struct ev_stack *e = &ev_stacks[sw->core][sw->prev_tid % EV_WAYS];
-	struct ev_wait wt = ev_wait_of(sw->w);
 	struct opf_switch_short *r;
 	struct block *b;
 
 	if (!ev_enter(c))
 		return;
 	b = c->buf.cur;
-	if (unlikely(!ev_same(c, e, sw, &wt) || BFREE(b) < sizeof(*r))) {
-		ev_block_full(c, sw, &wt, e);
+	if (unlikely(!ev_same(c, e, sw) || BFREE(b) < sizeof(*r))) {
+		ev_block_full(c, sw, e);
 		return;
 	}
 	r = (struct opf_switch_short *)b->wp;
