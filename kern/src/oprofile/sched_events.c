@@ -405,25 +405,25 @@ static void ev_block(const struct schedev_switch *sw)
 	ev_leave(c);
 }
 
-static inline void ev_fill_wake(struct opcore *c, struct opf_wakeup *r, uint32_t tid,
-				int target_core, uint32_t waker, uint64_t tsc)
+static inline void ev_fill_wake(struct opcore *c, unsigned core, struct opf_wakeup *r,
+				uint32_t tid, int target_core, uint32_t waker, uint64_t tsc)
 {
 	*r = (struct opf_wakeup){
-		.h = { OPF_WAKEUP, 0, sizeof(*r) }, .core = (uint16_t)(c - opcores),
+		.h = { OPF_WAKEUP, 0, sizeof(*r) }, .core = (uint16_t)core,
 		.target_core = (uint16_t)target_core, .tid = tid, .waker = waker, .tsc = tsc,
 	};
 	cnt_add(&c->ev.written[OPF_EV_WAKEUP], 1);
 }
 
 /* A wake-up that found no room in cur: the slow reserve, then as ever. */
-static __noinline void ev_wake_slow(struct opcore *c, uint32_t tid, int target_core,
-				    uint32_t waker, uint64_t tsc)
+static __noinline void ev_wake_slow(struct opcore *c, unsigned core, uint32_t tid,
+				    int target_core, uint32_t waker, uint64_t tsc)
 {
 	struct opf_wakeup *r = ev_reserve_slow(c, sizeof(*r), tsc);
 
 	NMI_POINT();
 	if (r)
-		ev_fill_wake(c, r, tid, target_core, waker, tsc);
+		ev_fill_wake(c, core, r, tid, target_core, waker, tsc);
 	else
 		ev_lose(c, OPF_LOST_NO_BLOCK);
 	ev_leave(c);
@@ -443,13 +443,13 @@ static void ev_wake(uint32_t tid, int target_core, uint32_t waker)
 	tsc = tsc_read();
 	b = c->buf.cur;
 	if (unlikely(!b || BFREE(b) < sizeof(*r))) {
-		ev_wake_slow(c, tid, target_core, waker, tsc);
+		ev_wake_slow(c, core, tid, target_core, waker, tsc);
 		return;
 	}
 	r = (struct opf_wakeup *)b->wp;
 	b->wp += sizeof(*r);
 	NMI_POINT();
-	ev_fill_wake(c, r, tid, target_core, waker, tsc);
+	ev_fill_wake(c, core, r, tid, target_core, waker, tsc);
 	ev_leave(c);
 }
 

@@ -184,12 +184,15 @@ static unsigned switch_why(const struct thread *prev, const struct runq *rq)
 static __noinline void switch_event(const struct schedev_ops *ops, struct runq *rq,
 				    struct thread *prev, unsigned why, const struct thread *next)
 {
-	struct schedev_switch sw = {
-		.prev_tid = (uint32_t)prev->tid, .next_tid = (uint32_t)next->tid,
-		.core = (uint16_t)next->core, .why = (uint16_t)why,
-		.tsc = rq->sw_tsc, .prev_cpu = prev->cpu_tsc, .w = &prev->why,
-	};
+	struct schedev_switch sw;	/* field by field: fp, lo, hi only where on_block reads them */
 
+	sw.prev_tid = (uint32_t)prev->tid;
+	sw.next_tid = (uint32_t)next->tid;
+	sw.core = (uint16_t)next->core;
+	sw.why = (uint16_t)why;
+	sw.tsc = rq->sw_tsc;
+	sw.prev_cpu = prev->cpu_tsc;
+	sw.w = &prev->why;
 	if (why > OPF_WHY_YIELD && why != OPF_WHY_EXIT) {
 		sw.fp = arch_switched_fp(prev->rsp);
 		thread_stack(prev, &sw.lo, &sw.hi);
