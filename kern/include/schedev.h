@@ -65,7 +65,8 @@ struct schedev_ops {
 	void (*on_switch)(const struct schedev_switch *sw);
 	/* prev waits (SLEEP, RENDEZ, QLOCK, IO): sw has its stack, frozen while it is off */
 	void (*on_block)(const struct schedev_switch *sw);
-	void (*on_wake)(uint32_t tid, int target_core, uint32_t waker);
+	/* waker (a tid, 0 idle) on core -- this core -- made tid of target_core runnable */
+	void (*on_wake)(uint32_t tid, int target_core, uint32_t waker, unsigned core);
 	void (*on_lock)(const struct schedev_lock *lk);
 	uint64_t spin_min;	/* report a spinlock only after this many TSC ticks of spinning */
 };

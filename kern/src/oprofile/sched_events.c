@@ -249,13 +249,17 @@ static inline bool ev_same(const struct opcore *c, const struct ev_stack *e,
 	if ((const uint8_t *)r >= c->buf.cur->wp || r->h.type != OPF_SWITCH ||
 	    r->prev_tid != e->tid)
 		return false;
-	for (const uintptr_t *end = fw + 2 * e->n; fw != end; fw += 2) {
-		if (((const uintptr_t *)fp)[1] != fw[1])
+	/* two frames a round (the loop's own count and branch once for both), then the odd one */
+	for (const uintptr_t *end = fw + 4 * (e->n / 2); fw != end; fw += 4) {
+		const uintptr_t *f = (const uintptr_t *)fp, *g = (const uintptr_t *)fw[0];
+
+		if (f[1] != fw[1] || f[0] != fw[0] || g[1] != fw[3] || g[0] != fw[2])
 			return false;
-		fp = ((const uintptr_t *)fp)[0];
-		if (fp != fw[0])
-			return false;
+		fp = fw[2];
 	}
+	if ((e->n & 1) && (((const uintptr_t *)fp)[1] != fw[1] ||
+			   ((const uintptr_t *)fp)[0] != fw[0]))
+		return false;
 	return !e->tail || ((const uintptr_t *)e->tail)[1] == 0;
 }
 
@@ -430,9 +434,8 @@ static __noinline void ev_wake_slow(struct opcore *c, unsigned core, uint32_t ti
 }
 
 /* on_wake: OPF_WAKEUP on the waker's core, on the same lean path as a short switch. */
-static void ev_wake(uint32_t tid, int target_core, uint32_t waker)
+static void ev_wake(uint32_t tid, int target_core, uint32_t waker, unsigned core)
 {
-	unsigned core = (unsigned)core_id();
 	struct opcore *c;
 	struct opf_wakeup *r;
 	struct block *b;

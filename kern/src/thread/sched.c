@@ -264,8 +264,12 @@ static inline void wake_event(struct thread *t)
 {
 	const struct schedev_ops *ops = schedev();
 
-	if (unlikely(ops))
-		ops->on_wake((uint32_t)t->tid, t->core, (uint32_t)thread_tid(current()));
+	if (unlikely(ops)) {
+		struct cpu *c = this_cpu();
+
+		ops->on_wake((uint32_t)t->tid, t->core, c->cur ? (uint32_t)c->cur->tid : 0,
+			     (unsigned)c->id);
+	}
 }
 
 void thread_wake(struct thread *t)
