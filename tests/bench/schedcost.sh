@@ -178,9 +178,10 @@ echo "Guest instructions per context switch and per uncontended acquire/release 
 echo "pairs); medians of $ROUNDS interleaved rounds. A yield switch: \`run yield\` against a second"
 echo "yielding thread ($sw switches a run; prev stays runnable, so -e sched writes the 40-byte"
 echo "OPF_SWITCH_SHORT without a stack). A blocking switch: \`run pingpong\`, two threads handing"
-echo "a turn over through a rendez ($sw switches a run; each is a rendez wait, written as"
-echo "OPF_SWITCH with prev's stack, and comes with the OPF_WAKEUP of the thread that ends it,"
-echo "whose cost is counted in). Sessions: timer at 100 Hz, depth 16, reader to /dev/null."
+echo "a turn over through a rendez ($sw switches a run; each is a rendez wait -- an OPF_SWITCH"
+echo "with prev's stack, or, when the thread waits where its last one in the block did, the"
+echo "40-byte OPF_SWITCH_SAME -- and comes with the OPF_WAKEUP of the thread that ends it, whose"
+echo "cost is counted in). Sessions: timer at 100 Hz, depth 16, reader to /dev/null."
 echo "\"before\" is ${BEFORE:-(not measured)} (every switch an 80-byte OPF_SWITCH with prev's stack) with the same"
 echo "workloads built in; sched0 is -e sched at depth 0 (no stack in any record); schedq is -e"
 echo "sched with no reader until the runs are over (the output cap, 64 MiB here for every"
@@ -242,23 +243,40 @@ done
 
 cat <<'TXT'
 
-Reading it (at this writing; the rows above are the numbers). The target is met for the
-switches whose thread stays runnable (preempted, yield) or exits: -e sched at depth 16 adds
-about 109 instructions to a yield switch, under the 150 asked (7458d39, before this
-change: 444 here, 458 in the previous results). Such a switch is now a 40-byte
-OPF_SWITCH_SHORT without a stack (the 80-byte OPF_SWITCH and a walk of prev's stack
-before), written on an inlined writer guard and an inlined reserve whose slow paths are
-tail calls, so the common path saves no register; the hook's argument is built without a
-call (switch_locked hands the resumed thread to switched). Stepped, the event is 77
-instructions (switch_event 21, ev_switch 56); the rest of the measured gain is the reason
-decided in switched() and the worker and reader moving 40 bytes a switch (the read-after
-row saves about 7). The target is not met, and is not sought, for a blocking switch
-(sleep, rendez, qlock, io): it adds about 585 instructions with the wake-up that ends the
-wait (before: 732), because it keeps what off-CPU analysis needs -- prev's stack (the walk,
-now the hot path's inline bt_walk, and its bounds: about 175 of the 372 stepped; depth 0
-saves about 160) and the reason's object and name in the 80-byte OPF_SWITCH -- plus the
-32-byte OPF_WAKEUP. docs/FORMAT.md and the README say which switches carry a stack.
-Without a session a switch costs 2 instructions more than in 7458d39 (switch_locked's
-return value, passed to switched). The uncontended locks gain nothing: -e sched changes a
-qlock or spinlock pair by 0.0-0.1 instructions (a few timer samples' worth over the run).
+Reading it (at this writing; the rows above are the numbers). A yield switch meets the
+target as before: about 108 instructions, under the 150 asked. A blocking switch with the
+wake-up that ends it does not: about 390 (585 before the stack cache, 732 in 7458d39). What
+the stack cache changed: a thread that blocks where it blocked before is written as a 40-byte
+OPF_SWITCH_SAME that refers to its last OPF_SWITCH in the same block, instead of an 80-byte
+record, a walk and the frames -- but only when the kernel has proven that a walk would write
+the same: the same wait (reason, object, site, holder, name), the same stack bounds and saved
+frame pointer, and every word the walk read (each frame's caller link and return address, the
+zero return address it stopped at) unchanged; pingpong's waits are all references but the
+first of each thread in a 32 KiB block (about 450 hand-overs). The proof reads the words the
+walk read, two loads and two compares a frame, two frames a round (7.4 instructions a frame
+for pingpong's 9; the walk was about 11, plus a store and the frames' bytes later moved by
+the worker and the reader). The off-CPU views see the same stacks (tests/t/sched-same-switch,
+and twonap in sched-events: two call sites with the same frame addresses, 50 waits each).
+
+Where a blocking hand-over's instructions go now (the stepped events above, by line; the
+rest from the rows):
+- the switch event, 238: switch_event 45 (the hook's argument, prev's saved frame pointer and
+  stack bounds, the indirect call); in ev_block the writer guard (on, taken, nest, paused,
+  nest = 1: about 17), the proof's fixed checks (the cache entry: thread, block, frame
+  pointer, bounds, wait; the record still in the block: about 51), the 9 frames (67), the
+  inline reserve and the 40-byte record (about 20), leaving the guard (10), saved registers
+  and the way's address (about 25);
+- the wake-up, 76 from ev_wake's first instruction (guard, tsc_read, inline reserve, the
+  32-byte record, leave), and about 10 for its call in thread_wake;
+- about 65 not stepped: schedev_wait and schedev_unwait around every rendez sleep (a call,
+  current(), a 32-byte store of the reason: about 30), switch_why and the hook tests in
+  switched(), and the worker and the reader moving 72 bytes a hand-over (read after the run:
+  about 17 less). Depth 0 (no stack in any record, no frames to prove) saves about 50.
+What 150 would take: one record where there are two -- the waker leaving who, where and when
+in the woken thread and the switch that resumes it writing them (about 60: one guard, reserve
+and leave less) -- and a proof without the fixed checks; even then a 9-frame stack costs some
+70 to prove unchanged, as an honest reuse of a stack reads each word the walk would read.
+Without a session a switch costs what it did (off and plain rows); the uncontended locks gain
+nothing: -e sched changes a qlock or spinlock pair by 0.0-0.1 instructions (a few timer
+samples' worth over the run).
 TXT

@@ -3,16 +3,18 @@
  * started with "-e sched".
  *
  * Contexts: every hook runs on the core the event happens on, interrupts off -- the thread
- * the core switched to (on_switch), the waker, thread or interrupt handler (on_wake), the
- * thread or core that took a contended lock (on_lock) -- never in an NMI. Each writes one
- * record into that core's current block inside the hot path's writer guard (nest; inlined
- * here as ev_enter / ev_leave, hot_thread_leave for what NMIs left): no lock, no
- * allocation, no sleeping, and an NMI that lands inside leaves its sample in pend for us to
- * record on the way out, as it does for any writer.
+ * the core switched to (on_switch, on_block), the waker, thread or interrupt handler
+ * (on_wake), the thread or core that took a contended lock (on_lock) -- never in an NMI.
+ * Each writes one record into that core's current block inside the hot path's writer guard
+ * (nest; inlined here as ev_enter / ev_leave, hot_thread_leave for what NMIs left): no lock,
+ * no allocation, no sleeping, and an NMI that lands inside leaves its sample in pend for us
+ * to record on the way out, as it does for any writer.
  *
  * What a switch costs matters most (the issue's budget: 150 instructions with -e sched):
  * a switch whose prev stays runnable or exits is OPF_SWITCH_SHORT, 40 bytes and no stack,
- * written on the inline guard and reserve; only a blocking switch walks prev's stack.
+ * written on the inline guard and reserve; a blocking switch walks prev's stack, unless the
+ * stack cache below proves the walk would write what its last walk in the block wrote
+ * (then the 40-byte OPF_SWITCH_SAME refers to that record).
  *
  * Two hazards the guard alone does not cover:
  *  - Re-entry from inside the profiler: the hot path may kick the worker, whose wake-up is
