@@ -244,39 +244,44 @@ done
 cat <<'TXT'
 
 Reading it (at this writing; the rows above are the numbers). A yield switch meets the
-target as before: about 108 instructions, under the 150 asked. A blocking switch with the
-wake-up that ends it does not: about 390 (585 before the stack cache, 732 in 7458d39). What
-the stack cache changed: a thread that blocks where it blocked before is written as a 40-byte
-OPF_SWITCH_SAME that refers to its last OPF_SWITCH in the same block, instead of an 80-byte
-record, a walk and the frames -- but only when the kernel has proven that a walk would write
-the same: the same wait (reason, object, site, holder, name), the same stack bounds and saved
-frame pointer, and every word the walk read (each frame's caller link and return address, the
-zero return address it stopped at) unchanged; pingpong's waits are all references but the
-first of each thread in a 32 KiB block (about 450 hand-overs). The proof reads the words the
-walk read, two loads and two compares a frame, two frames a round (7.4 instructions a frame
-for pingpong's 9; the walk was about 11, plus a store and the frames' bytes later moved by
-the worker and the reader). The off-CPU views see the same stacks (tests/t/sched-same-switch,
-and twonap in sched-events: two call sites with the same frame addresses, 50 waits each).
+target as before: about 114 instructions, under the 150 asked (main without the stack cache,
+measured the same hour with BEFORE=main BEFORE_ONLY=1: about 115). A blocking switch with the
+wake-up that ends it does not: about 390 (main the same hour: 571; 585 in the previous
+results; 745 in 7458d39). What the stack cache changed: a thread that blocks where it
+blocked before is written as a 40-byte OPF_SWITCH_SAME that refers to its last OPF_SWITCH in
+the same block, instead of an 80-byte record, a walk and the frames -- but only when the
+kernel has proven that a walk would write the same: the same wait (reason, object, site,
+holder, name), the same stack bounds and saved frame pointer, and every word the walk read
+(each frame's caller link and return address, the zero return address it stopped at)
+unchanged. Pingpong's waits are all references but each thread's first in a 32 KiB block
+(about 450 hand-overs a block). The proof reads the words the walk read, two loads and two
+compares a frame, two frames a round: 7 instructions a frame for pingpong's 9, where the
+walk took about 11 and a store, and the frames' bytes were then moved by the worker and the
+reader. The off-CPU views see the same stacks (tests/t/sched-same-switch; twonap in
+sched-events: two call sites with the same frame addresses, 50 waits under each).
 
-Where a blocking hand-over's instructions go now (the stepped events above, by line; the
-rest from the rows):
-- the switch event, 238: switch_event 45 (the hook's argument, prev's saved frame pointer and
-  stack bounds, the indirect call); in ev_block the writer guard (on, taken, nest, paused,
-  nest = 1: about 17), the proof's fixed checks (the cache entry: thread, block, frame
-  pointer, bounds, wait; the record still in the block: about 51), the 9 frames (67), the
-  inline reserve and the 40-byte record (about 20), leaving the guard (10), saved registers
-  and the way's address (about 25);
-- the wake-up, 76 from ev_wake's first instruction (guard, tsc_read, inline reserve, the
-  32-byte record, leave), and about 10 for its call in thread_wake;
+Where a blocking hand-over's instructions go now (the stepped events above, by line, at this
+commit; the rest from the rows):
+- the switch event, 238: switch_event and thread_stack 45 (sched.c:184-203, 423-428: the
+  hook's argument, prev's saved frame pointer and stack bounds, the indirect call); the
+  writer guard 18 in (sched_events.c:59-66, the taken count) and 10 out (83-87); ev_block's
+  own 31 (394-412: saved registers, the cache way's address, the room test and the bump);
+  the proof's fixed checks 51 (240-251: the way's thread, block count, frame pointer,
+  bounds and wait; the record still in the block); the 9 frames 63 (255-262) and the zero
+  return address they ended at 7 (265); the 40-byte record 13 (339-341). A miss -- a
+  thread's first wait in a block, or a wait elsewhere -- writes the OPF_SWITCH and fills the
+  cache: 473 stepped (the walk 142 of it), about 450 times rarer here.
+- the wake-up, 76 from ev_wake's first instruction (guard, tsc_read, the inline reserve, the
+  32-byte record, leave; sched_events.c:417-459), and about 10 for its call in thread_wake.
 - about 65 not stepped: schedev_wait and schedev_unwait around every rendez sleep (a call,
   current(), a 32-byte store of the reason: about 30), switch_why and the hook tests in
   switched(), and the worker and the reader moving 72 bytes a hand-over (read after the run:
-  about 17 less). Depth 0 (no stack in any record, no frames to prove) saves about 50.
+  about 16 less). Depth 0 (no stack in any record, no frames to prove) saves about 50.
 What 150 would take: one record where there are two -- the waker leaving who, where and when
-in the woken thread and the switch that resumes it writing them (about 60: one guard, reserve
-and leave less) -- and a proof without the fixed checks; even then a 9-frame stack costs some
-70 to prove unchanged, as an honest reuse of a stack reads each word the walk would read.
-Without a session a switch costs what it did (off and plain rows); the uncontended locks gain
-nothing: -e sched changes a qlock or spinlock pair by 0.0-0.1 instructions (a few timer
-samples' worth over the run).
+in the woken thread for the switch that resumes it to write (about 60: one guard, reserve and
+leave less) -- and fewer fixed checks; even then a 9-frame stack costs some 70 to prove
+unchanged: an honest reuse of a stack reads each word the walk would read. Without a session
+a switch costs what it does on main (off rows; main the same hour: 164.9 and 970.5-972.0);
+the uncontended locks gain nothing: -e sched changes a qlock or spinlock pair by 0.0-0.1
+instructions (a few timer samples' worth over the run).
 TXT
