@@ -438,14 +438,6 @@ bool schedev_wait(unsigned why, const void *obj, const void *site, const char *n
 
 void schedev_unwait(void) { }
 
-void schedev_prev_stack(const struct schedev_switch *sw, uintptr_t *fp, uintptr_t *lo,
-			uintptr_t *hi)
-{
-	(void)sw;
-	*fp = *lo = *hi = 0;
-}
-
-
 /* The host tests run on "hardware": what the profiler's clock fields say then. */
 const struct machine *arch_machine(void)
 {
