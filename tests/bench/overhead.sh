@@ -133,6 +133,10 @@ span() { awk 'NR == 1 {lo = $1} {hi = $1} END {if (NR) printf "%s..%s", lo, hi}'
 verdict() {
 	local t10 t1 ti ni
 	t10=$(col icount2 t10000); t1=$(col icount2 t1000)
+	# the targets are judged on the medians unrounded: 0.99799 printed as 0.9980 is short
+	local t10r t1r
+	t10r=$(ratios icount2 t10000 | awk '{printf "%.5f\n", $1}' | median)
+	t1r=$(ratios icount2 t1000 | awk '{printf "%.5f\n", $1}' | median)
 	ti=$(insns icount2 t10000); ni=$(insns icount2 n10000)
 	met() { awk -v a="$1" -v op="$2" -v b="$3" 'BEGIN {
 		if (a == "-" || a == "") {print "not measured"; exit}
@@ -143,10 +147,10 @@ verdict() {
 	echo
 	echo "- Timer, instructions per sample in all (interrupt, worker, reader): $ti, target"
 	echo "  <= 550: $(met "$ti" "<=" 550) (rounds $(insns_rounds icount2 t10000 | span))."
-	echo "- Timer, throughput at 10 kHz: $t10 of unprofiled, target >= 0.978:"
-	echo "  $(met "$t10" ">=" 0.978) (rounds $(ratios icount2 t10000 | awk '{printf "%.4f\n", $1}' | span))."
-	echo "- Timer, throughput at 1 kHz: $t1, target >= 0.998: $(met "$t1" ">=" 0.998)"
-	echo "  (rounds $(ratios icount2 t1000 | awk '{printf "%.4f\n", $1}' | span))."
+	echo "- Timer, throughput at 10 kHz: $t10 ($t10r) of unprofiled, target >= 0.978:"
+	echo "  $(met "$t10r" ">=" 0.978) (rounds $(ratios icount2 t10000 | awk '{printf "%.5f\n", $1}' | span))."
+	echo "- Timer, throughput at 1 kHz: $t1 ($t1r), target >= 0.998: $(met "$t1r" ">=" 0.998)"
+	echo "  (rounds $(ratios icount2 t1000 | awk '{printf "%.5f\n", $1}' | span))."
 	echo "- NMI, instructions per sample: $ni, within 10% of the timer's ($ti): $(awk -v n="$ni" -v t="$ti" 'BEGIN {
 		if (n == "-" || t == "-") print "not measured"; else print (n <= 1.1 * t && n >= 0.9 * t) ? "met" : "NOT met" }')"
 	echo "  (rounds $(insns_rounds icount2 n10000 | span); the NMI source obtains about a quarter"
