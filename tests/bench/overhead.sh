@@ -23,7 +23,9 @@
 # skip the before/after table), MACHINES (which boots to measure again, of "icount2 icount8
 # tcg2 tcg8"; the others' rows come from the last log), REPORT_ONLY=1 (tables from the log),
 # STEPS_ONLY=1 (only single-step this tree's kernel again and print that table: a quick
-# look while working on the hot path).
+# look while working on the hot path), CONDS (the conditions to measure again, "off" among
+# them: every ratio pairs a condition with the off run of its round; e.g. CONDS="off t1000"
+# for the 1 kHz timer alone; the other conditions' rows stay from the last log).
 set -u
 cd "$(dirname "$0")/../.."
 top=$PWD
@@ -34,18 +36,21 @@ work=$top/build/bench/overhead
 mkdir -p "$work"
 log=$work/runs.log
 MACHINES=${MACHINES-icount2 icount8 tcg2 tcg8}
+ALL_CONDS="off tick1000 t1000 n1000 ntick1000 tick10000 t10000 n10000 ntick10000"
+CONDS=${CONDS:-$ALL_CONDS}
+case " $CONDS " in *" off "*) ;; *) echo "overhead: CONDS needs off" >&2; exit 1 ;; esac
 touch "$log"
 
 # measure LABEL NCPU ICOUNT(args or "") UNITS: ROUNDS interleaved rounds of every condition
 measure() {
-	NCPU=$2 MEM=512M ACCEL=tcg LABEL=$1 IC=$3 UNITS=$4 ROUNDS=$ROUNDS expect -c '
+	NCPU=$2 MEM=512M ACCEL=tcg CONDS="$CONDS" LABEL=$1 IC=$3 UNITS=$4 ROUNDS=$ROUNDS expect -c '
 		source tests/lib/kern.tcl
 		log_user 0
 		set timeout 600
 		if {$env(IC) ne ""} { boot -smp $env(NCPU) -icount $env(IC) } else { boot -smp $env(NCPU) }
 		set n $env(UNITS)
 		cmd "run matrix -c all -n $n" 600
-		set conds {off tick1000 t1000 n1000 ntick1000 tick10000 t10000 n10000 ntick10000}
+		set conds $env(CONDS)
 		for {set r 1} {$r <= $env(ROUNDS)} {incr r} {
 			# rotate the order each round: drift in the host hits every condition alike
 			set k [expr {($r - 1) % [llength $conds]}]
@@ -81,7 +86,11 @@ measure() {
 if [ "${REPORT_ONLY:-0}" != 1 ] && [ "${STEPS_ONLY:-0}" != 1 ]; then
 	# REPORT_ONLY=1: the tables again, from the last log
 	for m in $MACHINES; do
-		sed -i "/^\(RES\|CAUSE\|THREADS\) $m /d" "$log"	# this boot's rows are new
+		if [ "$CONDS" = "$ALL_CONDS" ]; then
+			sed -i "/^\(RES\|CAUSE\|THREADS\) $m /d" "$log"	# this boot's rows are new
+		else
+			for c in $CONDS; do sed -i "/^RES $m $c /d" "$log"; done
+		fi
 		case $m in
 		icount2) measure icount2 2 shift=1,align=off,sleep=off 300 ;;
 		icount8) measure icount8 8 shift=1,align=off,sleep=off 80 ;;
