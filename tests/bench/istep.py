@@ -16,7 +16,7 @@ elf = os.environ["ISTEP_ELF"]
 gdb.execute("set pagination off")
 gdb.execute("file " + elf)
 gdb.execute("target remote localhost:" + os.environ["ISTEP_PORT"])
-gdb.execute("hbreak trap_common")
+gdb.execute("hbreak " + os.environ.get("ISTEP_BREAK", "trap_common"))
 runs = []
 for _ in range(int(os.environ.get("ISTEP_N", "8"))):
     # Stepping one interrupt holds the machine for a second of host time, which the guest's
