@@ -13,15 +13,16 @@
 
 #define CRASH_MAX_FRAMES 64
 
+/* r's own frames[] is empty (its frames are copied to frames): r stays last, as a struct
+ * ending in a flexible array must. */
 struct crash_core {
 	int seen;			/* its OPF_CRASH_CORE was in the dump */
-	struct opf_crash_core r;
 	uint64_t frames[CRASH_MAX_FRAMES];
+	struct opf_crash_core r;
 };
 
 struct crash_info {
 	int seen;			/* OPF_CRASH was in the dump */
-	struct opf_crash r;
 	uint64_t frames[CRASH_MAX_FRAMES];
 	struct crash_core *cores;	/* ncores */
 	uint32_t ncores;
@@ -29,6 +30,7 @@ struct crash_info {
 	struct opf_crash_end end;
 	uint64_t end_off;		/* stream offset of OPF_CRASH_END, from the session's */
 	uint64_t cut_at;		/* the stream ended inside a record at this offset (0: no) */
+	struct opf_crash r;		/* last: see crash_core */
 };
 
 struct profile;

@@ -239,12 +239,12 @@ HANDLER(on_thread)
 	tn->core = t->core;
 	memcpy(tn->name, v->tail, (size_t)n);
 	tn->name[n] = 0;
-	return sched_add(p, v);
+	return sched_add(p, v, err, errlen);
 }
 
 HANDLER(on_sched)
 {
-	return sched_add(arg, v);
+	return sched_add(arg, v, err, errlen);
 }
 
 HANDLER(on_lost)
@@ -394,6 +394,8 @@ HANDLER(on_block)
 	}
 	w->b[w->n++] = (struct blk){ b->seq, v->off, b->samples, b->bytes, 0, 0, 0, b->h.flags };
 	s->open_writer = (int32_t)wi;
+	if (wi < s->hdr.ncores)
+		sched_block(p, wi, (b->h.flags & OPF_B_PARTIAL) != 0);
 	return 0;
 }
 
@@ -475,6 +477,7 @@ const struct opf_sink profile_sink = {
 		[OPF_LOCKWAIT] = on_sched,
 		[OPF_SCHED_END] = on_sched,
 		[OPF_SWITCH_SHORT] = on_sched,
+		[OPF_SWITCH_SAME] = on_sched,
 	},
 	.unknown = on_unknown,
 	.every = on_every,

@@ -1,5 +1,5 @@
 /*
- * sched.c: scheduler and lock events (OPF_SWITCH(_SHORT), OPF_WAKEUP, OPF_LOCKWAIT,
+ * sched.c: scheduler and lock events (OPF_SWITCH(_SHORT, _SAME), OPF_WAKEUP, OPF_LOCKWAIT,
  * OPF_SCHED_END), kept while parsing and accounted afterwards. Called by profile.c's
  * handlers during the parse, then by opreport.c (sched_analyze) before any report reads
  * the result.
@@ -120,6 +120,7 @@ static int decode(struct sched_data *d, const struct opf_view *v, struct sev *e)
 	e->seq = d->seq++;
 	switch (r->h.type) {
 	case OPF_SWITCH_SHORT:	/* the parser zero-extended it: no object, name or frames */
+	case OPF_SWITCH_SAME:	/* ... and sched_add gives it its OPF_SWITCH's wait */
 	case OPF_SWITCH:
 		*e = (struct sev){ r->sw.tsc, e->seq, r->sw.prev_cpu, r->sw.obj, r->sw.site,
 				   r->sw.prev_tid, r->sw.next_tid, r->sw.holder, 0,
@@ -147,14 +148,70 @@ static int decode(struct sched_data *d, const struct opf_view *v, struct sev *e)
 	return at < 0 ? -1 : 0;
 }
 
-int sched_add(struct profile *p, const struct opf_view *v)
+void sched_block(struct profile *p, uint32_t core, int partial)
 {
 	struct sched_sess *s = cur_sess(p);
+
+	if (s && core < s->ncores) {
+		s->cores[core].nsame = 0;
+		s->cores[core].partial = partial;
+	}
+}
+
+/* The slot of the core's open block that holds thread tid's last OPF_SWITCH, or NULL. */
+static uint32_t *same_slot(struct sched_sess *s, struct sched_core *c, uint32_t tid)
+{
+	for (uint32_t i = 0; i < c->nsame; i++)
+		if (s->ev[c->same[i]].a == tid)
+			return &c->same[i];
+	return NULL;
+}
+
+/*
+ * e, a switch of core c: an OPF_SWITCH is its thread's last in the block; an
+ * OPF_SWITCH_SAME takes that one's wait and frames (abi/oprofile.h). 0, or -1 with err.
+ */
+static int same_wait(struct sched_sess *s, uint16_t type, struct sev *e, char *err,
+		     size_t errlen)
+{
+	struct sched_core *c = &s->cores[e->core];
+	uint32_t *at = same_slot(s, c, e->a);
+
+	if (type == OPF_SWITCH) {
+		if (!at && grow((void **)&c->same, &c->samecap, c->nsame, sizeof(*c->same)))
+			return -1;
+		*(at ? at : &c->same[c->nsame++]) = s->nev;
+		return 0;
+	}
+	if (at) {
+		const struct sev *f = &s->ev[*at];
+
+		e->obj = f->obj;
+		e->site = f->site;
+		e->holder = f->holder;
+		e->frames = f->frames;
+		e->nframes = f->nframes;
+		memcpy(e->name, f->name, sizeof(e->name));
+		return 0;
+	}
+	if (c->partial) {	/* an earlier reader's file has it: no stack here */
+		c->same_unknown++;
+		return 0;
+	}
+	snprintf(err, errlen, "OPF_SWITCH_SAME of thread %u on core %u: no OPF_SWITCH of it "
+		 "earlier in its block", e->a, e->core);
+	return -1;
+}
+
+int sched_add(struct profile *p, const struct opf_view *v, char *err, size_t errlen)
+{
+	struct sched_sess *s = cur_sess(p);
+	uint16_t type = v->r->h.type;
 	struct sev e;
 
 	if (!s || !s->on)
 		return 0;
-	if (v->r->h.type == OPF_SCHED_END) {
+	if (type == OPF_SCHED_END) {
 		if (v->r->sched_end.core < s->ncores) {
 			s->cores[v->r->sched_end.core].have_end = 1;
 			s->cores[v->r->sched_end.core].end = v->r->sched_end;
@@ -162,6 +219,9 @@ int sched_add(struct profile *p, const struct opf_view *v)
 		return 0;
 	}
 	if (decode(&p->sched, v, &e) || grow((void **)&s->ev, &s->evcap, s->nev, sizeof(e)))
+		return -1;
+	if ((type == OPF_SWITCH || type == OPF_SWITCH_SAME) && e.core < s->ncores &&
+	    same_wait(s, type, &e, err, errlen))
 		return -1;
 	if (e.kind != SEV_CREATE && e.core < s->ncores)
 		s->cores[e.core].recs[e.kind]++;
@@ -198,6 +258,8 @@ void sched_free(struct sched_data *d)
 	for (uint32_t i = 0; i < d->nsess; i++) {
 		free(d->sess[i].ev);
 		free(d->sess[i].smp);
+		for (uint32_t k = 0; d->sess[i].cores && k < d->sess[i].ncores; k++)
+			free(d->sess[i].cores[k].same);
 		free(d->sess[i].cores);
 		free(d->sess[i].thr);
 		free(d->sess[i].off);

@@ -49,6 +49,12 @@ struct sched_core {
 	uint64_t nswitch;
 	uint32_t bad;			/* switches whose prev was not the thread running */
 	uint64_t bad_tsc;		/* the first one's time */
+	/* while parsing: the OPF_SWITCH events of the core's open block, by thread, for its
+	   OPF_SWITCH_SAME records (one per thread: the last) */
+	uint32_t *same;
+	uint32_t nsame, samecap;
+	int partial;			/* the open block began with OPF_B_PARTIAL */
+	uint64_t same_unknown;		/* OPF_SWITCH_SAME whose OPF_SWITCH an earlier file had */
 };
 
 /* A thread's time in one session (sched_analyze). */
@@ -124,7 +130,9 @@ struct session;
 
 /* profile.c, while parsing: a session began; an event record; a sample. 0 or -1 (memory). */
 int sched_session(struct profile *p, const struct session *s);
-int sched_add(struct profile *p, const struct opf_view *v);
+int sched_add(struct profile *p, const struct opf_view *v, char *err, size_t errlen);
+/* profile.c: a new block of core opened (not the rest of one already open). */
+void sched_block(struct profile *p, uint32_t core, int partial);
 int sched_sample(struct profile *p, const struct opf_sample *h);
 int sched_mark(struct profile *p, uint16_t type, uint64_t tsc, uint16_t core);
 void sched_free(struct sched_data *d);

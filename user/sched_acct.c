@@ -175,7 +175,8 @@ static int replay(struct sched_sess *s)
 
 	for (uint32_t k = 0; k < s->ncores; k++)
 		running[k] = UINT32_MAX;
-	qsort(s->ev, s->nev, sizeof(*s->ev), by_time);
+	if (s->nev)	/* qsort of no array: undefined with a null pointer */
+		qsort(s->ev, s->nev, sizeof(*s->ev), by_time);
 	for (uint32_t i = 0; i < s->nev && !rc; i++) {
 		const struct sev *e = &s->ev[i];
 

@@ -101,6 +101,15 @@ static int thread_checks(const struct profile *p, const struct sched_sess *s, FI
 	return bad;
 }
 
+/* Waits whose stack was in the part of a block an earlier reader's file has (OPF_B_PARTIAL). */
+static void same_unknown(const struct sched_sess *s, FILE *out)
+{
+	for (uint32_t k = 0; k < s->ncores; k++)
+		if (s->cores[k].same_unknown)
+			fprintf(out, "  core %u: %" PRIu64 " wait(s) without a stack: their "
+				"OPF_SWITCH is in an earlier file\n", k, s->cores[k].same_unknown);
+}
+
 int sched_stats(const struct profile *p, FILE *out)
 {
 	int bad = 0;
@@ -115,6 +124,7 @@ int sched_stats(const struct profile *p, FILE *out)
 		fprintf(out, "Scheduler events, session %u:\n", i + 1);
 		bad += events_table(s, out, &lost);
 		bad += core_times(s, out, !lost);
+		same_unknown(s, out);
 		if (lost) {
 			fprintf(out, "  time checks: not checked (%" PRIu64 " events lost)\n", lost);
 			continue;

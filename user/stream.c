@@ -150,6 +150,20 @@ static long check_switch_short(struct opf_parser *p, const struct opf_view *v)
 	return 0;
 }
 
+/* A same-as-before switch is a short one of a thread that waits (its wait is elsewhere). */
+static long check_switch_same(struct opf_parser *p, const struct opf_view *v)
+{
+	const struct opf_switch *s = &v->r->sw;
+
+	if (s->why < OPF_WHY_SLEEP || s->why > OPF_WHY_IO)
+		return fail(p, v->off, "OPF_SWITCH_SAME reason %u is not a wait (%u..%u)", s->why,
+			    OPF_WHY_SLEEP, OPF_WHY_IO);
+	if (s->nframes)
+		return fail(p, v->off, "OPF_SWITCH_SAME has %u frames (it carries none)",
+			    s->nframes);
+	return 0;
+}
+
 static long check_wakeup(struct opf_parser *p, const struct opf_view *v)
 {
 	return check_core(p, v, v->r->wakeup.target_core);
@@ -210,6 +224,9 @@ static const struct kind kinds[OPF_NTYPES] = {
 	/* read as an OPF_SWITCH: the fixed part past its 40 bytes reads as zero */
 	[OPF_SWITCH_SHORT] = { "OPF_SWITCH_SHORT", { 0, SZ(opf_switch_short) }, SZ(opf_switch), 8,
 			       2, check_switch_short },
+	/* the same, its wait and frames from an OPF_SWITCH before it (sched.c finds them) */
+	[OPF_SWITCH_SAME] = { "OPF_SWITCH_SAME", { 0, SZ(opf_switch_short) }, SZ(opf_switch), 8,
+			      2, check_switch_same },
 	[OPF_SCHED_END] = { "OPF_SCHED_END", { 0, SZ(opf_sched_end) }, SZ(opf_sched_end), 8, 4,
 			    NULL },
 };

@@ -238,6 +238,40 @@ static uint64_t lockpair_step(void *st)
 	return 1;
 }
 
+/*
+ * twonap: a known answer for telling two waits apart. Step n sleeps TWONAP_US through
+ * twonap_a when n is even and twonap_b when it is odd: the same frames at the same
+ * addresses, only the return addresses differ -- so half the sleeps have each stack (the
+ * profiler may reuse a thread's last stack only when every word of it is the same).
+ */
+#define TWONAP_US	1000
+
+__attribute__((noinline)) void twonap_a(void)
+{
+	thread_sleep_us(TWONAP_US);
+}
+
+__attribute__((noinline)) void twonap_b(void)
+{
+	thread_sleep_us(TWONAP_US + 1);	/* not the same code as twonap_a: never merged */
+}
+
+static uint64_t twonap_step(void *st)
+{
+	uint64_t *n = st;
+
+	if ((*n)++ & 1)
+		twonap_b();
+	else
+		twonap_a();
+	return 1;
+}
+
+static void *twonap_setup(void)
+{
+	return kzmalloc(sizeof(uint64_t));	/* the step count */
+}
+
 const struct workload workloads[] = {
 	{ "spin", "iterations", NULL, spin_step, NULL },
 	{ "matrix", "multiplies", matrix_setup, matrix_step, NULL },
@@ -246,6 +280,7 @@ const struct workload workloads[] = {
 	{ "irqoff", "iterations", NULL, irqoff_step, NULL },
 	{ "duty", "cycles", NULL, duty_step, NULL },
 	{ "lockpair", "acquisitions", lockpair_setup, lockpair_step, NULL },
+	{ "twonap", "naps", twonap_setup, twonap_step, NULL },
 	{ "split", "rounds", NULL, split_step, NULL },
 	{ "yield", "yields", NULL, yield_step, NULL },
 	{ "pingpong", "hand-overs", NULL, pingpong_step, NULL },

@@ -5,7 +5,8 @@
  * Off (schedev_ops NULL) every hook is one load and a branch; the uncontended lock paths
  * have none at all. On, the hooks run in the context of the event, interrupts off:
  *	on_switch	on the core that switched, in the thread it switched to, after the
- *			run-queue lock is released and before the previous thread is freed.
+ *	on_block	run-queue lock is released and before the previous thread is freed
+ *			(on_block when the previous thread waits, on_switch otherwise).
  *	on_wake		on the waker's core (thread or interrupt), after the wake.
  *	on_lock		in the thread (qlock) or core (spinlock) that finally took a
  *			contended lock, with the lock held.
@@ -35,9 +36,9 @@ struct schedev_why {
 };
 
 /*
- * One context switch, as on_switch sees it. What only some switches need is not built for
- * all: prev's reason is a pointer, and its stack is found through prev when wanted
- * (schedev_prev_stack).
+ * One context switch, as on_switch / on_block see it. What only some switches need is not
+ * built for all: prev's reason is a pointer, and its stack (fp, lo, hi) is filled only for
+ * on_block.
  */
 struct schedev_switch {
 	uint32_t prev_tid, next_tid;
@@ -46,12 +47,8 @@ struct schedev_switch {
 	uint64_t tsc;		/* when the switch happened (the scheduler's own time stamp) */
 	uint64_t prev_cpu;	/* prev's running time so far, TSC ticks */
 	const struct schedev_why *w;	/* prev's reason (obj, site, name, holder) */
-	struct thread *prev;	/* switched out, not yet freed: for schedev_prev_stack */
+	uintptr_t fp, lo, hi;	/* on_block: prev's saved frame pointer, its stack's bounds */
 };
-
-/* on_switch: prev's saved frame pointer and its stack's bounds, for a walk of its stack. */
-void schedev_prev_stack(const struct schedev_switch *sw, uintptr_t *fp, uintptr_t *lo,
-			uintptr_t *hi);
 
 /* One contended lock acquisition, as on_lock sees it. */
 struct schedev_lock {
@@ -64,8 +61,12 @@ struct schedev_lock {
 };
 
 struct schedev_ops {
+	/* prev stays runnable (PREEMPT, YIELD) or is gone (EXIT): no stack wanted */
 	void (*on_switch)(const struct schedev_switch *sw);
-	void (*on_wake)(uint32_t tid, int target_core, uint32_t waker);
+	/* prev waits (SLEEP, RENDEZ, QLOCK, IO): sw has its stack, frozen while it is off */
+	void (*on_block)(const struct schedev_switch *sw);
+	/* waker (a tid, 0 idle) on core -- this core -- made tid of target_core runnable */
+	void (*on_wake)(uint32_t tid, int target_core, uint32_t waker, unsigned core);
 	void (*on_lock)(const struct schedev_lock *lk);
 	uint64_t spin_min;	/* report a spinlock only after this many TSC ticks of spinning */
 };

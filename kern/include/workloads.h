@@ -34,6 +34,8 @@ uint64_t irqoff_spin(uint64_t n);	/* runs with interrupts off */
 uint64_t busy_us(uint64_t us);		/* computes for us microseconds */
 void duty_compute(void);		/* duty's on-CPU part */
 void lockpair_hold(void);		/* lockpair's critical section */
+void twonap_a(void);			/* twonap's even steps sleep here */
+void twonap_b(void);			/* ... and its odd steps here */
 /* split (split.c): two branch-free leaves called 1 : SPLIT_LIGHT_CALLS, a known answer */
 #define SPLIT_LIGHT_CALLS	8
 #define SPLIT_ROUNDS		1000	/* rounds per step */

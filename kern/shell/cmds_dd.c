@@ -8,7 +8,10 @@
  * the host's checksum of the file. Each block is one kread (which may return less than
  * bs: then the block is shorter) and one kwrite of all of it; the copy stops at end of
  * input, after count blocks, on an error (printed as "dd: PATH: reason"), or on Ctrl-C.
- * The result goes through shell_printf (redirectable), complaints to the console.
+ * rate=BYTES paces the copy: after each block dd sleeps until it has copied no more than
+ * BYTES a second since it began (a slow reader on purpose, e.g. of /dev/oprofile, to see
+ * the output cap drop blocks). The result goes through shell_printf (redirectable),
+ * complaints to the console.
  */
 #include "arch.h"
 #include "dev.h"
@@ -73,6 +76,7 @@ struct dd_args {
 	const char *in, *out;
 	uint64_t bs;
 	uint64_t count;		/* blocks; 0: until end of input */
+	uint64_t rate;		/* bytes a second at most; 0: as fast as it goes */
 };
 
 
@@ -90,6 +94,8 @@ static int dd_parse(int argc, char **argv, struct dd_args *a)
 			continue;
 		else if (!strncmp(s, "count=", 6) && parse_size(s + 6, 1, &a->count) == 0 && a->count)
 			continue;
+		else if (!strncmp(s, "rate=", 5) && parse_size(s + 5, 1, &a->rate) == 0 && a->rate)
+			continue;
 		else
 			return -EINVAL;
 	}
@@ -102,14 +108,28 @@ struct dd_run {
 	int in, out;
 	uint8_t *buf;
 	uint64_t bytes;
+	uint64_t t0;		/* nsec() when the copy began */
 	uint32_t crc;
 };
+
+/* rate=: sleep until the bytes copied took at least 1/rate s each; 0, or -EINTR. */
+static int dd_pace(const struct dd_args *a, const struct dd_run *r)
+{
+	uint64_t due, now;
+
+	if (!a->rate)
+		return 0;
+	due = r->bytes / a->rate * 1000000000ull + r->bytes % a->rate * 1000000000ull / a->rate;
+	now = nsec() - r->t0;
+	return due > now ? thread_sleep_us((due - now) / 1000 + 1) : 0;
+}
 
 /* Copy blocks; 0, or 1 after printing what failed. */
 static int dd_copy(struct dd_args *a, struct dd_run *r)
 {
 	for (uint64_t blk = 0; !a->count || blk < a->count; blk++) {
 		long n = kread(r->in, r->buf, a->bs), w;
+		int paced;
 
 		if (n < 0) {
 			shell_eprintf("dd: %s: %s\n", a->in, strerror((int)n));
@@ -124,7 +144,8 @@ static int dd_copy(struct dd_args *a, struct dd_run *r)
 		}
 		r->crc = crc32_update(r->crc, r->buf, (size_t)n);
 		r->bytes += (uint64_t)n;
-		if (thread_interrupted()) {
+		paced = dd_pace(a, r);
+		if (thread_interrupted() || paced == -EINTR) {
 			shell_eprintf("dd: %s\n", strerror(-EINTR));
 			return 1;
 		}
@@ -164,7 +185,7 @@ static int cmd_dd(int argc, char **argv)
 	else if ((r.out = kcreate(a.out, OWRITE | OTRUNC, 0644)) < 0)
 		shell_eprintf("dd: %s: %s\n", a.out, strerror(r.out));
 	else {
-		t0 = nsec();
+		t0 = r.t0 = nsec();
 		ret = dd_copy(&a, &r);
 		t1 = nsec();
 	}
@@ -177,5 +198,6 @@ static int cmd_dd(int argc, char **argv)
 		dd_report(&r, t1 - t0);
 	return ret;
 }
-SHELL_CMD("dd", "dd if=FILE of=FILE [bs=BYTES] [count=N]",
-	  "copy blocks (bs default 64k), print the rate and the crc32 of the data", cmd_dd);
+SHELL_CMD("dd", "dd if=FILE of=FILE [bs=BYTES] [count=N] [rate=BYTES]",
+	  "copy blocks (bs default 64k; rate: bytes a second at most), print the rate and the "
+	  "crc32 of the data", cmd_dd);

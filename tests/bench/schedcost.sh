@@ -21,7 +21,8 @@
 # interleaved rounds (conditions rotate); medians.
 #
 # env: ROUNDS (5), YIELDS, PAIRS, BEFORE ("" skips the before kernel), REPORT_ONLY=1 (the
-# tables from the last log), STEPS_ONLY=1 (step the switch events again, keep the rest).
+# tables from the last log), STEPS_ONLY=1 (step the switch events again, keep the rest),
+# BEFORE_ONLY=1 (measure the before kernel again, keep the rest).
 set -u
 cd "$(dirname "$0")/../.."
 top=$PWD
@@ -52,6 +53,9 @@ before_tree() {
 			sed -i "/{ \"split\", \"rounds\", NULL, split_step },/a\\
 	$row" "$bt/kern/apps/workloads.c"
 	done
+	# the rows above leave workloads.h's later fields (done) out: zero, as C makes them
+	grep -q 'Wno-missing-field-initializers' "$bt/Makefile" ||
+		sed -i '0,/-Wextra/s//-Wextra -Wno-missing-field-initializers/' "$bt/Makefile"
 	make -s -C "$bt" build/kern.iso >&2
 }
 
@@ -98,12 +102,14 @@ measure() {
 		{ echo "schedcost: the $1 boot failed; see $log and $work/console-$1.log" >&2; return 1; }
 }
 
-# steps APP TAG: one core, -icount shift=0, two APP threads (yield or pingpong) with -e sched
-# (depth 16, reader to /dev/null); gdb single-steps six whole switch events
-# (tests/bench/swstep.py), each a TAG line in the log: instructions, then per function.
+# steps APP TAG [FN]: one core, -icount shift=0, two APP threads (yield or pingpong) with -e
+# sched (depth 16, reader to /dev/null); gdb single-steps six whole calls of FN (switch_event:
+# a switch event; ev_wake: a wake-up event; tests/bench/swstep.py), each a TAG line in the
+# log: instructions, then per function; and an LTAG line: the same by source line.
 steps() {
-	local port=$((20000 + RANDOM % 20000)) out
-	out=$(mktemp)
+	local port=$((20000 + RANDOM % 20000)) out lines
+	out=$(mktemp) lines=$(mktemp)
+	ISTEP_FN=${3:-switch_event} ISTEP_LINES=$lines \
 	NCPU=1 MEM=512M ACCEL=tcg PORT=$port ELF=$top/build/kernel.elf OUT=$out APP=$1 \
 	PY=$top/tests/bench/swstep.py expect -c '
 		source tests/lib/kern.tcl
@@ -120,20 +126,25 @@ steps() {
 		exec gdb -batch -nx -x $env(PY) 2>@1
 		expect -timeout 120 -ex $prompt
 		poweroff
-	' >> "$log" 2>&1 || { rm -f "$out"; return 1; }
+	' >> "$log" 2>&1 || { rm -f "$out" "$lines"; return 1; }
 	sed "s/^/$2 /" "$out" >> "$log"
-	rm -f "$out"
+	sed "s/^/L$2 /" "$lines" >> "$log"
+	rm -f "$out" "$lines"
 }
 
 all_steps() {
-	steps yield STEP && steps pingpong STEPB ||
+	steps yield STEP && steps pingpong STEPB && steps pingpong STEPW ev_wake ||
 		echo "schedcost: stepping the switch events failed; no breakdown" >&2
 }
 
 hung=
 if [ "${STEPS_ONLY:-0}" = 1 ]; then	# the breakdown again, the measured rows kept
-	sed -i '/^STEPB\? /d' "$log"
+	sed -i '/^L\?STEP[BW]\? /d' "$log"
 	all_steps
+elif [ "${BEFORE_ONLY:-0}" = 1 ]; then
+	sed -i '/^RES before /d' "$log"
+	before_tree && measure before "$work/before/build/kern.iso" "off plain sched" ||
+		echo "schedcost: no before rows" >&2
 elif [ "${REPORT_ONLY:-0}" != 1 ]; then
 	: > "$log"
 	make -s -j2 build/kern.iso >&2 || exit 1
@@ -167,9 +178,10 @@ echo "Guest instructions per context switch and per uncontended acquire/release 
 echo "pairs); medians of $ROUNDS interleaved rounds. A yield switch: \`run yield\` against a second"
 echo "yielding thread ($sw switches a run; prev stays runnable, so -e sched writes the 40-byte"
 echo "OPF_SWITCH_SHORT without a stack). A blocking switch: \`run pingpong\`, two threads handing"
-echo "a turn over through a rendez ($sw switches a run; each is a rendez wait, written as"
-echo "OPF_SWITCH with prev's stack, and comes with the OPF_WAKEUP of the thread that ends it,"
-echo "whose cost is counted in). Sessions: timer at 100 Hz, depth 16, reader to /dev/null."
+echo "a turn over through a rendez ($sw switches a run; each is a rendez wait -- an OPF_SWITCH"
+echo "with prev's stack, or, when the thread waits where its last one in the block did, the"
+echo "40-byte OPF_SWITCH_SAME -- and comes with the OPF_WAKEUP of the thread that ends it, whose"
+echo "cost is counted in). Sessions: timer at 100 Hz, depth 16, reader to /dev/null."
 echo "\"before\" is ${BEFORE:-(not measured)} (every switch an 80-byte OPF_SWITCH with prev's stack) with the same"
 echo "workloads built in; sched0 is -e sched at depth 0 (no stack in any record); schedq is -e"
 echo "sched with no reader until the runs are over (the output cap, 64 MiB here for every"
@@ -199,43 +211,77 @@ echo "| now, depth 16, read after the run (schedq) | $(gain now schedq 5 $sw) | 
 [ "$(gain before sched 5 $sw)" != - ] &&
 	echo "| before, depth 16 | $(gain before sched 5 $sw) | $(gain before sched 8 $sw) | $(gain before sched 6 $PAIRS) | $(gain before sched 7 $PAIRS) | |"
 
-# a switch event stepped: the fewest instructions of the six of a kind (the common case: no
-# block change; blocking: of those that wrote a long record), with its functions, most first
+# an event stepped: the fewest instructions of the six of a kind with NEED among its
+# functions and none of SKIP (the common case: no block change), with its functions, most first
 stepline() {
-	awk -v t=$1 -v need="$2" '$1 == t && (need == "" || index($0, need)) && (!n || $2 < n) {
+	awk -v t=$1 -v need="$2" -v skip="$3" '$1 == t && (need == "" || index($0, need)) &&
+		(skip == "" || !index($0, skip)) && (!n || $2 < n) {
 		n = $2; line = $0} END {print line}' "$log"
 }
-for kind in "STEP yield" "STEPB blocking"; do
-	set -- $kind
-	step=$(stepline $1 "$([ $1 = STEPB ] && echo ev_switch_long)")
+for kind in "STEP:yield switch event:switch_event:" \
+	    "STEPB:blocking switch event, its wait the same as before (OPF_SWITCH_SAME):ev_block:ev_block_full" \
+	    "STEPB:blocking switch event with a walk (OPF_SWITCH):ev_block_full:" \
+	    "STEPW:wake-up event (ev_wake, from its first instruction):ev_wake:"; do
+	IFS=: read -r tag what need skip <<<"$kind"
+	step=$(stepline "$tag" "$need" "$skip")
 	[ -n "$step" ] || continue
 	echo
-	echo "One $2 switch event, instruction by instruction (gdb single-step of switch_event, its"
-	echo "call included, -e sched at depth 16; tests/bench/swstep.py): $(echo "$step" | awk '{print $2}')"
-	echo "instructions, by function (inlined code counted in its caller):"
+	echo "One $what, instruction by instruction (gdb single-step, -e sched at depth 16;"
+	echo "tests/bench/swstep.py): $(echo "$step" | awk '{print $2}') instructions, by function"
+	echo "(inlined code counted in its caller):"
 	echo "$step" | awk '{s = ""; for (i = 3; i <= NF; i++) s = s (i > 3 ? ", " : "") $i
 		gsub(/:/, " ", s); printf "`%s`.\n", s}'
+	# the same event by source line (the innermost inlined one), when stepped with lines
+	lines=$(awk -v t="L$tag" -v n="$(echo "$step" | awk '{print $2}')" \
+		'$1 == t && $2 == n {print; exit}' "$log")
+	[ -n "$lines" ] || continue
+	echo "By source line:"
+	echo "$lines" | awk '{s = ""; for (i = 3; i <= NF; i++) {
+		k = split($i, f, ":"); s = s (i > 3 ? ", " : "") f[1] ":" f[2] " " f[3]}
+		printf "`%s`.\n", s}'
 done
 
 cat <<'TXT'
 
-Reading it (at this writing; the rows above are the numbers). The target is met for the
-switches whose thread stays runnable (preempted, yield) or exits: -e sched at depth 16 adds
-about 109 instructions to a yield switch, under the 150 asked (7458d39, before this
-change: 444 here, 458 in the previous results). Such a switch is now a 40-byte
-OPF_SWITCH_SHORT without a stack (the 80-byte OPF_SWITCH and a walk of prev's stack
-before), written on an inlined writer guard and an inlined reserve whose slow paths are
-tail calls, so the common path saves no register; the hook's argument is built without a
-call (switch_locked hands the resumed thread to switched). Stepped, the event is 77
-instructions (switch_event 21, ev_switch 56); the rest of the measured gain is the reason
-decided in switched() and the worker and reader moving 40 bytes a switch (the read-after
-row saves about 7). The target is not met, and is not sought, for a blocking switch
-(sleep, rendez, qlock, io): it adds about 585 instructions with the wake-up that ends the
-wait (before: 732), because it keeps what off-CPU analysis needs -- prev's stack (the walk,
-now the hot path's inline bt_walk, and its bounds: about 175 of the 372 stepped; depth 0
-saves about 160) and the reason's object and name in the 80-byte OPF_SWITCH -- plus the
-32-byte OPF_WAKEUP. docs/FORMAT.md and the README say which switches carry a stack.
-Without a session a switch costs 2 instructions more than in 7458d39 (switch_locked's
-return value, passed to switched). The uncontended locks gain nothing: -e sched changes a
-qlock or spinlock pair by 0.0-0.1 instructions (a few timer samples' worth over the run).
+Reading it (at this writing; the rows above are the numbers). A yield switch meets the
+target as before: about 114 instructions, under the 150 asked (main without the stack cache,
+measured the same hour with BEFORE=main BEFORE_ONLY=1: about 115). A blocking switch with the
+wake-up that ends it does not: about 390 (main the same hour: 571; 585 in the previous
+results; 745 in 7458d39). What the stack cache changed: a thread that blocks where it
+blocked before is written as a 40-byte OPF_SWITCH_SAME that refers to its last OPF_SWITCH in
+the same block, instead of an 80-byte record, a walk and the frames -- but only when the
+kernel has proven that a walk would write the same: the same wait (reason, object, site,
+holder, name), the same stack bounds and saved frame pointer, and every word the walk read
+(each frame's caller link and return address, the zero return address it stopped at)
+unchanged. Pingpong's waits are all references but each thread's first in a 32 KiB block
+(about 450 hand-overs a block). The proof reads the words the walk read, two loads and two
+compares a frame, two frames a round: 7 instructions a frame for pingpong's 9, where the
+walk took about 11 and a store, and the frames' bytes were then moved by the worker and the
+reader. The off-CPU views see the same stacks (tests/t/sched-same-switch; twonap in
+sched-events: two call sites with the same frame addresses, 50 waits under each).
+
+Where a blocking hand-over's instructions go now (the stepped events above, by line, at this
+commit; the rest from the rows):
+- the switch event, 238: switch_event and thread_stack 45 (sched.c:184-203, 423-428: the
+  hook's argument, prev's saved frame pointer and stack bounds, the indirect call); the
+  writer guard 18 in (sched_events.c:59-66, the taken count) and 10 out (83-87); ev_block's
+  own 31 (394-412: saved registers, the cache way's address, the room test and the bump);
+  the proof's fixed checks 51 (240-251: the way's thread, block count, frame pointer,
+  bounds and wait; the record still in the block); the 9 frames 63 (255-262) and the zero
+  return address they ended at 7 (265); the 40-byte record 13 (339-341). A miss -- a
+  thread's first wait in a block, or a wait elsewhere -- writes the OPF_SWITCH and fills the
+  cache: 473 stepped (the walk 142 of it), about 450 times rarer here.
+- the wake-up, 76 from ev_wake's first instruction (guard, tsc_read, the inline reserve, the
+  32-byte record, leave; sched_events.c:417-459), and about 10 for its call in thread_wake.
+- about 65 not stepped: schedev_wait and schedev_unwait around every rendez sleep (a call,
+  current(), a 32-byte store of the reason: about 30), switch_why and the hook tests in
+  switched(), and the worker and the reader moving 72 bytes a hand-over (read after the run:
+  about 16 less). Depth 0 (no stack in any record, no frames to prove) saves about 50.
+What 150 would take: one record where there are two -- the waker leaving who, where and when
+in the woken thread for the switch that resumes it to write (about 60: one guard, reserve and
+leave less) -- and fewer fixed checks; even then a 9-frame stack costs some 70 to prove
+unchanged: an honest reuse of a stack reads each word the walk would read. Without a session
+a switch costs what it does on main (off rows; main the same hour: 164.9 and 970.5-972.0);
+the uncontended locks gain nothing: -e sched changes a qlock or spinlock pair by 0.0-0.1
+instructions (a few timer samples' worth over the run).
 TXT

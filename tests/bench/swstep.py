@@ -1,8 +1,9 @@
 # gdb -batch -x tests/bench/swstep.py: attached to QEMU's gdb stub (ISTEP_PORT) while two
 # `run yield` threads switch on one core with "oprofile start -e sched", single-step six
-# whole switch events (switch_event, from its first instruction to its return; 50 switches
-# apart) and write one line each to ISTEP_OUT: the instructions, then "function:count" by
-# the symbol each instruction lies in (inlined code counts for its caller). How
+# whole switch events (switch_event, or ISTEP_FN -- ev_wake for the wake-ups -- from its
+# first instruction to its return; 50 calls apart) and write one line each to ISTEP_OUT: the instructions, then "function:count" by
+# the symbol each instruction lies in (inlined code counts for its caller); with ISTEP_LINES,
+# the same runs by source line into that file. How
 # tests/bench/schedcost.sh's reading of where a switch's instructions go was obtained:
 #   kern> cat /dev/oprofile > /dev/null &
 #   kern> oprofile start -m timer -f 100 -d 16 -e sched
@@ -18,7 +19,7 @@ elf = os.environ["ISTEP_ELF"]
 gdb.execute("set pagination off")
 gdb.execute("file " + elf)
 gdb.execute("target remote localhost:" + os.environ["ISTEP_PORT"])
-gdb.execute("hbreak switch_event")
+gdb.execute("hbreak " + os.environ.get("ISTEP_FN", "switch_event"))
 runs = []
 for i in range(6):
     if runs:
@@ -47,3 +48,13 @@ with open(os.environ["ISTEP_OUT"], "w") as out:
         fns = [syms[bisect.bisect_right(starts, pc) - 1][1] for pc in pcs]
         count = collections.Counter(fns)
         out.write("%d %s\n" % (len(pcs), " ".join("%s:%d" % kv for kv in count.most_common())))
+# ISTEP_LINES: the same runs by source line (the innermost inlined one), "file:line:count"
+if os.environ.get("ISTEP_LINES"):
+    uniq = sorted({pc for pcs in runs for pc in pcs})
+    a2l = subprocess.run(["addr2line", "-e", elf] + ["%x" % pc for pc in uniq],
+                         capture_output=True, text=True, check=True).stdout.split("\n")
+    where = {pc: a2l[i].rsplit("/", 1)[-1].split(" ")[0] for i, pc in enumerate(uniq)}
+    with open(os.environ["ISTEP_LINES"], "w") as out:
+        for pcs in runs:
+            count = collections.Counter(where[pc] for pc in pcs)
+            out.write("%d %s\n" % (len(pcs), " ".join("%s:%d" % kv for kv in count.most_common())))

@@ -69,7 +69,7 @@ static size_t nspecs;
 
 static struct {
 	uint32_t cores, hz, depth, unknown, snapshots, pause, no_core_end, no_session_end, v1_end;
-	uint32_t version, block_bytes, discard, nmi, machine, clock, long_switches;
+	uint32_t version, block_bytes, discard, nmi, machine, clock, long_switches, same_switches;
 	int32_t icount_shift;
 	uint64_t seed, random_n, templates, tsc_hz, resumed, marks_lost;
 	const char *out, *funcs;
@@ -614,9 +614,35 @@ static uint64_t *cpu_of(uint32_t tid, uint64_t **in_at)
 	return &runtime[i].cpu;
 }
 
+/*
+ * --same-switches: switch i as an OPF_SWITCH_SAME, as the kernel writes it -- a wait whose
+ * prev's last OPF_SWITCH is in its core's open block (full[j]: the block it went into, or
+ * UINT64_MAX for a short one) with the same reason, name and stack, and room for 40 bytes.
+ */
+static int same_as_before(size_t i, const uint64_t *full)
+{
+	const struct switchspec *w = &switches[i], *f = NULL;
+	const struct writer *wt = &wr[w->core];
+	size_t j = i;
+
+	if (!opt.same_switches || opt.version == 1 || w->why < OPF_WHY_SLEEP ||
+	    w->why > OPF_WHY_IO)
+		return 0;
+	while (j-- > 0 && !f)
+		if (switches[j].core == w->core && switches[j].prev == w->prev &&
+		    full[j] != UINT64_MAX)
+			f = &switches[j];
+	return f && full[f - switches] == wt->pushed && wt->n &&
+	       BLOCK_HDR + wt->n + sizeof(struct opf_switch_short) <= opt.block_bytes &&
+	       f->why == w->why && !strcmp(f->name, w->name) && f->nframes == w->nframes &&
+	       !memcmp(f->frames, w->frames, 8 * (size_t)w->nframes);
+}
+
 /* The -E switches (given in time order) into their cores' blocks, with OPF_S_SCHED's totals. */
 static void emit_switches(void)
 {
+	static uint64_t full[MAXLIST];
+
 	for (size_t i = 0; i < nswitches; i++) {
 		const struct switchspec *w = &switches[i];
 		struct { struct opf_switch r; uint64_t frames[OPF_MAX_DEPTH + 1]; } rf;
@@ -634,9 +660,14 @@ static void emit_switches(void)
 		if (!opt.long_switches && !w->name[0] && !w->nframes &&
 		    (w->why <= OPF_WHY_YIELD || w->why == OPF_WHY_EXIT))
 			r.h = (struct opf_rec){ OPF_SWITCH_SHORT, 0, sizeof(struct opf_switch_short) };
+		if (same_as_before(i, full)) {
+			r.h = (struct opf_rec){ OPF_SWITCH_SAME, 0, sizeof(struct opf_switch_short) };
+			r.nframes = 0;
+		}
 		rf.r = r;
 		memcpy(rf.frames, w->frames, 8 * (size_t)w->nframes);
 		put(w->core, &rf, r.h.len);
+		full[i] = r.h.type == OPF_SWITCH ? wr[w->core].pushed : UINT64_MAX;
 	}
 }
 
@@ -888,6 +919,9 @@ static void usage(void)
 		"                      events (OPF_S_SCHED); WHY 0, 1 and 6 without a NAME or a\n"
 		"                      stack are written as OPF_SWITCH_SHORT, as the kernel does\n"
 		"  --long-switches     every -E as an OPF_SWITCH (as kernels before the short one)\n"
+		"  --same-switches     a blocking -E whose thread's last OPF_SWITCH in the block has\n"
+		"                      the same reason, name and stack as OPF_SWITCH_SAME (as the\n"
+		"                      kernel's stack cache writes it)\n"
 		"  --unknown N         N records of unknown types spread through the stream\n"
 		"  --snapshots N       flight-recorder session with N snapshot dumps\n"
 		"  --pause             a 0.5 s pause/resume half way\n"
@@ -917,7 +951,7 @@ static void pair(const char *arg, uint32_t *core, uint64_t *n)
 
 enum { O_OVER = 256, O_TAKEN, O_DELIV, O_THROTTLE, O_UNKNOWN, O_SNAP, O_PAUSE, O_NOCE, O_NOSE,
        O_TSCHZ, O_MISSED, O_V1END, O_V1, O_DROP, O_UNLISTED, O_BREAK, O_RESUMED, O_DISCARD,
-       O_LOSTBIAS, O_NMI, O_MARKSLOST, O_CLOCK, O_LONGSW };
+       O_LOSTBIAS, O_NMI, O_MARKSLOST, O_CLOCK, O_LONGSW, O_SAMESW };
 
 /* Options whose meaning depends on -c are kept and applied after the whole line is read. */
 struct deferred_opt {
@@ -1085,6 +1119,7 @@ static int simple_opt(int ch, const char *a)
 	case O_MARKSLOST: opt.marks_lost = strtoull(a, NULL, 0); return 1;
 	case O_CLOCK: clock_opt(a); return 1;
 	case O_LONGSW: opt.long_switches = 1; return 1;
+	case O_SAMESW: opt.same_switches = 1; return 1;
 	}
 	return 0;
 }
@@ -1103,7 +1138,7 @@ static const char *parse_options(int argc, char **argv, char **spec_args, size_t
 		{ "resumed", 1, NULL, O_RESUMED }, { "discard", 0, NULL, O_DISCARD },
 		{ "lost-bias", 1, NULL, O_LOSTBIAS }, { "nmi", 0, NULL, O_NMI },
 		{ "marks-lost", 1, NULL, O_MARKSLOST }, { "clock", 1, NULL, O_CLOCK },
-		{ "long-switches", 0, NULL, O_LONGSW },
+		{ "long-switches", 0, NULL, O_LONGSW }, { "same-switches", 0, NULL, O_SAMESW },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *elfpath = NULL;

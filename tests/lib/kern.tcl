@@ -104,24 +104,54 @@ proc wait_boot {} {
 
 # cmd LINE ?TIMEOUT?: send LINE, wait for the next prompt, return the output in between
 # (the echoed command line removed, CRs stripped).
+#
+# The prompt need not be the last thing received: a background job (`run ... &`) may print
+# whole lines right after it, in the same read (the shell waits for input there, so what
+# follows the prompt is never the command's). Those lines, and whatever the flush before
+# sending finds, are kept in cmd_async for wait_output. A prompt followed by the echo of
+# LINE itself is a late one from before LINE, not LINE's: it is not taken.
+set cmd_async ""
 proc cmd {line {tmo 30}} {
-	global prompt spawn_id
-	# forget output nobody waited for (an earlier prompt must not end this command)
-	expect -timeout 0 -re {.+} {}
+	global prompt spawn_id cmd_async
+	# output nobody waited for: an earlier prompt must not end this command
+	expect -timeout 0 -re {.+} { append cmd_async $expect_out(buffer) }
 	send -- "$line\r"
 	set timeout $tmo
+	regsub -all {[][{}()*+?.\\^$|]} $line {\\&} echo
 	expect {
-		-re "(.*?)\r?\n?kern> $" {}
+		-re "(.*?)\r?\n?kern> ((?:(?!$echo\r)\[^\r\n\]*\r*\n)*)$" {}
 		"FATAL" { expect -timeout 5 eof; fail "kernel fault after: $line" }
 		"panic:" { expect -timeout 5 eof; fail "kernel panic after: $line" }
 		timeout { fail "no prompt within $tmo s after: $line" }
 		eof { fail "QEMU exited after: $line" }
 	}
+	append cmd_async $expect_out(2,string)
+	set cmd_async [string range $cmd_async end-65535 end]
 	set out [string map {"\r" ""} $expect_out(1,string)]
 	# drop the echoed command line
 	set nl [string first "\n" $out]
 	if {$nl >= 0} { set out [string range $out [expr {$nl + 1}] end] } else { set out "" }
 	return $out
+}
+
+# wait_output RE TIMEOUT WHY: wait for asynchronous output (a background job's) matching
+# the regexp RE, whether cmd already took it in (cmd_async) or it is still to come. The
+# text up to the match is consumed either way. Returns the match.
+proc wait_output {re tmo why} {
+	global spawn_id cmd_async
+	if {[regexp -indices -- $re $cmd_async m]} {
+		set got [string range $cmd_async [lindex $m 0] [lindex $m 1]]
+		set cmd_async [string range $cmd_async [expr {[lindex $m 1] + 1}] end]
+		return $got
+	}
+	set cmd_async ""
+	set timeout $tmo
+	expect {
+		-re $re {}
+		timeout { fail $why }
+		eof { fail "QEMU exited: $why" }
+	}
+	return $expect_out(0,string)
 }
 
 # After output nobody waited for in step (a background job's, prompts that came late):

@@ -13,6 +13,8 @@ computing 1 ms is exactly that, whatever else the host does):
             100 ms (+-10%) and asleep 300 ms (+10%); the lock held by both.
   yield     two threads x 200 yields to each other: some 400 switches for reason yield
             (a few may be preemptions), written without a stack.
+  twonap    100 x 1 ms asleep, alternately through twonap_a and twonap_b (same frame
+            addresses, other return addresses): --offcpu has 50 stops under each.
   every thread that began and ended in the session: its on-CPU time from the switches is
   the kernel's own CPU time for it (the exit record's prev_cpu) to 0.1%.
 """
@@ -97,6 +99,11 @@ check(re.search(r"(?m) sleep +\d+ duty +thread_sleep_us <- duty_step", off) is n
 check(re.search(r"(?m) qlock lockpair +\d+ lockpair +qlock_wait <- qlock <- lockpair_step",
                 off) is not None, "--offcpu: lockpair waits for the qlock in lockpair_step")
 check(re.search(r"(?m) io 9p +\d+ shell ", off) is not None, "--offcpu: the shell waits for 9P")
+# twonap: 50 sleeps through each of two call sites with the same frame addresses
+for site in ("twonap_a", "twonap_b"):
+    n = sum(int(c) for c in re.findall(r"(?m)^ +[\d.]+ +[\d.]+% +[\d.]+ +(\d+) +[\d.]+ +sleep +\d+ "
+                                         r"+twonap +thread_sleep_us <- " + site + r" <- twonap_step", off))
+    check(n == 50, f"--offcpu: twonap slept {n} times in {site}: 50")
 # off ms, %, blocked ms, count, max ms, reason, tid, thread, stack: a yield has none (short)
 ny = sum(int(n) for n in re.findall(r"(?m)^ +[\d.]+ +[\d.]+% +[\d.]+ +(\d+) +[\d.]+ +yield +\d+ "
                                     r"yield +-$", off))
@@ -151,9 +158,16 @@ def records(data):
         off += ln
 
 
+# A thread's repeated waits at one stack are OPF_SWITCH_SAME (18), read through the
+# OPF_SWITCH before them (the views above): duty's 100 sleeps, lockpair's hundreds of waits.
+n18 = sum(1 for off, typ, ln in records(open(sched, "rb").read()) if typ == 18)
+check(n18 >= 100, f"{n18} waits written as OPF_SWITCH_SAME (at least 100)")
+
+
+# (changed: a short switch, 17, which no OPF_SWITCH_SAME can refer to)
 def corrupt(name, change):
     data = bytearray(open(sched, "rb").read())
-    sw = [off for off, typ, ln in records(data) if typ == 13 and
+    sw = [off for off, typ, ln in records(data) if typ == 17 and
           struct.unpack_from("<I", data, off + 16)[0] != 0]
     off = sw[len(sw) // 2]
     change(data, off)
@@ -162,7 +176,7 @@ def corrupt(name, change):
     return run("--stats", path, want_rc=3)
 
 
-# OPF_SWITCH: h(8) core(2) why(2) nframes(2) pad(2) prev(4) next(4) tsc(8) prev_cpu(8) ...
+# OPF_SWITCH(_SHORT): h(8) core(2) why(2) nframes(2) pad(2) prev(4) next(4) tsc(8) prev_cpu(8)
 out = corrupt("badprev", lambda d, o: struct.pack_into("<I", d, o + 16, 999999))
 check(re.search(r"core \d+: \d+ switch\(es\) from a thread that was not running", out)
       is not None, "a switch from the wrong thread: --stats exits 3 naming the core")

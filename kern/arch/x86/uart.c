@@ -25,7 +25,14 @@ void uart_init(void)
 	outb(COM1 + 0, 1);		/* 115200 / 1 */
 	outb(COM1 + 1, 0);
 	outb(COM1 + LCR, 0x03);		/* 8N1 */
-	outb(COM1 + FCR, 0x07);		/* FIFOs on, cleared */
+	/*
+	 * FIFOs on, cleared, receive interrupt at 14 bytes or after four character times of
+	 * quiet (the FIFO timeout). A trigger of 1 made every byte a round trip: QEMU hands
+	 * the UART only as many bytes as the trigger asks for, so a typed line took one
+	 * device-model turn per byte, and with every virtual CPU busy under -icount each turn
+	 * could cost a whole round-robin slice (a 20-byte line arrived seconds late).
+	 */
+	outb(COM1 + FCR, 0xc7);
 	outb(COM1 + MCR, 0x0b);		/* DTR, RTS, OUT2 (OUT2 gates the IRQ line) */
 }
 

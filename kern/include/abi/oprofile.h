@@ -55,6 +55,8 @@ enum opf_type {
 	OPF_LOCKWAIT = 15,	/* struct opf_lockwait: a contended lock was taken at last */
 	OPF_SCHED_END = 16,	/* struct opf_sched_end: one per core, closing event totals */
 	OPF_SWITCH_SHORT = 17,	/* struct opf_switch_short: a switch whose prev needs no stack */
+	OPF_SWITCH_SAME = 18,	/* struct opf_switch_short: a blocking switch whose wait is the
+				   last OPF_SWITCH's of prev_tid in this block */
 	OPF_CRASH = 20,		/* struct opf_crash: a crash dump's cause and panic stack */
 	OPF_CRASH_CORE = 21,	/* struct opf_crash_core: one core's state when stopped */
 	OPF_CRASH_END = 22,	/* struct opf_crash_end: the dump arrived whole */
@@ -371,6 +373,20 @@ struct opf_switch_short {
 _Static_assert(sizeof(struct opf_switch_short) == __builtin_offsetof(struct opf_switch, obj),
 	       "OPF_SWITCH_SHORT is OPF_SWITCH cut before obj");
 
+/*
+ * A blocking switch (why SLEEP, RENDEZ, QLOCK or IO) whose prev waits where it waited at its
+ * last blocking switch is written as OPF_SWITCH_SAME, laid out as struct opf_switch_short:
+ * its obj, site, holder, name and frames are those of the last OPF_SWITCH of prev_tid
+ * earlier in the same block (a core's block holds its threads' switches: threads are
+ * pinned). The kernel writes one only when it has proven them equal -- the same wait and
+ * every word its walk of prev's stack read the same -- and never refers across blocks, so
+ * a block stands alone (dropped, overwritten or read in any order). A reader takes it as
+ * that OPF_SWITCH with this record's core, why, tids, tsc and prev_cpu. In a block that
+ * begins with OPF_B_PARTIAL the OPF_SWITCH may be in the part an earlier reader got: then
+ * the switch reads with no frames; in a whole block a reference to nothing is an invalid
+ * stream.
+ */
+
 /* flags of OPF_WAKEUP */
 #define OPF_W_IRQ	0x0001	/* the waker was an interrupt handler (waker: who it interrupted) */
 
@@ -414,7 +430,7 @@ struct opf_lockwait {
 
 /* Events by kind (opf_sched_end.written[]) */
 enum opf_ev {
-	OPF_EV_SWITCH = 0,	/* OPF_SWITCH and OPF_SWITCH_SHORT */
+	OPF_EV_SWITCH = 0,	/* OPF_SWITCH, OPF_SWITCH_SHORT and OPF_SWITCH_SAME */
 	OPF_EV_WAKEUP = 1,
 	OPF_EV_LOCK = 2,
 	OPF_EV_N = 3
@@ -422,7 +438,7 @@ enum opf_ev {
 
 /*
  * Closing totals of one core's events (after its OPF_CORE_END). Per core:
- *	taken == (its OPF_SWITCH(_SHORT) + OPF_WAKEUP + OPF_LOCKWAIT records in the stream)
+ *	taken == (its OPF_SWITCH(_SHORT, _SAME) + OPF_WAKEUP + OPF_LOCKWAIT records in the stream)
  *		 + sum(lost[]) + overwritten
  * lost[] by the reasons of samples: NO_BLOCK (no room), OUTPUT_FULL (in a block the worker
  * dropped), PAUSED (the session was paused), OTHER (the core was already writing: an event

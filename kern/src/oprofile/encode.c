@@ -146,7 +146,7 @@ void rec_salvage(const struct block *b, struct salvage *sv)
 			sv->marks++;	/* pause time and rates a reader can no longer tell */
 		} else if (r->type >= OPF_SWITCH && r->type <= OPF_LOCKWAIT) {
 			sv->ev[r->type - OPF_SWITCH]++;
-		} else if (r->type == OPF_SWITCH_SHORT) {
+		} else if (r->type == OPF_SWITCH_SHORT || r->type == OPF_SWITCH_SAME) {
 			sv->ev[OPF_EV_SWITCH]++;
 		}
 		p += r->len;

@@ -3,16 +3,18 @@
  * started with "-e sched".
  *
  * Contexts: every hook runs on the core the event happens on, interrupts off -- the thread
- * the core switched to (on_switch), the waker, thread or interrupt handler (on_wake), the
- * thread or core that took a contended lock (on_lock) -- never in an NMI. Each writes one
- * record into that core's current block inside the hot path's writer guard (nest; inlined
- * here as ev_enter / ev_leave, hot_thread_leave for what NMIs left): no lock, no
- * allocation, no sleeping, and an NMI that lands inside leaves its sample in pend for us to
- * record on the way out, as it does for any writer.
+ * the core switched to (on_switch, on_block), the waker, thread or interrupt handler
+ * (on_wake), the thread or core that took a contended lock (on_lock) -- never in an NMI.
+ * Each writes one record into that core's current block inside the hot path's writer guard
+ * (nest; inlined here as ev_enter / ev_leave, hot_thread_leave for what NMIs left): no lock,
+ * no allocation, no sleeping, and an NMI that lands inside leaves its sample in pend for us
+ * to record on the way out, as it does for any writer.
  *
  * What a switch costs matters most (the issue's budget: 150 instructions with -e sched):
  * a switch whose prev stays runnable or exits is OPF_SWITCH_SHORT, 40 bytes and no stack,
- * written on the inline guard and reserve; only a blocking switch walks prev's stack.
+ * written on the inline guard and reserve; a blocking switch walks prev's stack, unless the
+ * stack cache below proves the walk would write what its last walk in the block wrote
+ * (then the 40-byte OPF_SWITCH_SAME refers to that record).
  *
  * Two hazards the guard alone does not cover:
  *  - Re-entry from inside the profiler: the hot path may kick the worker, whose wake-up is
@@ -127,25 +129,14 @@ static __noinline void *ev_reserve_slow(struct opcore *c, uint32_t len, uint64_t
 	return p;
 }
 
-static inline void *ev_reserve_fixed(struct opcore *c, uint32_t len, uint64_t tsc)
-{
-	struct block *b = c->buf.cur;
-	void *p;
-
-	if (unlikely(!b || BFREE(b) < len))
-		return ev_reserve_slow(c, len, tsc);
-	p = b->wp;
-	b->wp += len;
-	return p;
-}
-
 /*
  * Room for a record of head bytes and up to the session's depth of frames (fewer if the
  * block could not hold them); *max: the frames it has room for. NULL: counted lost.
  */
 static void *ev_reserve(struct opcore *c, uint32_t head, uint64_t tsc, unsigned *max)
 {
-	uint32_t room = oprof.cfg.block_bytes - BLK_HDR;
+	uint32_t room = oprof.cfg.block_bytes - BLK_HDR, len;
+	struct block *b = c->buf.cur;
 	void *p;
 
 	*max = oprof.cfg.depth;
@@ -155,7 +146,13 @@ static void *ev_reserve(struct opcore *c, uint32_t head, uint64_t tsc, unsigned 
 		ev_lose(c, OPF_LOST_OTHER);
 		return NULL;
 	}
-	p = hot_reserve_slow(c, head + 8 * *max, tsc);
+	len = head + 8 * *max;
+	if (likely(b && BFREE(b) >= len)) {	/* room in cur: no call */
+		p = b->wp;
+		b->wp += len;
+		return p;
+	}
+	p = hot_reserve_slow(c, len, tsc);
 	NMI_POINT();
 	if (!p)
 		ev_lose(c, OPF_LOST_NO_BLOCK);
@@ -187,22 +184,137 @@ static void ev_name(char dst[OPF_OBJ_NAME], const char *name)
 }
 
 /*
- * A switch whose prev waits: OPF_SWITCH with its reason and its stack (walked from the
- * frame swtch saved: prev is off every core and not yet freed while on_switch runs).
+ * The stack cache: per core, per thread (by tid, a few ways), the last OPF_SWITCH written for
+ * a blocking switch of that thread in the core's current block, and the chain of frame
+ * pointers its walk followed. A thread that blocks again where it blocked before (most do:
+ * a server loop, a lock, a pipe) is written as a 40-byte OPF_SWITCH_SAME instead of a walk
+ * and a stack -- but only when that is provably what a walk would write:
+ *  - same block (the core's block count: cur changes only when pushed), and the record
+ *    still there, an OPF_SWITCH of this tid (a block the core could not push is framed
+ *    again in place, its wp back at the start);
+ *  - same wait: set and why, and when set obj, site, holder and the name's address (the
+ *    names handed to schedev_wait are constants: a lock's, given where it is created);
+ *  - same stack: the same bounds and saved frame pointer, and every word the walk read
+ *    reads the same now -- each frame's caller link and return address (the record's
+ *    frames[i], as written), and the zero return address it stopped at (tail). Each frame
+ *    read lies where the walk found it inside the same bounds (the links are the same), so
+ *    reading it again is safe; bt_walk's output is a function of those words and the bounds
+ *    alone (the depth is the session's).
+ * The core's own table, touched only inside its writer guard; emptied at session start.
  */
-static __noinline void ev_switch_long(const struct schedev_switch *sw)
-{
-	struct opcore *c = ev_begin_on(sw->core);
-	struct opf_switch *r;
-	uintptr_t fp, lo, hi;
-	unsigned max;
-	bool w = sw->w->set;
+#define EV_WAYS		8	/* entries per core, by tid */
+#define EV_CACHE_FRAMES	16	/* a deeper stack is never cached (always walked) */
 
-	if (!c)
+struct ev_stack {
+	const struct opf_switch *rec;	/* the record, or NULL: nothing cached in this way */
+	uint64_t blocks;		/* the core's cnt.blocks when it was written */
+	uint32_t tid, n;		/* its thread; its frames */
+	uint32_t setwhy;		/* the wait it was written for: schedev_why's set and why, */
+	uint32_t holder;		/* ... and (when set) holder, obj, site and name */
+	const void *obj, *site;
+	const char *name;
+	uintptr_t fp, lo, hi;		/* the saved frame pointer, the stack's bounds */
+	uintptr_t tail;			/* the walk stopped at this frame's zero return address */
+	uintptr_t fw[2 * EV_CACHE_FRAMES];	/* frame i's words: caller link, return address */
+};
+
+static struct ev_stack ev_stacks[MAX_CPUS][EV_WAYS];
+
+/* schedev_why's set and why as one word (they are its first two 16-bit fields) */
+static inline uint32_t ev_setwhy(const struct schedev_why *w)
+{
+	uint32_t v;
+
+	__builtin_memcpy(&v, w, sizeof(v));
+	return v;
+}
+
+/*
+ * Would a walk of sw's stack, and its wait, write exactly e->rec's? (see the cache above)
+ * The frames: from the saved frame pointer, each frame's two words against the cache's,
+ * the caller link that matched being the next frame -- one load and one compare a word.
+ */
+static inline bool ev_same(const struct opcore *c, const struct ev_stack *e,
+			   const struct schedev_switch *sw)
+{
+	const struct opf_switch *r = e->rec;
+	const struct schedev_why *w = sw->w;
+	const uintptr_t *fw = e->fw;
+	uintptr_t fp = sw->fp;
+
+	if (!r || e->tid != sw->prev_tid || e->blocks != c->cnt.blocks || e->fp != fp ||
+	    e->lo != sw->lo || e->hi != sw->hi || e->setwhy != ev_setwhy(w))
+		return false;
+	if (w->set && (w->obj != e->obj || w->site != e->site || w->holder != e->holder ||
+		       w->name != e->name))
+		return false;
+	if ((const uint8_t *)r >= c->buf.cur->wp || r->h.type != OPF_SWITCH ||
+	    r->prev_tid != e->tid)
+		return false;
+	/* two frames a round (the loop's own count and branch once for both), then the odd one */
+	for (const uintptr_t *end = fw + 4 * (e->n / 2); fw != end; fw += 4) {
+		const uintptr_t *f = (const uintptr_t *)fp, *g = (const uintptr_t *)fw[0];
+
+		if (f[1] != fw[1] || f[0] != fw[0] || g[1] != fw[3] || g[0] != fw[2])
+			return false;
+		fp = fw[2];
+	}
+	if ((e->n & 1) && (((const uintptr_t *)fp)[1] != fw[1] ||
+			   ((const uintptr_t *)fp)[0] != fw[0]))
+		return false;
+	return !e->tail || ((const uintptr_t *)e->tail)[1] == 0;
+}
+
+/*
+ * Remember r, just written with n frames walked from sw's stack (max the most it could
+ * take), as its thread's: the words the walk read, read again (prev's stack is frozen while
+ * it is off). A stack deeper than the cache empties the way instead: the way must never
+ * hold an older record of this thread than its last one in the block.
+ */
+static void ev_remember(struct opcore *c, struct ev_stack *e, const struct opf_switch *r,
+			const struct schedev_switch *sw, unsigned max)
+{
+	const struct schedev_why *w = sw->w;
+	uint32_t n = r->nframes;
+	uintptr_t fp = sw->fp, prev = 0;
+
+	e->rec = NULL;
+	if (n > EV_CACHE_FRAMES)
 		return;
+	for (uint32_t i = 0; i < n; i++) {
+		prev = fp;
+		e->fw[2 * i] = fp = ((const uintptr_t *)prev)[0];
+		e->fw[2 * i + 1] = r->frames[i];
+	}
+	/* short of the depth, at a frame inside the bounds: the walk read its return address */
+	e->tail = n < max && fp && !(fp & 7) && sw->hi >= sw->lo &&
+		  sw->hi - sw->lo >= BT_FRAME_BYTES && fp >= sw->lo &&
+		  fp <= sw->hi - BT_FRAME_BYTES && (n == 0 || fp > prev) ? fp : 0;
+	e->blocks = c->cnt.blocks;
+	e->tid = sw->prev_tid;
+	e->n = n;
+	e->setwhy = ev_setwhy(w);
+	e->holder = w->holder;
+	e->obj = w->obj;
+	e->site = w->site;
+	e->name = w->name;
+	e->fp = sw->fp;
+	e->lo = sw->lo;
+	e->hi = sw->hi;
+	e->rec = r;
+}
+
+/* A blocking switch that is not the same as before: OPF_SWITCH with the wait and the stack. */
+static __noinline void ev_block_full(struct opcore *c, const struct schedev_switch *sw,
+				     struct ev_stack *e)
+{
+	const struct schedev_why *w = sw->w;
+	struct opf_switch *r;
+	unsigned max;
+
+	c->ev.defer_kick = 1;
 	if ((r = ev_reserve(c, sizeof(*r), sw->tsc, &max))) {
-		schedev_prev_stack(sw, &fp, &lo, &hi);
-		r->nframes = (uint16_t)ev_walk(c, r->frames, max, fp, lo, hi);
+		r->nframes = (uint16_t)ev_walk(c, r->frames, max, sw->fp, sw->lo, sw->hi);
 		r->h = (struct opf_rec){ OPF_SWITCH, 0, opf_switch_len(r->nframes) };
 		r->core = sw->core;
 		r->why = sw->why;
@@ -211,20 +323,21 @@ static __noinline void ev_switch_long(const struct schedev_switch *sw)
 		r->next_tid = sw->next_tid;
 		r->tsc = sw->tsc;
 		r->prev_cpu = sw->prev_cpu;
-		r->obj = w ? (uintptr_t)sw->w->obj : 0;
-		r->site = w ? (uintptr_t)sw->w->site : 0;
-		r->holder = w ? sw->w->holder : 0;
-		ev_name(r->name, w ? sw->w->name : NULL);
+		r->obj = w->set ? (uintptr_t)w->obj : 0;
+		r->site = w->set ? (uintptr_t)w->site : 0;
+		r->holder = w->set ? w->holder : 0;
+		ev_name(r->name, w->set ? w->name : NULL);
 		cnt_add(&c->ev.written[OPF_EV_SWITCH], 1);
+		ev_remember(c, e, r, sw, max);
 	}
 	ev_end(c);
 }
 
 static inline void ev_fill_short(struct opcore *c, struct opf_switch_short *r,
-				 const struct schedev_switch *sw)
+				 const struct schedev_switch *sw, uint16_t type)
 {
 	*r = (struct opf_switch_short){
-		.h = { OPF_SWITCH_SHORT, 0, sizeof(*r) }, .core = sw->core, .why = sw->why,
+		.h = { type, 0, sizeof(*r) }, .core = sw->core, .why = sw->why,
 		.prev_tid = sw->prev_tid, .next_tid = sw->next_tid, .tsc = sw->tsc,
 		.prev_cpu = sw->prev_cpu,
 	};
@@ -238,7 +351,7 @@ static __noinline void ev_switch_short_slow(struct opcore *c, const struct sched
 
 	NMI_POINT();
 	if (r)
-		ev_fill_short(c, r, sw);
+		ev_fill_short(c, r, sw, OPF_SWITCH_SHORT);
 	else
 		ev_lose(c, OPF_LOST_NO_BLOCK);
 	ev_leave(c);
@@ -267,39 +380,82 @@ static void ev_switch_short(const struct schedev_switch *sw)
 	r = (struct opf_switch_short *)b->wp;
 	b->wp += sizeof(*r);
 	NMI_POINT();
-	ev_fill_short(c, r, sw);
+	ev_fill_short(c, r, sw, OPF_SWITCH_SHORT);
 	ev_leave(c);
 }
 
-/* on_switch: the stack only where a wait needs explaining (abi/oprofile.h says so). */
-static void ev_switch(const struct schedev_switch *sw)
+/*
+ * on_block: prev waits. The same wait at the same stack as its last blocking switch in this
+ * block is the 40-byte OPF_SWITCH_SAME, on the inline guard and reserve like a short switch;
+ * anything else (or no room for the short record in cur: the reference must stay in the
+ * block) an OPF_SWITCH with a walk of the stack. sw->core is this core.
+ */
+static void ev_block(const struct schedev_switch *sw)
 {
-	if (unlikely(sw->why > OPF_WHY_YIELD && sw->why != OPF_WHY_EXIT)) {
-		ev_switch_long(sw);
+	struct opcore *c = &opcores[sw->core];
+	struct ev_stack *e = &ev_stacks[sw->core][sw->prev_tid % EV_WAYS];
+	struct opf_switch_short *r;
+	struct block *b;
+
+	if (!ev_enter(c))
+		return;
+	b = c->buf.cur;
+	if (unlikely(!ev_same(c, e, sw) || BFREE(b) < sizeof(*r))) {
+		ev_block_full(c, sw, e);
 		return;
 	}
-	ev_switch_short(sw);
+	r = (struct opf_switch_short *)b->wp;
+	b->wp += sizeof(*r);
+	NMI_POINT();
+	ev_fill_short(c, r, sw, OPF_SWITCH_SAME);
+	ev_leave(c);
 }
 
-static void ev_wake(uint32_t tid, int target_core, uint32_t waker)
+static inline void ev_fill_wake(struct opcore *c, unsigned core, struct opf_wakeup *r,
+				uint32_t tid, int target_core, uint32_t waker, uint64_t tsc)
 {
-	struct opcore *c = ev_begin();
-	uint64_t tsc = tsc_read();
-	struct opf_wakeup *r;
+	*r = (struct opf_wakeup){
+		.h = { OPF_WAKEUP, 0, sizeof(*r) }, .core = (uint16_t)core,
+		.target_core = (uint16_t)target_core, .tid = tid, .waker = waker, .tsc = tsc,
+	};
+	cnt_add(&c->ev.written[OPF_EV_WAKEUP], 1);
+}
 
-	if (!c)
-		return;
-	if ((r = ev_reserve_fixed(c, sizeof(*r), tsc))) {
-		NMI_POINT();
-		*r = (struct opf_wakeup){
-			.h = { OPF_WAKEUP, 0, sizeof(*r) }, .core = (uint16_t)(c - opcores),
-			.target_core = (uint16_t)target_core, .tid = tid, .waker = waker, .tsc = tsc,
-		};
-		cnt_add(&c->ev.written[OPF_EV_WAKEUP], 1);
-	} else {
+/* A wake-up that found no room in cur: the slow reserve, then as ever. */
+static __noinline void ev_wake_slow(struct opcore *c, unsigned core, uint32_t tid,
+				    int target_core, uint32_t waker, uint64_t tsc)
+{
+	struct opf_wakeup *r = ev_reserve_slow(c, sizeof(*r), tsc);
+
+	NMI_POINT();
+	if (r)
+		ev_fill_wake(c, core, r, tid, target_core, waker, tsc);
+	else
 		ev_lose(c, OPF_LOST_NO_BLOCK);
+	ev_leave(c);
+}
+
+/* on_wake: OPF_WAKEUP on the waker's core, on the same lean path as a short switch. */
+static void ev_wake(uint32_t tid, int target_core, uint32_t waker, unsigned core)
+{
+	struct opcore *c;
+	struct opf_wakeup *r;
+	struct block *b;
+	uint64_t tsc;
+
+	if (core >= MAX_CPUS || !ev_enter(c = &opcores[core]))
+		return;
+	tsc = tsc_read();
+	b = c->buf.cur;
+	if (unlikely(!b || BFREE(b) < sizeof(*r))) {
+		ev_wake_slow(c, core, tid, target_core, waker, tsc);
+		return;
 	}
-	ev_end(c);
+	r = (struct opf_wakeup *)b->wp;
+	b->wp += sizeof(*r);
+	NMI_POINT();
+	ev_fill_wake(c, core, r, tid, target_core, waker, tsc);
+	ev_leave(c);
 }
 
 static void ev_lock(const struct schedev_lock *lk)
@@ -328,7 +484,8 @@ static void ev_lock(const struct schedev_lock *lk)
 }
 
 static struct schedev_ops ops = {
-	.on_switch = ev_switch,
+	.on_switch = ev_switch_short,
+	.on_block = ev_block,
 	.on_wake = ev_wake,
 	.on_lock = ev_lock,
 };
@@ -337,6 +494,7 @@ static struct schedev_ops ops = {
 const struct schedev_ops *sched_events_ops(void)
 {
 	ops.spin_min = tsc_hz() / 1000000 * SPIN_REPORT_US;
+	memset(ev_stacks, 0, sizeof(ev_stacks));	/* no hook runs: the last session's stopped */
 	return &ops;
 }
 

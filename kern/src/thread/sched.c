@@ -178,26 +178,28 @@ static unsigned switch_why(const struct thread *prev, const struct runq *rq)
 /*
  * On the thread the core switched to, interrupts off, rq lock released, prev not yet
  * freed: tell the session's hook (schedev.h). prev is off every core (threads are pinned
- * and this core runs us), so its stack can be walked from the frame swtch saved.
+ * and this core runs us), so its stack can be walked from the frame swtch saved: a
+ * blocking switch hands it to on_block, the others go to on_switch without it.
  */
 static __noinline void switch_event(const struct schedev_ops *ops, struct runq *rq,
 				    struct thread *prev, unsigned why, const struct thread *next)
 {
-	struct schedev_switch sw = {
-		.prev_tid = (uint32_t)prev->tid, .next_tid = (uint32_t)next->tid,
-		.core = (uint16_t)next->core, .why = (uint16_t)why,
-		.tsc = rq->sw_tsc, .prev_cpu = prev->cpu_tsc, .w = &prev->why, .prev = prev,
-	};
+	struct schedev_switch sw;	/* field by field: fp, lo, hi only where on_block reads them */
 
+	sw.prev_tid = (uint32_t)prev->tid;
+	sw.next_tid = (uint32_t)next->tid;
+	sw.core = (uint16_t)next->core;
+	sw.why = (uint16_t)why;
+	sw.tsc = rq->sw_tsc;
+	sw.prev_cpu = prev->cpu_tsc;
+	sw.w = &prev->why;
+	if (why > OPF_WHY_YIELD && why != OPF_WHY_EXIT) {
+		sw.fp = arch_switched_fp(prev->rsp);
+		thread_stack(prev, &sw.lo, &sw.hi);
+		ops->on_block(&sw);
+		return;
+	}
 	ops->on_switch(&sw);
-}
-
-/* Within on_switch only: prev is switched out (its frame saved by swtch) and not freed. */
-void schedev_prev_stack(const struct schedev_switch *sw, uintptr_t *fp, uintptr_t *lo,
-			uintptr_t *hi)
-{
-	*fp = arch_switched_fp(sw->prev->rsp);
-	thread_stack(sw->prev, lo, hi);
 }
 
 /* After a switch, on the new thread (me), rq lock held: release it, finish the old one. */
@@ -262,8 +264,12 @@ static inline void wake_event(struct thread *t)
 {
 	const struct schedev_ops *ops = schedev();
 
-	if (unlikely(ops))
-		ops->on_wake((uint32_t)t->tid, t->core, (uint32_t)thread_tid(current()));
+	if (unlikely(ops)) {
+		struct cpu *c = this_cpu();
+
+		ops->on_wake((uint32_t)t->tid, t->core, c->cur ? (uint32_t)c->cur->tid : 0,
+			     (unsigned)c->id);
+	}
 }
 
 void thread_wake(struct thread *t)

@@ -437,13 +437,6 @@ bool schedev_wait(unsigned why, const void *obj, const void *site, const char *n
 
 void schedev_unwait(void) { }
 
-void schedev_prev_stack(const struct schedev_switch *sw, uintptr_t *fp, uintptr_t *lo,
-			uintptr_t *hi)
-{
-	(void)sw;
-	*fp = *lo = *hi = 0;
-}
-
 void thread_stack(struct thread *t, uintptr_t *lo, uintptr_t *hi)
 {
 	(void)t;
