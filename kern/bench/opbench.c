@@ -220,8 +220,10 @@ static void tickload_arm(void *arg)
 	struct alarm *a = &tickload_alarms[core_id()];
 
 	(void)arg;
-	if (!a->fn)		/* first use: a zeroed alarm is not a disarmed one */
+	if (!a->fn) {		/* first use: a zeroed alarm is not a disarmed one */
 		alarm_init(a, tickload_fire, NULL);
+		a->spaced = a->fast = true;	/* as the sampler's: the floor it pays */
+	}
 	alarm_cancel(a);
 	if (tickload_period)
 		alarm_set(a, tsc_read() + tickload_period, tickload_period);

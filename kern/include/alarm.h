@@ -15,6 +15,12 @@
  * running the core, was slower than the period), it moves a whole period past now, and
  * the expiries skipped count in missed. Otherwise a core overloaded by it would stay in its
  * timer interrupt (alarm_interrupt runs every due expiry before returning).
+ *
+ * A fast periodic alarm (fast set after alarm_init, beside spaced: the profiler's sampling
+ * alarm, thousands of expiries a second) is kept in its core's one fast slot instead of the
+ * sorted list when the slot is free, which makes its expiry one compare and its re-arm no
+ * list walk; otherwise it is an ordinary alarm. Behaviour is the same either way, except
+ * that in the slot it is always spaced and, due together with list alarms, runs first.
  */
 #ifndef ALARM_H
 #define ALARM_H
@@ -34,6 +40,7 @@ struct alarm {
 	uint64_t fired;		/* TSC of the interrupt that last ran fn */
 	int core;		/* core it is armed on, -1 when not armed */
 	bool spaced;		/* never due again as fn returns (above); alarm_init clears */
+	bool fast;		/* keep in the core's fast slot if free (above); init clears */
 	struct alarm *next;	/* per-core list, sorted by deadline */
 };
 
@@ -47,7 +54,11 @@ void alarm_set(struct alarm *a, uint64_t deadline, uint64_t period);
 void alarm_cancel(struct alarm *a);
 bool alarm_armed(struct alarm *a);
 
-/* Called by the arch timer interrupt: run due alarms of this core, reprogram the timer. */
-void alarm_interrupt(struct trapframe *tf);
+struct cpu;
+/*
+ * Called by the arch timer interrupt on core c (this core) with now, the TSC read on
+ * entry: run the due alarms of this core, reprogram the timer.
+ */
+void alarm_interrupt(struct trapframe *tf, struct cpu *c, uint64_t now);
 
 #endif

@@ -117,16 +117,11 @@ bool tf_irq_enabled(const struct trapframe *tf);	/* interrupts were on where it 
 
 /*
  * Where tf stopped, for a sample, in one call (interrupt or NMI context): its pc and frame
- * pointer, and leaf_ret as arch_unlinked_return gives it for the stack [lo, hi) (0 and 0
- * when there is no stack to read).
+ * pointer in *pc and *fp, and returned, the leaf's return address as arch_unlinked_return
+ * gives it for the stack [lo, hi) (0 when the chain is complete or there is no stack).
  */
-struct arch_where {
-	uintptr_t pc;
-	uintptr_t fp;
-	uintptr_t leaf_ret;
-};
-void arch_tf_where(const struct trapframe *tf, uintptr_t lo, uintptr_t hi,
-		   struct arch_where *w);
+uintptr_t arch_tf_where(const struct trapframe *tf, uintptr_t lo, uintptr_t hi, uintptr_t *pc,
+			uintptr_t *fp);
 
 /* --- Threads (sched.c) --- */
 

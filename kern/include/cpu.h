@@ -25,6 +25,7 @@ struct cpu {
 	uintptr_t irq_stack_hi;
 	void *sched;			/* scheduler's per-core state (sched.c) */
 	struct alarm *alarms;		/* armed alarms, sorted by deadline (alarm.c) */
+	struct alarm *fast;		/* the fast periodic alarm armed here, or NULL (alarm.c) */
 	uint64_t timer_deadline;	/* TSC the timer is programmed for, 0 none */
 	uint64_t irqs;			/* shared: interrupts taken */
 	bool in_idle;			/* halted in the idle loop (for profiles) */

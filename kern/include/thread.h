@@ -27,10 +27,37 @@ int kthread_join(struct thread *t);
 void kthread_detach(struct thread *t);
 
 struct thread *current(void);	/* NULL before threads run on this core */
-int thread_tid(struct thread *t);
+
+/*
+ * The head of every struct thread, for the inline accessors below, which the profiler's
+ * interrupt and NMI paths call at every sample: sched.c keeps these fields first, in this
+ * order (it asserts so).
+ */
+struct thread_head {
+	int tid;		/* 0 for idle threads */
+	int core;		/* the core it is pinned to */
+	uintptr_t stack_lo;	/* the stack it runs on now, [lo, hi): its own or an app's; */
+	uintptr_t stack_hi;	/* 0 (no stack) while thread_set_stack changes the two */
+};
+
+static inline int thread_tid(struct thread *t)
+{
+	return t ? ((const struct thread_head *)t)->tid : 0;
+}
+
+/*
+ * Stack bounds of t: [lo, hi), for the profiler's unwinder; any context. An NMI landing in
+ * thread_set_stack sees the old bounds, the new ones, or hi 0 (an empty stack).
+ */
+static inline void thread_stack(struct thread *t, uintptr_t *lo, uintptr_t *hi)
+{
+	const struct thread_head *h = (const struct thread_head *)t;
+
+	*lo = READ_ONCE(h->stack_lo);
+	*hi = READ_ONCE(h->stack_hi);
+}
+
 const char *thread_name(struct thread *t);
-/* Stack bounds of t: [lo, hi). For the profiler's unwinder. */
-void thread_stack(struct thread *t, uintptr_t *lo, uintptr_t *hi);
 /*
  * t (the current thread) runs on the stack [lo, hi) from now on, until called again with
  * 0, 0 (back on its own): app instances run main on a stack of their own.

@@ -1,6 +1,6 @@
 # gdb -batch -x tests/bench/istep.py, run by overhead.sh: attached to QEMU's gdb stub
 # (ISTEP_PORT) while the guest samples, single-step ISTEP_N whole timer interrupts, each
-# from trap_common to its iretq, and write one line per interrupt to ISTEP_OUT: the number
+# from its entry (timer_entry, or trap_common in kernels without one) to its iretq, and write one line per interrupt to ISTEP_OUT: the number
 # of instructions, then "function:count" for every function the instructions belong to
 # (the innermost, inlined functions by their own names, from the DWARF line table).
 # ISTEP_PCS=FILE also writes the fewest-instruction interrupt's addresses there, one a line
@@ -16,7 +16,10 @@ elf = os.environ["ISTEP_ELF"]
 gdb.execute("set pagination off")
 gdb.execute("file " + elf)
 gdb.execute("target remote localhost:" + os.environ["ISTEP_PORT"])
-gdb.execute("hbreak " + os.environ.get("ISTEP_BREAK", "trap_common"))
+nm = subprocess.run(["nm", elf], capture_output=True, text=True, check=True).stdout.split()
+# ISTEP_BREAK: another entry to step from (nmistep.sh: the NMI's vector stub)
+gdb.execute("hbreak " + os.environ.get("ISTEP_BREAK",
+                                       "timer_entry" if "timer_entry" in nm else "trap_common"))
 runs = []
 for _ in range(int(os.environ.get("ISTEP_N", "8"))):
     # Stepping one interrupt holds the machine for a second of host time, which the guest's

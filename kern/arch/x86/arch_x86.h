@@ -91,7 +91,9 @@ void acpi_init(uintptr_t rsdp);
 /* lapic.c */
 void lapic_init_cpu(void);
 uint32_t lapic_id(void);
-void lapic_eoi(void);
+extern volatile uint32_t *lapic_mmio;	/* this core's local APIC registers (lapic.c) */
+/* End of interrupt: one write, nothing read back (see lapic.c on the timer path). */
+static inline void lapic_eoi(void) { lapic_mmio[0x0b0 / 4] = 0; }
 void lapic_send_ipi(uint32_t apic_id, uint32_t icr_low);
 void lapic_send_init_sipi(uint32_t apic_id, uint8_t vector_page);
 void lapic_timer_calibrate(void);
@@ -156,6 +158,7 @@ bool ksym_frameless_leaf(uintptr_t pc, uintptr_t *start, uintptr_t *end);
 __noreturn void arch_main(uint32_t mbi);
 __noreturn void ap_main(void);
 void trap(struct trapframe *tf);
+void timer_trap(struct trapframe *tf);	/* the timer vector (timer_entry) */
 
 /* misc */
 extern uint32_t boot_mbi;

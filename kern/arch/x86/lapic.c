@@ -26,7 +26,7 @@
 #define ICR_SELF	(1u << 18)
 #define ICR_ALL_BUT_SELF (3u << 18)
 
-static volatile uint32_t *lapic;
+volatile uint32_t *lapic_mmio;	/* the same address on every core; lapic_eoi is inline */
 static uint64_t lapic_hz;	/* timer counts per second at divide 1 */
 /* for the timer path, set once at calibration: counts per TSC tick in 32.32 fixed point,
  * and the farthest a deadline may be (a second of TSC) so that count stays in range */
@@ -38,13 +38,13 @@ static uint64_t counts_per_tsc, max_ahead;
  * uncached access on hardware, and nothing there needs the write to have landed first.
  * Set-up writes (wr_sync) read the ID register back to make sure they took effect.
  */
-static inline uint32_t rd(uint32_t reg) { return lapic[reg / 4]; }
-static inline void wr(uint32_t reg, uint32_t v) { lapic[reg / 4] = v; }
+static inline uint32_t rd(uint32_t reg) { return lapic_mmio[reg / 4]; }
+static inline void wr(uint32_t reg, uint32_t v) { lapic_mmio[reg / 4] = v; }
 static inline void wr_sync(uint32_t reg, uint32_t v) { wr(reg, v); (void)rd(ID); }
 
 void lapic_init_cpu(void)
 {
-	lapic = (volatile uint32_t *)acpi.lapic_addr;
+	lapic_mmio = (volatile uint32_t *)acpi.lapic_addr;
 	wrmsr(MSR_APIC_BASE, rdmsr(MSR_APIC_BASE) | 0x800);	/* global enable */
 	wr_sync(SVR, 0x100 | T_SPURIOUS);
 	wr_sync(LVT_LINT0, MASKED);
@@ -57,7 +57,7 @@ void lapic_init_cpu(void)
 }
 
 uint32_t lapic_id(void) { return rd(ID) >> 24; }
-void lapic_eoi(void) { wr(EOI, 0); }
+_Static_assert(EOI == 0x0b0, "lapic_eoi (arch_x86.h) writes this register");
 
 void lapic_send_ipi(uint32_t apic_id, uint32_t icr_low)
 {
@@ -160,6 +160,8 @@ void lapic_timer_calibrate(void)
 	uint64_t r = lapic_hz % max_ahead << 16;
 	counts_per_tsc |= r / max_ahead << 16;
 	counts_per_tsc |= (r % max_ahead << 16) / max_ahead;
+	/* a count for max_ahead must fit TICR's 32 bits (arch_timer_set does not clamp) */
+	max_ahead /= lapic_hz / 0x100000000ull + 1;	/* lapic_hz over that is below 2^32 */
 }
 
 /*
@@ -176,12 +178,11 @@ void arch_timer_set(uint64_t deadline, uint64_t now)
 		wr(TICR, 0);
 		return;
 	}
-	/* at most a second ahead (no overflow); alarm.c re-arms when woken early */
+	/* at most max_ahead (a second, or less if the count would pass 32 bits: calibration);
+	 * alarm.c re-arms when woken early */
 	count = deadline > now ?
 		(uint64_t)((unsigned __int128)MIN(deadline - now, max_ahead) * counts_per_tsc >> 32) : 1;
 	if (count == 0)
 		count = 1;
-	if (count > 0xffffffffu)
-		count = 0xffffffffu;
 	wr(TICR, (uint32_t)count);	/* LVT_TIMER stays one-shot and unmasked */
 }

@@ -6,8 +6,8 @@
  * Exceptions are fatal (there is no user mode), and so never return, which the NMI
  * handler relies on (nmi.c): they print the vector, error code, registers, CR2 for page
  * faults and a symbolized backtrace, then panic. Device and timer interrupts go to the handler
- * registered for their vector and are acknowledged at the LAPIC; the timer interrupt may
- * end in a context switch (sched_preempt_irq), which happens after the EOI.
+ * registered for their vector and are acknowledged at the LAPIC. The timer has an entry of
+ * its own (timer_trap) and may end in a context switch (sched_preempt_irq), after the EOI.
  */
 #include "x86.h"
 #include "arch_x86.h"
@@ -31,6 +31,7 @@ struct idt_entry {
 static struct idt_entry idt[256] __aligned(16);
 static struct { irq_handler fn; void *arg; } handlers[256];
 extern char trap_vectors[];
+extern char __app_text_start[], __app_text_end[];	/* kernel.ld */
 
 static const char *const exc_names[32] = {
 	"divide error", "debug", "NMI", "breakpoint", "overflow", "bound range",
@@ -142,20 +143,31 @@ static __noreturn void trap_fatal(struct trapframe *tf)
 	panic("%s at %016lx", name, tf->rip);
 }
 
+/*
+ * The timer interrupt, from its own entry (trapentry.S: timer_entry), interrupts off. tf's
+ * rbx and r12-r15 are not saved there: read nothing but rip, rsp, rbp and rflags (and the
+ * redirect arch_tf_app_leave makes). It may end in a context switch, after the EOI.
+ */
+void timer_trap(struct trapframe *tf)
+{
+	struct cpu *c = cpu_here();
+
+	c->irqs++;
+	lapic_eoi();
+	alarm_interrupt(tf, c, rdtsc());
+	/* app_tick acts only on an app's code (and checks again): no call elsewhere */
+	if (tf->rip - (uintptr_t)__app_text_start < (uintptr_t)(__app_text_end - __app_text_start))
+		app_tick(tf);
+	sched_preempt_irq(tf->rflags & RFLAGS_IF);
+}
+
+/* Every other vector (trap_common). */
 void trap(struct trapframe *tf)
 {
 	int v = (int)tf->vector;
 
 	if (v == T_NMI) {
 		nmi_trap(tf);
-		return;
-	}
-	if (likely(v == T_TIMER)) {	/* the most frequent by far: sampling rides on it */
-		cpu_here()->irqs++;
-		lapic_eoi();
-		alarm_interrupt(tf);
-		app_tick(tf);
-		sched_preempt_irq(tf->rflags & RFLAGS_IF);
 		return;
 	}
 	if (v < IRQ_BASE && !app_trap(tf))

@@ -60,7 +60,8 @@ static inline bool is_frameless_leaf(uintptr_t pc)
  * stack pointer checked against the stack. pc is in the text, so the bytes at pc and just
  * before it can be read.
  */
-uintptr_t arch_unlinked_return(uintptr_t pc, uintptr_t sp, uintptr_t lo, uintptr_t hi)
+static __force_inline uintptr_t unlinked_return(uintptr_t pc, uintptr_t sp, uintptr_t lo,
+						       uintptr_t hi)
 {
 	const uint8_t *ip = (const uint8_t *)pc;
 	uintptr_t at;
@@ -81,10 +82,16 @@ uintptr_t arch_unlinked_return(uintptr_t pc, uintptr_t sp, uintptr_t lo, uintptr
 	return *(const uintptr_t *)at;
 }
 
-void arch_tf_where(const struct trapframe *tf, uintptr_t lo, uintptr_t hi,
-		   struct arch_where *w)
+uintptr_t arch_unlinked_return(uintptr_t pc, uintptr_t sp, uintptr_t lo, uintptr_t hi)
 {
-	w->pc = tf->rip;
-	w->fp = tf->rbp;
-	w->leaf_ret = arch_unlinked_return(tf->rip, tf->rsp, lo, hi);
+	return unlinked_return(pc, sp, lo, hi);
+}
+
+/* Once a sample: the check inlined, the results straight into the caller's record. */
+uintptr_t arch_tf_where(const struct trapframe *tf, uintptr_t lo, uintptr_t hi, uintptr_t *pc,
+			uintptr_t *fp)
+{
+	*pc = tf->rip;
+	*fp = tf->rbp;
+	return unlinked_return(tf->rip, tf->rsp, lo, hi);
 }

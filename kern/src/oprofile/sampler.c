@@ -64,6 +64,7 @@ struct sampler {
 	uint64_t last;		/* NMI: TSC of the last sample */
 	uint32_t div;		/* NMI: sample every div-th period (the session's rate / ours) */
 	uint32_t skip;		/* NMI: periods to let pass before the next sample */
+	struct cpu *cpu;	/* timer: its core, set at arming */
 } __aligned(CACHELINE);
 
 static struct sampler samplers[MAX_CPUS];
@@ -88,31 +89,27 @@ static __force_inline void tick_from(struct oprof_tick *tick, const struct trapf
 				     struct cpu *c, uint64_t tsc)
 {
 	struct thread *t = c->cur;
-	struct arch_where w;
+	uintptr_t lo = 0, hi = 0;
 
 	/* every field stored once (a compound literal would clear the struct first) */
+	if (t)
+		thread_stack(t, &lo, &hi);
 	tick->tsc = tsc;
 	tick->tid = (uint32_t)thread_tid(t);
 	tick->core = (uint16_t)c->id;
 	tick->flags = t == c->idle && READ_ONCE(c->in_idle) ? OPF_F_IDLE : 0;
-	tick->missed = 0;
-	tick->stack_lo = tick->stack_hi = 0;
-	if (t)
-		thread_stack(t, &tick->stack_lo, &tick->stack_hi);
-	arch_tf_where(tf, tick->stack_lo, tick->stack_hi, &w);
-	tick->pc = w.pc;
-	tick->fp = w.fp;
-	tick->leaf_ret = w.leaf_ret;
+	tick->stack_lo = lo;
+	tick->stack_hi = hi;
+	tick->leaf_ret = arch_tf_where(tf, lo, hi, &tick->pc, &tick->fp);
 }
 
-/* Timer interrupt on the alarm's core, interrupts off. */
+/* Timer interrupt on the alarm's core (a->arg: its sampler), interrupts off. */
 static void sample_alarm(struct alarm *a, struct trapframe *tf)
 {
-	struct cpu *c = this_cpu();
-	struct sampler *s = &samplers[c->id];
+	struct sampler *s = a->arg;
 	struct oprof_tick tick;
 
-	tick_from(&tick, tf, c, a->fired);
+	tick_from(&tick, tf, s->cpu, a->fired);
 	s->ticks++;
 	/* late by a period or more: alarm_interrupt skipped expiries, or the last tick moved */
 	if (a->missed != s->alarm_missed) {
@@ -183,8 +180,10 @@ static void arm_thread(void *arg)
 	s->period = sample_period;
 	s->seg_start = tsc_read();
 	s->seg_periods = s->ticks = s->missed = s->alarm_missed = 0;
-	alarm_init(&s->alarm, sample_alarm, NULL);
+	s->cpu = this_cpu();
+	alarm_init(&s->alarm, sample_alarm, s);
 	s->alarm.spaced = true;
+	s->alarm.fast = true;		/* one compare per interrupt, no list walk to re-arm */
 	alarm_set(&s->alarm, s->seg_start + s->period, s->period);
 	irq_restore(f);
 }

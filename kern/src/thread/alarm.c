@@ -1,8 +1,13 @@
 /*
  * Per-core alarms (alarm.h). Each core keeps its armed alarms in cpu->alarms, sorted by
- * deadline, and touches the list only with interrupts off on that core, so no lock is
- * needed. The LAPIC timer is programmed for the head's deadline whenever the head
- * changes; the timer interrupt runs every due alarm in deadline order.
+ * deadline, and beside the list one fast alarm in cpu->fast (the sampler's, at thousands
+ * of expiries a second: one compare per interrupt and no list walk to re-arm it). It
+ * touches both only with interrupts off on that core, so no lock is needed.
+ *
+ * The invariant the rest leans on: whenever anything is armed, the LAPIC one-shot is
+ * programmed for the earliest deadline of the two (reprogram, after every change and at
+ * the end of every timer interrupt). A halted core whose one-shot is not armed never
+ * wakes, and under -icount with sleep=off its clock does not even advance.
  */
 #include "alarm.h"
 #include "cpu.h"
@@ -17,6 +22,7 @@ void alarm_init(struct alarm *a, alarm_fn fn, void *arg)
 	a->missed = 0;
 	a->core = -1;
 	a->spaced = false;
+	a->fast = false;
 	a->next = NULL;
 }
 
@@ -40,10 +46,42 @@ static void unlink(struct cpu *c, struct alarm *a)
 	a->next = NULL;
 }
 
-/* Program the timer for the earliest alarm; interrupts off; now: the TSC, just read. */
-static void reprogram(struct cpu *c, uint64_t now)
+/* Take a off whichever of the two places holds it (armed on c). */
+static void take_off(struct cpu *c, struct alarm *a)
+{
+	if (c->fast == a)
+		c->fast = NULL;
+	else
+		unlink(c, a);
+}
+
+/* Put a (deadline set, armed on c) in the fast slot if it asks and the slot is free. */
+static void put_on(struct cpu *c, struct alarm *a)
+{
+	if (a->fast && a->period && !c->fast)
+		c->fast = a;
+	else
+		insert(c, a);
+}
+
+/* The earliest deadline of the list head and the fast alarm, 0 if neither is armed. */
+static __force_inline uint64_t next_deadline(const struct cpu *c)
 {
 	uint64_t d = c->alarms ? c->alarms->deadline : 0;
+	const struct alarm *f = c->fast;
+
+	if (f && (!d || f->deadline < d))
+		d = f->deadline;
+	return d;
+}
+
+/*
+ * Program the timer for next_deadline (none: 0) unless it already is; interrupts off;
+ * now: the TSC, just read.
+ */
+static void reprogram(struct cpu *c, uint64_t now)
+{
+	uint64_t d = next_deadline(c);
 
 	if (d != c->timer_deadline) {
 		c->timer_deadline = d;
@@ -59,12 +97,12 @@ void alarm_set(struct alarm *a, uint64_t deadline, uint64_t period)
 	if (a->core >= 0) {
 		if (a->core != c->id)
 			panic("alarm_set: alarm armed on cpu %d, set from cpu %d", a->core, c->id);
-		unlink(c, a);
+		take_off(c, a);
 	}
 	a->deadline = deadline;
 	a->period = period;
 	a->core = c->id;
-	insert(c, a);
+	put_on(c, a);
 	reprogram(c, tsc_read());
 	irq_restore(f);
 }
@@ -78,7 +116,7 @@ void alarm_cancel(struct alarm *a)
 		if (a->core != c->id)
 			panic("alarm_cancel: alarm armed on cpu %d, cancelled from cpu %d",
 			      a->core, c->id);
-		unlink(c, a);
+		take_off(c, a);
 		a->core = -1;
 		reprogram(c, tsc_read());
 	}
@@ -86,6 +124,21 @@ void alarm_cancel(struct alarm *a)
 }
 
 bool alarm_armed(struct alarm *a) { return READ_ONCE(a->core) >= 0; }
+
+/*
+ * A periodic alarm due at now, re-armed a period on before its callback runs: if that is
+ * due too (the core fell behind), the expiries skipped are counted in missed.
+ */
+static inline void advance(struct alarm *a, uint64_t now)
+{
+	a->deadline += a->period;
+	if (unlikely(a->deadline <= now)) {
+		uint64_t behind = (now - a->deadline) / a->period + 1;
+
+		a->missed += behind;
+		a->deadline += behind * a->period;
+	}
+}
 
 /*
  * A spaced alarm still armed here whose next expiry came due while its callback ran: a
@@ -100,37 +153,61 @@ static void respace(struct cpu *c, struct alarm *a, uint64_t now)
 }
 
 /*
- * Timer interrupt, interrupts off: run every due alarm, then re-program. The TSC read
- * after each callback decides both whether another alarm (or a spaced one's next
- * expiry) is due and the timer's count: one read per alarm run.
+ * The fast alarm f, due at now: it stays in its slot, a period on, while its callback runs
+ * (which may re-arm or cancel it), and is always spaced. Returns the TSC after the callback.
  */
-void alarm_interrupt(struct trapframe *tf)
+static uint64_t run_fast(struct cpu *c, struct alarm *f, struct trapframe *tf, uint64_t now)
 {
-	struct cpu *c = this_cpu();
-	struct alarm *a;
-	uint64_t now = tsc_read();
+	f->fired = now;
+	advance(f, now);
+	f->fn(f, tf);
+	now = tsc_read();
+	if (unlikely(f->deadline <= now && c->fast == f)) {
+		f->missed += (now - f->deadline) / f->period + 1;
+		f->deadline = now + f->period;
+	}
+	return now;
+}
 
-	c->timer_deadline = 0;		/* the one-shot has fired */
+/* Every due alarm of the sorted list, in deadline order. Returns the TSC after the last. */
+static uint64_t run_list(struct cpu *c, struct trapframe *tf, uint64_t now)
+{
+	struct alarm *a;
+
 	while ((a = c->alarms) && a->deadline <= now) {
 		c->alarms = a->next;
 		a->next = NULL;
 		a->fired = now;
 		if (a->period) {
-			a->deadline += a->period;
-			if (a->deadline <= now) {
-				uint64_t behind = (now - a->deadline) / a->period + 1;
-
-				a->missed += behind;
-				a->deadline += behind * a->period;
-			}
+			advance(a, now);
 			insert(c, a);
 		} else {
 			a->core = -1;
 		}
 		a->fn(a, tf);
 		now = tsc_read();
-		if (unlikely(a->spaced && a->deadline <= now && a->core == c->id))
+		/* still in the list here (its callback may have moved it to the fast slot) */
+		if (unlikely(a->spaced && a->deadline <= now && a->core == c->id && c->fast != a))
 			respace(c, a, now);
 	}
-	reprogram(c, now);
+	return now;
+}
+
+/*
+ * Timer interrupt on core c, interrupts off, now: the TSC read on entry. The fast alarm
+ * first if due (one compare), then every due alarm of the list; the TSC read after each
+ * callback decides both whether more is due and the timer's count. Then the one-shot is
+ * programmed again: the invariant at the top of this file holds on return.
+ */
+void alarm_interrupt(struct trapframe *tf, struct cpu *c, uint64_t now)
+{
+	struct alarm *f = c->fast;
+
+	if (f && f->deadline <= now)
+		now = run_fast(c, f, tf, now);
+	if (c->alarms && c->alarms->deadline <= now)
+		now = run_list(c, tf, now);
+	/* the one-shot has fired: program it whatever timer_deadline says */
+	c->timer_deadline = next_deadline(c);
+	arch_timer_set(c->timer_deadline, now);
 }

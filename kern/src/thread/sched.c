@@ -31,11 +31,11 @@
 struct thread {
 	int tid;			/* 0 for idle threads */
 	int core;
+	uintptr_t stack_lo, stack_hi;	/* the stack it runs on now (thread.h: thread_head) */
 	enum thread_state state;	/* changed under rq(core)->lock */
 	char name[THREAD_NAME_LEN];
 	uintptr_t rsp;			/* saved stack pointer while switched out */
 	uint8_t *stack;			/* STACK_PAGES pages */
-	uintptr_t alt_lo, alt_hi;	/* another stack it runs on now (an app's), or 0 */
 	thread_fn fn;
 	void *arg;
 	struct thread *rq_next;		/* run queue link */
@@ -237,11 +237,15 @@ void yield(void)
 	irq_restore(f);
 }
 
+/* Every timer interrupt: the core's run queue through its struct cpu (no core_id chain). */
 void sched_preempt_irq(bool irq_was_on)
 {
-	struct runq *rq = rq_of(core_id());
+	struct runq *rq;
 
-	if (irq_was_on && READ_ONCE(rq->need_resched)) {
+	if (!irq_was_on)
+		return;
+	rq = this_cpu()->sched;
+	if (READ_ONCE(rq->need_resched)) {
 		rq->preempting = true;	/* interrupts are off: nothing else yields here */
 		yield();
 	}
@@ -338,6 +342,7 @@ struct thread *kthread_create(const char *name, int core, thread_fn fn, void *ar
 	t->state = T_SLEEPING;
 	rendez_init(&t->exited);
 	alarm_init(&t->sleep_alarm, sleep_alarm_fire, t);
+	thread_set_stack(t, 0, 0);
 	t->rsp = arch_thread_stack_init((uintptr_t)t->stack + STACK_PAGES * PGSIZE, thread_entry);
 	spin_lock(&all_lock);
 	t->tid = next_tid++;
@@ -394,7 +399,14 @@ void kthread_detach(struct thread *t)
 	WRITE_ONCE(t->detached, true);
 }
 
-int thread_tid(struct thread *t) { return t ? t->tid : 0; }
+/* thread.h reads these inline through struct thread_head */
+_Static_assert(__builtin_offsetof(struct thread, tid) == __builtin_offsetof(struct thread_head, tid)
+	       && __builtin_offsetof(struct thread, core) == __builtin_offsetof(struct thread_head, core)
+	       && __builtin_offsetof(struct thread, stack_lo) ==
+		  __builtin_offsetof(struct thread_head, stack_lo)
+	       && __builtin_offsetof(struct thread, stack_hi) ==
+		  __builtin_offsetof(struct thread_head, stack_hi), "struct thread_head is its head");
+
 const char *thread_name(struct thread *t) { return t->name; }
 int thread_core(struct thread *t) { return t->core; }
 enum thread_state thread_state(struct thread *t) { return READ_ONCE(t->state); }
@@ -412,25 +424,31 @@ uint64_t thread_cpu_tsc(struct thread *t)
 	return v;
 }
 
-void thread_set_stack(struct thread *t, uintptr_t lo, uintptr_t hi)
+/* t's own stack: its pages, or for an idle thread the core's boot stack. */
+static void own_stack(struct thread *t, uintptr_t *lo, uintptr_t *hi)
 {
-	WRITE_ONCE(t->alt_lo, lo);
-	WRITE_ONCE(t->alt_hi, hi);
-}
-
-void thread_stack(struct thread *t, uintptr_t *lo, uintptr_t *hi)
-{
-	if (READ_ONCE(t->alt_hi)) {
-		*lo = READ_ONCE(t->alt_lo);
-		*hi = READ_ONCE(t->alt_hi);
-	} else if (t->stack) {
+	if (t->stack) {
 		*lo = (uintptr_t)t->stack;
 		*hi = (uintptr_t)t->stack + STACK_PAGES * PGSIZE;
 	} else {
-		/* idle threads run on the core's boot stack */
 		*lo = cpus[t->core].irq_stack_lo;
 		*hi = cpus[t->core].irq_stack_hi;
 	}
+}
+
+/*
+ * On t's core (t current, or not yet running). hi goes to 0 first and is set last: an NMI
+ * in between reads an empty stack, never one bound of each.
+ */
+void thread_set_stack(struct thread *t, uintptr_t lo, uintptr_t hi)
+{
+	if (!hi)
+		own_stack(t, &lo, &hi);
+	WRITE_ONCE(t->stack_hi, 0);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);	/* an NMI sees the stores in order */
+	WRITE_ONCE(t->stack_lo, lo);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	WRITE_ONCE(t->stack_hi, hi);
 }
 
 void thread_set_create_hook(void (*hook)(struct thread *t)) { create_hook = hook; }
@@ -556,6 +574,7 @@ static void start_core(void)
 
 	strlcpy(idle->name, "idle", sizeof(idle->name));
 	idle->core = core;
+	thread_set_stack(idle, 0, 0);	/* the core's boot stack */
 	idle->state = T_RUNNING;
 	idle->run_start = tsc_read();
 	rendez_init(&idle->exited);

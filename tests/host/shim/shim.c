@@ -39,7 +39,9 @@ static long live_allocs;
 
 /* Each pthread is a thread to the kernel's code: current() is its own struct thread. */
 struct thread {
-	int tid;
+	int tid;	/* the head thread.h reads inline (struct thread_head) */
+	int core;
+	uintptr_t stack_lo, stack_hi;	/* 0, 0: the walk trusts no host stack */
 	bool intr;	/* thread_interrupt was called; rendez_sleep_intr gives up */
 };
 static __thread struct thread shim_thread;
@@ -52,7 +54,6 @@ struct thread *current(void)
 	return &shim_thread;
 }
 
-int thread_tid(struct thread *t) { return t->tid; }
 
 /* Ctrl-C stand-in: the sleeper polls the flag (see rendez_sleep_intr). */
 void thread_interrupt(struct thread *t)
@@ -436,12 +437,6 @@ bool schedev_wait(unsigned why, const void *obj, const void *site, const char *n
 }
 
 void schedev_unwait(void) { }
-
-void thread_stack(struct thread *t, uintptr_t *lo, uintptr_t *hi)
-{
-	(void)t;
-	*lo = *hi = 0;
-}
 
 /* The host tests run on "hardware": what the profiler's clock fields say then. */
 const struct machine *arch_machine(void)
