@@ -171,8 +171,9 @@ int arch_nmi_start(uint32_t hz, arch_nmi_fn fn);
 void arch_nmi_stop(void);
 /*
  * The background NMI function (the crash recorder and watchdog): fn(tf) on every online
- * core at every NMI period, whether or not arch_nmi_start's fn runs; while no arch_nmi_start
- * source runs, the source runs at hz for fn alone. fn NULL stops it (returns once no core
+ * core at hz, whether or not arch_nmi_start's fn runs: while no arch_nmi_start source runs,
+ * at every NMI of a source of its own at hz; while one at a higher rate runs, at every
+ * (rate / hz)-th NMI the core takes of it. fn NULL stops it (returns once no core
  * is inside). Thread context, not concurrently with arch_nmi_start/stop. 0 or -errno.
  */
 int arch_nmi_background(uint32_t hz, arch_nmi_fn fn);

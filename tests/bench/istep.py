@@ -17,7 +17,9 @@ gdb.execute("set pagination off")
 gdb.execute("file " + elf)
 gdb.execute("target remote localhost:" + os.environ["ISTEP_PORT"])
 nm = subprocess.run(["nm", elf], capture_output=True, text=True, check=True).stdout.split()
-gdb.execute("hbreak " + ("timer_entry" if "timer_entry" in nm else "trap_common"))
+# ISTEP_BREAK: another entry to step from (nmistep.sh: the NMI's vector stub)
+gdb.execute("hbreak " + os.environ.get("ISTEP_BREAK",
+                                       "timer_entry" if "timer_entry" in nm else "trap_common"))
 runs = []
 for _ in range(int(os.environ.get("ISTEP_N", "8"))):
     # Stepping one interrupt holds the machine for a second of host time, which the guest's

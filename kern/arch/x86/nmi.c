@@ -12,13 +12,16 @@
  * start-up or never started (an NMI to a core in wait-for-SIPI state is not defined to be
  * harmless). A logical destination set would reach only 8 cores.
  *
- * Periods. An NMI does not say where it came from, and QEMU 7.2's HPET sometimes pulses
- * twice for one period: its periodic callback runs exactly at the comparator's value
- * under -icount, does not count that as past the comparator, re-arms one tick later and
- * pulses again (seen here as a second NMI on core 0 within 2 us of the first, for a third
- * to all of the periods, as core 0 happens to run). So core 0 reads the HPET counter (one
- * MMIO read a period) and acts on an NMI -- fans out, calls fn -- only when a period has
- * begun since the last one it acted on; any other NMI there is counted as extra.
+ * Periods. An NMI does not say where it came from, and QEMU 7.2's HPET pulses twice for
+ * most periods under -icount: its periodic callback runs exactly at the comparator's
+ * value, does not count that as past the comparator, re-arms one tick later and pulses
+ * again (seen here as a second NMI on core 0 within 2 us of the first, as core 0 happens
+ * to run: 4304 for 5049 periods in the run matrix bench). So core 0 reads the HPET counter
+ * (one MMIO read a period) and acts on an NMI -- fans out, calls fn -- only when a period
+ * has begun since the last one it acted on; any other NMI there is counted as extra.
+ * (One-shot mode, the comparator written by the handler each period, pulses once; but
+ * each write from core 0 kicks core 0's vCPU off QEMU's -icount round robin, which then
+ * starves it: run spin on 4 cores got 0 iterations on core 0.)
  *
  * The handler runs on its own stack, IST2 of the core's TSS (gdt.c), with further NMIs
  * held by the CPU until its iretq. It
@@ -50,14 +53,18 @@
  *    cpu_halt), so that no wakeup taken after the NMI's iretq is slept through.
  *  - Stop against a core about to call fn: the handler sets in_fn, then reads fn; stop
  *    clears fn, then waits while any in_fn is set; each with a full fence, so either the
- *    handler sees NULL or stop sees it inside (Dekker).
+ *    handler sees NULL or stop sees it inside (Dekker). The same in_fn covers core 0's
+ *    period check against source_stop's clearing fanout, so no next_period update from
+ *    an old source lands in a new one's.
  *  - A panic elsewhere: arch_stop_other_cores calls nmi_panic, after which handlers only
  *    count, and core 0 stops fanning out.
  *
  * The background fn (arch_nmi_background: the crash recorder and the hard-lockup
- * watchdog, crash.h) runs before fn at every NMI of an online core. With no arch_nmi_start
- * source it has a source of its own at its rate; arch_nmi_start takes the HPET over (the
- * background fn then rides on the session's rate) and arch_nmi_stop gives it back.
+ * watchdog, crash.h) runs before fn on an online core. With no arch_nmi_start source it
+ * has a source of its own at its rate, and runs at every NMI; arch_nmi_start takes the
+ * HPET over and arch_nmi_stop gives it back. Riding on a faster session it runs at every
+ * bg_div-th NMI of the core (bg_skip counts them down), so at about its own rate, and the
+ * session's NMIs in between pay one test for it, not a recorder's and a watchdog's visit.
  *
  * The panic stop (arch_stop_other_cores): the panicking core sets stop_by, then sends an
  * NMI to every other online core. Any NMI that finds stop_by set on another core parks it
@@ -90,7 +97,7 @@
 struct nmi_top {
 	uint32_t magic;
 	int32_t core;
-	uint64_t rsvd;
+	struct nmi_cpu *cpu;	/* &nmi_cpus[core] */
 };
 
 /* A core's counters: written only by that core's NMI handler, read by anyone. */
@@ -103,6 +110,8 @@ struct nmi_cpu {
 	int depth;		/* inside nmi_trap: 0 or 1, never more */
 	uint32_t apic_id;	/* for directed fan-out, known from nmi_cpu_armed on */
 	bool armed;		/* IDT loaded: the boot test may send it NMIs */
+	bool online;		/* the handler saw cpus[core].online (it never goes back) */
+	uint32_t bg_skip;	/* NMIs to let pass before the background fn runs again */
 	bool stopped;		/* parked for good by a panic's stop NMI (release) */
 } __aligned(CACHELINE);
 
@@ -120,6 +129,8 @@ static struct nmi_cpu nmi_cpus[MAX_CPUS];
 static arch_nmi_fn nmi_fn;		/* NULL: count only */
 static arch_nmi_fn nmi_bg;		/* the background fn (arch_nmi_background), or NULL */
 static uint32_t bg_hz;			/* its rate when no arch_nmi_start source runs */
+static uint32_t bg_div;			/* it runs at every bg_div-th NMI of a core (>= 1) */
+static uint32_t src_hz;			/* the running source's rate */
 static bool bg_source;			/* the running source is the background fn's */
 static int stop_by = -1;		/* a panicking core stopping the others, or -1 */
 static int fanout;			/* enum fanout, read by core 0's handler */
@@ -140,6 +151,7 @@ uintptr_t nmi_stack_top(int core)
 
 	top->magic = NMI_TOP_MAGIC;
 	top->core = core;
+	top->cpu = &nmi_cpus[core];
 	*(uint64_t *)nmi_stacks[core] = NMI_CANARY;
 	return (uintptr_t)top;
 }
@@ -165,13 +177,13 @@ void nmi_cpu_armed(int core, uint32_t apic_id)
 /*
  * Core 0, NMI context, a source running: does this NMI begin a period the handler has not
  * yet acted on? Only then does core 0 fan out and call fn. An NMI that does not is
- * counted as extra: QEMU's HPET pulses twice for some periods (see the top of the file),
+ * counted as extra: QEMU's HPET pulses twice for most periods (see the top of the file),
  * and an NMI from elsewhere (another route, one held pending across a restart) is not a
  * period either. One counter read; the 32-bit arithmetic follows the comparator's wrap.
  */
 static bool new_period(void)
 {
-	uint32_t now = hpet_counter(), late = now - next_period;
+	uint32_t late = hpet_now() - next_period;
 
 	if ((int32_t)late < 0)
 		return false;
@@ -179,41 +191,60 @@ static bool new_period(void)
 	return true;
 }
 
-/* Core 0, NMI context: pass this period's NMI on to the other cores. */
+/* Core 0, NMI context: pass this period's NMI on to the other cores (shorthand first:
+ * the common case, one test). */
 static void fan_out(void)
 {
-	switch (READ_ONCE(fanout)) {
-	case FAN_SHORTHAND:
+	int how = READ_ONCE(fanout);
+
+	if (likely(how == FAN_SHORTHAND)) {
 		lapic_send_nmi_others();
-		break;
-	case FAN_ONLINE:
+	} else if (how == FAN_ONLINE) {
 		for (int c = 1; c < ncpus(); c++)
 			if (READ_ONCE(cpus[c].online))
 				lapic_send_nmi(nmi_cpus[c].apic_id);
-		break;
-	case FAN_ARMED:
+	} else if (how == FAN_ARMED) {
 		for (int c = 1; c < MAX_CPUS; c++)
 			if (__atomic_load_n(&nmi_cpus[c].armed, __ATOMIC_ACQUIRE))
 				lapic_send_nmi(nmi_cpus[c].apic_id);
-		break;
 	}
 }
 
-/* The background fn first (the crash recorder, so a fault in fn finds it up to date). */
-static void call_fn(struct nmi_cpu *n, const struct trapframe *tf, int core)
+/*
+ * A period's work, inside in_fn: on core 0 (a source running) the period check and the
+ * fan-out; then, on an online core, the background fn first (the crash
+ * recorder, so a fault in fn finds it up to date) and fn.
+ */
+static void act(struct nmi_cpu *n, const struct trapframe *tf, int core)
 {
 	arch_nmi_fn fn, bg;
 
 	__atomic_store_n(&n->in_fn, 1, __ATOMIC_SEQ_CST);
+	if (core == 0 && READ_ONCE(fanout) != FAN_NONE) {
+		if (!new_period()) {
+			WRITE_ONCE(n->extra, n->extra + 1);
+			goto out;
+		}
+		fan_out();
+	}
+	if (unlikely(!n->online) && !(n->online = READ_ONCE(cpus[core].online))) {
+		WRITE_ONCE(n->early, n->early + 1);
+		goto out;
+	}
 	bg = __atomic_load_n(&nmi_bg, __ATOMIC_SEQ_CST);
 	fn = __atomic_load_n(&nmi_fn, __ATOMIC_SEQ_CST);
-	if (bg)
+	if (bg && !n->bg_skip) {
+		n->bg_skip = READ_ONCE(bg_div) - 1;
 		bg(tf);
+	} else if (bg) {
+		n->bg_skip--;
+	}
 	if (fn)
 		fn(tf);
-	__atomic_store_n(&n->in_fn, 0, __ATOMIC_RELEASE);
 	if (*(uint64_t *)nmi_stacks[core] != NMI_CANARY)
 		panic("NMI stack overflow on cpu %d", core);
+out:
+	__atomic_store_n(&n->in_fn, 0, __ATOMIC_RELEASE);
 }
 
 /*
@@ -229,42 +260,32 @@ static __noreturn void park(struct nmi_cpu *n, const struct trapframe *tf, int c
 		__asm__ volatile("cli; hlt");
 }
 
-/* trap(), NMI context, on the core's NMI stack, so tf is right below its record. */
+/*
+ * trap(), NMI context, on the core's NMI stack, so tf is right below its record. A panic
+ * sets nmi_quiet before stop_by (arch_stop_other_cores), so one test of nmi_quiet is the
+ * whole common case; a stop NMI that comes after it was read is held until the iretq.
+ */
 void nmi_trap(struct trapframe *tf)
 {
 	struct nmi_top *top = (struct nmi_top *)(tf + 1);
-	struct nmi_cpu *n;
-	int core;
+	struct nmi_cpu *n = top->cpu;
+	int core = top->core;
 
-	if (top->magic != NMI_TOP_MAGIC || top->core < 0 || top->core >= MAX_CPUS) {
+	if (unlikely(top->magic != NMI_TOP_MAGIC)) {
 		__atomic_add_fetch(&nmi_strays, 1, __ATOMIC_RELAXED);
 		return;
 	}
-	core = top->core;
-	n = &nmi_cpus[core];
 	if (tf->rip == cpu_halt_hlt)
 		tf->rip++;			/* hlt is one byte; see cpu_halt */
-	if (n->depth++)
+	if (unlikely(n->depth++))
 		panic("NMI nested on cpu %d: an iret inside the NMI handler reused its stack", core);
 	WRITE_ONCE(n->count, n->count + 1);
 	if (!(tf->rflags & RFLAGS_IF))
 		WRITE_ONCE(n->irqoff, n->irqoff + 1);
-	if (__atomic_load_n(&stop_by, __ATOMIC_ACQUIRE) >= 0 && stop_by != core)
+	if (likely(!READ_ONCE(nmi_quiet)))
+		act(n, tf, core);
+	else if (__atomic_load_n(&stop_by, __ATOMIC_ACQUIRE) >= 0 && stop_by != core)
 		park(n, tf, core);
-	if (!READ_ONCE(nmi_quiet)) {
-		if (core == 0 && READ_ONCE(fanout) != FAN_NONE) {
-			if (!new_period()) {
-				WRITE_ONCE(n->extra, n->extra + 1);
-				goto out;
-			}
-			fan_out();
-		}
-		if (!READ_ONCE(cpus[core].online))
-			WRITE_ONCE(n->early, n->early + 1);
-		else
-			call_fn(n, tf, core);
-	}
-out:
 	n->depth--;
 }
 
@@ -315,22 +336,39 @@ static void route_on(void)
 	ioapic_route_nmi(acpi.isa_gsi[0], cpus[0].apic_id, (f & 3) == 3);
 }
 
+/*
+ * The background fn's share of a source at src_hz: every NMI on its own source, every
+ * (src_hz / bg_hz)-th on a faster session's, so that it runs at its own rate whatever
+ * source it rides on (at least that rate, where every period arrives).
+ */
+static void set_bg_div(void)
+{
+	WRITE_ONCE(bg_div, bg_hz && src_hz > bg_hz ? src_hz / bg_hz : 1);
+}
+
 /* Core 0's period state is set before the route is on, so its first NMI finds it. */
 static void source_start(uint32_t hz, enum fanout how)
 {
+	src_hz = hz;
+	set_bg_div();
 	period_ticks = hpet_start(hz);
 	next_period = period_ticks;
 	WRITE_ONCE(fanout, how);
 	route_on();
 }
 
-/* No NMI is sent by the timer or by core 0's fan-out once this returns, but one may be
- * in flight or held pending at any core. */
+/*
+ * No NMI is sent by the timer or by core 0's fan-out once this returns, but one may be
+ * in flight or held pending at any core; and core 0's handler is out of its period work
+ * (act), so a restart's next_period is not overwritten (Dekker with act: fanout, in_fn).
+ */
 static void source_stop(void)
 {
 	ioapic_mask(acpi.isa_gsi[0]);
 	hpet_stop();
-	WRITE_ONCE(fanout, FAN_NONE);
+	__atomic_store_n(&fanout, FAN_NONE, __ATOMIC_SEQ_CST);
+	while (__atomic_load_n(&nmi_cpus[0].in_fn, __ATOMIC_SEQ_CST))
+		cpu_relax();
 }
 
 static enum fanout fanout_mode(void)
@@ -414,6 +452,7 @@ int arch_nmi_background(uint32_t hz, arch_nmi_fn fn)
 		bg_source = false;
 	}
 	bg_hz = hz;
+	set_bg_div();
 	__atomic_store_n(&nmi_bg, fn, __ATOMIC_SEQ_CST);
 	if (!fn)
 		wait_out_fns();

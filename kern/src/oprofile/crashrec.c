@@ -149,7 +149,8 @@ static void crec_sample(struct crec *r, const struct trapframe *tf, uint64_t now
 	r->wp += len;
 }
 
-/* NMI context, every online core, every NMI period: the recorder and the watchdog. */
+/* NMI context, every online core, at the recorder's rate (arch_nmi_background): the
+ * recorder and the watchdog. */
 void crash_nmi(const struct trapframe *tf)
 {
 	struct crec *r = &crecs[core_id()];

@@ -5,16 +5,17 @@
  * what it did before; in warn mode the report is printed by a thread and the core goes on
  * (one report per episode).
  *
- * Evidence of life, checked at every NMI on the core (watchdog_nmi, NMI context, called by
- * crash_nmi; it writes only its own core's slot): its scheduler tick count moved since the
- * last NMI, or the NMI found interrupts on (an interrupt pending on it is taken at once;
+ * Evidence of life, checked at the recorder's rate on the core (watchdog_nmi, NMI context,
+ * called by crash_nmi at every NMI of its own source, or every so many of a faster
+ * session's, arch.h; it writes only its own core's slot): its scheduler tick count moved
+ * since the last check, or the NMI found interrupts on (an interrupt pending on it is taken at once;
  * an idle core halts with them on). The clock starts at the last evidence.
  *
  * Emulation. Under TCG a virtual CPU runs only when a host thread is free, and a vCPU
  * that is not running takes neither NMIs nor timer interrupts. Guest time (the TSC) goes
  * on meanwhile, so time alone would call a descheduled vCPU locked up. So a lockup needs
- * both: wd_ms of guest time since the last evidence AND at least half the NMI periods of
- * that time actually taken by the core with interrupts off (the core ran, and ran with
+ * both: wd_ms of guest time since the last evidence AND at least half the recorder-rate
+ * periods of that time actually checked on the core with interrupts off (the core ran, and ran with
  * them off, for most of it). A vCPU starved by an oversubscribed host takes few NMIs
  * (a pending NMI is held, not queued), so it never reaches the count; long but legitimate
  * interrupts-off work reaches it only after wd_ms (default 1 s, hundreds of times any
