@@ -32,7 +32,7 @@ static bool in_text(uintptr_t pc)
 }
 
 /* A cache miss: look the symbol up and remember its answer (unknown pcs are not cached). */
-static __noinline bool leaf_lookup(uint64_t *cache, uintptr_t pc)
+static bool leaf_lookup(uint64_t *cache, uintptr_t pc)
 {
 	uintptr_t start, end;
 	bool leaf = ksym_frameless_leaf(pc, &start, &end);
@@ -43,15 +43,22 @@ static __noinline bool leaf_lookup(uint64_t *cache, uintptr_t pc)
 	return leaf;
 }
 
-static inline bool is_frameless_leaf(uintptr_t pc)
+/* The return address a frameless leaf's caller left at sp, if sp is a slot of the stack. */
+static inline uintptr_t return_at(uintptr_t at, uintptr_t sp, uintptr_t lo, uintptr_t hi)
 {
-	uint64_t *cache = &caches[cpu_here()->id];
-	uint64_t w = READ_ONCE(*cache);
-	uint32_t off = (uint32_t)(pc - (uintptr_t)__kernel_start);
+	if (sp < lo || sp + 16 > hi || (sp & 7))
+		return 0;
+	return *(const uintptr_t *)at;
+}
 
-	if (off - (uint32_t)w < (uint32_t)(w >> 33))
-		return w >> 32 & 1;
-	return leaf_lookup(cache, pc);
+/*
+ * The miss, out of line and called last: the common path (the code byte or the cached
+ * answer decides) then keeps its few values in scratch registers and saves none.
+ */
+static __noinline uintptr_t leaf_return(uint64_t *cache, uintptr_t pc, uintptr_t sp,
+					uintptr_t lo, uintptr_t hi)
+{
+	return leaf_lookup(cache, pc) ? return_at(sp, sp, lo, hi) : 0;
 }
 
 /*
@@ -64,22 +71,20 @@ static __force_inline uintptr_t unlinked_return(uintptr_t pc, uintptr_t sp, uint
 						       uintptr_t hi)
 {
 	const uint8_t *ip = (const uint8_t *)pc;
-	uintptr_t at;
+	uint64_t *cache, w;
 
 	if (!in_text(pc))
 		return 0;
 	if (ip[0] == 0x55 || ip[0] == 0xc3)		/* push %rbp; ret */
-		at = sp;
-	else if (ip[0] == 0x48 && ip[1] == 0x89 && ip[2] == 0xe5 && pc > (uintptr_t)__kernel_start &&
-		 ip[-1] == 0x55)			/* mov %rsp,%rbp after push %rbp */
-		at = sp + 8;
-	else if (is_frameless_leaf(pc))
-		at = sp;
-	else
-		return 0;
-	if (sp < lo || sp + 16 > hi || (sp & 7))
-		return 0;
-	return *(const uintptr_t *)at;
+		return return_at(sp, sp, lo, hi);
+	if (ip[0] == 0x48 && ip[1] == 0x89 && ip[2] == 0xe5 && pc > (uintptr_t)__kernel_start &&
+	    ip[-1] == 0x55)				/* mov %rsp,%rbp after push %rbp */
+		return return_at(sp + 8, sp, lo, hi);
+	cache = &caches[cpu_here()->id];
+	w = READ_ONCE(*cache);
+	if ((uint32_t)(pc - (uintptr_t)__kernel_start) - (uint32_t)w >= (uint32_t)(w >> 33))
+		return leaf_return(cache, pc, sp, lo, hi);
+	return w >> 32 & 1 ? return_at(sp, sp, lo, hi) : 0;	/* frameless leaf, cached */
 }
 
 uintptr_t arch_unlinked_return(uintptr_t pc, uintptr_t sp, uintptr_t lo, uintptr_t hi)
