@@ -377,8 +377,8 @@ step_groups() {
 		if (f ~ /^(timer_entry|timer_trap|trap_common|trap_return|trap|lapic_eoi|sched_preempt_irq|app_tick)$/) return "entry"
 		if (f ~ /^(alarm_.*|run_fast|run_list|advance|next_deadline|take_off|put_on|insert|reprogram|unlink|arch_timer_set|lapic_timer_set_deadline|wr|tsc_read|rdtsc|tsc_hz|sampler_missed|tick)$/) return "alarm"
 		if (f ~ /^(sample_alarm|tick_from|tf_pc|tf_fp|tf_sp|thread_tid|thread_stack|this_cpu|core_id|arch_tf_where)$/) return "context"
-		if (f ~ /^(arch_unlinked_return|unlinked_return|is_frameless_leaf|leaf_lookup|cached_leaf|in_text|ksym_.*)$/) return "leaf"
-		if (f ~ /^(oprof_backtrace|hot_walk|frame_ok|bt_walk|bt_walk_to|bt_bad)$/) return "walk"
+		if (f ~ /^(arch_unlinked_return|unlinked_return|is_frameless_leaf|leaf_lookup|leaf_return|cached_leaf|cache_hit|return_at|in_text|ksym_.*)$/) return "leaf"
+		if (f ~ /^(oprof_backtrace|hot_walk|frame_ok|bt_walk|bt_walk_to|bt_frame_ok|bt_bad)$/) return "walk"
 		return "record"
 	}
 	$1 == "STEP" {
