@@ -12,6 +12,10 @@
  *
  * The timer vector (T_TIMER, 32) has an entry of its own, timer_entry, below; so has the
  * NMI (T_NMI, 2), nmi_entry, at the end.
+ *
+ * Every routine here is a typed, sized function (.type/.size): perf and hotspot's parser name
+ * an address only by a sized function symbol that covers it, and samples land here
+ * (tests/t/kernel-symbols).
  */
 #include "nmi_entry.h"
 
@@ -42,6 +46,7 @@
 
 	.align 16
 	.globl trap_vectors
+	.type trap_vectors, @function
 trap_vectors:
 vec = 0
 .rept 256
@@ -56,8 +61,10 @@ vec = 0
 	.endif
 	vec = vec + 1
 .endr
+	.size trap_vectors, . - trap_vectors
 
 	.globl trap_common
+	.type trap_common, @function
 trap_common:
 	pushq %rax
 	pushq %rbx
@@ -82,7 +89,9 @@ trap_common:
 	movq %rsp, %rbp
 	call trap
 	addq $16, %rsp
+	.size trap_common, . - trap_common
 	.globl trap_return
+	.type trap_return, @function
 trap_return:
 	popq %r15
 	popq %r14
@@ -101,6 +110,7 @@ trap_return:
 	popq %rax
 	addq $16, %rsp			/* vector, error */
 	iretq
+	.size trap_return, . - trap_return
 
 /*
  * The timer vector, the most frequent interrupt by far (sampling rides on it): the same
@@ -113,6 +123,7 @@ trap_return:
  * vector.
  */
 	.globl timer_entry
+	.type timer_entry, @function
 timer_entry:
 	pushq $0			/* error */
 	pushq $32			/* vector: T_TIMER */
@@ -148,13 +159,14 @@ timer_entry:
 	popq %rax
 	addq $16, %rsp			/* vector, error */
 	iretq
+	.size timer_entry, . - timer_entry
 
 /*
  * The NMI vector, on the core's NMI stack (IST2), NMIs held by the CPU until the iretq.
  * Its first instructions dismiss, with two scratch registers, the NMI that needs nothing
  * but counting: core 0's duplicate, QEMU's HPET pulsing a second time for a period core 0
  * has already acted on (nmi.c, "Periods"). Every NMI whose handling could be more than that
- * goes the full way (nmi_slow: trap_common, trap, nmi_trap, as it always did), so what the
+ * goes the full way (.Lnmi_slow: trap_common, trap, nmi_trap, as it always did), so what the
  * test below checks must be every reason nmi_trap would do anything else:
  *  - the record above the CPU's frame (struct nmi_top) has the magic and core 0 (one
  *    64-bit compare: core is the high half): else a stray or another core;
@@ -176,23 +188,24 @@ timer_entry:
  * tests already made. Nothing in the dismissal can fault (static data, the mapped HPET).
  */
 	.globl nmi_entry
+	.type nmi_entry, @function
 nmi_entry:
 	cmpq $NMI_TOP_MAGIC, 40(%rsp)	/* magic, core 0 */
-	jne nmi_slow
+	jne .Lnmi_slow
 	cmpb $0, nmi_quiet(%rip)
-	jne nmi_slow
+	jne .Lnmi_slow
 	movq %rax, 40+NMI_TOP_SAVE_RAX(%rsp)
 	movq %rdx, 40+NMI_TOP_SAVE_RDX(%rsp)
 	movq 40+NMI_TOP_CPU(%rsp), %rax
 	cmpl $0, NMI_CPU_DEPTH(%rax)
-	jne nmi_slow_restore
+	jne .Lnmi_slow_restore
 	movq (%rsp), %rdx		/* interrupted rip */
 	cmpq cpu_halt_hlt(%rip), %rdx
-	je nmi_slow_restore
+	je .Lnmi_slow_restore
 	movl $1, NMI_CPU_IN_FN(%rax)
 	mfence
 	cmpl $NMI_FAN_NONE, nmi_fanout(%rip)
-	je nmi_slow_out
+	je .Lnmi_slow_out
 	movq hpet(%rip), %rdx
 	movl NMI_HPET_MAIN_LO(%rdx), %edx
 	subl nmi_next_period(%rip), %edx
@@ -206,15 +219,16 @@ nmi_entry:
 	movq 40+NMI_TOP_SAVE_RDX(%rsp), %rdx
 	movq 40+NMI_TOP_SAVE_RAX(%rsp), %rax
 	iretq
-nmi_slow_out:
+.Lnmi_slow_out:
 	movl $0, NMI_CPU_IN_FN(%rax)
-nmi_slow_restore:
+.Lnmi_slow_restore:
 	movq 40+NMI_TOP_SAVE_RDX(%rsp), %rdx
 	movq 40+NMI_TOP_SAVE_RAX(%rsp), %rax
-nmi_slow:
+.Lnmi_slow:
 	pushq $0			/* error */
 	pushq $NMI_T_NMI		/* vector */
 	jmp trap_common
+	.size nmi_entry, . - nmi_entry
 
 /*
  * Core 0, a new period (from nmi_entry: edx how far the counter is past next_period, the
@@ -225,6 +239,7 @@ nmi_slow:
  * a panic's park, which reports the frame, is nmi_trap's, on the full way). Calls
  * nmi_period(tf, late).
  */
+	.type nmi_period_entry, @function
 nmi_period_entry:
 	pushq $0			/* error */
 	pushq $NMI_T_NMI		/* vector */
@@ -261,3 +276,4 @@ nmi_period_entry:
 	popq %rax
 	addq $16, %rsp			/* vector, error */
 	iretq
+	.size nmi_period_entry, . - nmi_period_entry
