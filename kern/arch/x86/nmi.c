@@ -230,7 +230,7 @@ static bool new_period(void)
 
 /* Core 0, NMI context: pass this period's NMI on to the other cores (shorthand first:
  * the common case, one test). */
-static void fan_out(void)
+static __force_inline void fan_out(void)
 {
 	int how = READ_ONCE(nmi_fanout);
 
