@@ -1,6 +1,8 @@
 /*
  * Sampling by NMI (arch.h: arch_nmi_start, arch_nmi_stop, arch_nmi_count) and the NMI
- * handler itself, which trap() hands every vector-2 entry to before it does anything else.
+ * handler itself: nmi_period, which the vector's entry (trapentry.S: nmi_entry) calls for a
+ * new period on core 0, and nmi_trap, which trap() hands every other vector-2 entry to
+ * before it does anything else (the entry finishes core 0's duplicates itself).
  *
  * The route. TCG has no PMU, so the NMIs come from a timer: HPET timer 0, periodic in
  * hardware (hpet.c), on ISA IRQ 0, whose IOAPIC entry is programmed for NMI delivery to
