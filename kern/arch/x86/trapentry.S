@@ -166,7 +166,7 @@ timer_entry:
  * Its first instructions dismiss, with two scratch registers, the NMI that needs nothing
  * but counting: core 0's duplicate, QEMU's HPET pulsing a second time for a period core 0
  * has already acted on (nmi.c, "Periods"). Every NMI whose handling could be more than that
- * goes the full way (.Lnmi_slow: trap_common, trap, nmi_trap, as it always did), so what the
+ * goes the full way (nmi_trap_entry: nmi_trap, as from trap_common before), so what the
  * test below checks must be every reason nmi_trap would do anything else:
  *  - the record above the CPU's frame (struct nmi_top) has the magic and core 0 (one
  *    64-bit compare: core is the high half): else a stray or another core;
@@ -191,9 +191,9 @@ timer_entry:
 	.type nmi_entry, @function
 nmi_entry:
 	cmpq $NMI_TOP_MAGIC, 40(%rsp)	/* magic, core 0 */
-	jne .Lnmi_slow
+	jne nmi_trap_entry
 	cmpb $0, nmi_quiet(%rip)
-	jne .Lnmi_slow
+	jne nmi_trap_entry
 	movq %rax, 40+NMI_TOP_SAVE_RAX(%rsp)
 	movq %rdx, 40+NMI_TOP_SAVE_RDX(%rsp)
 	movq 40+NMI_TOP_CPU(%rsp), %rax
@@ -224,29 +224,18 @@ nmi_entry:
 .Lnmi_slow_restore:
 	movq 40+NMI_TOP_SAVE_RDX(%rsp), %rdx
 	movq 40+NMI_TOP_SAVE_RAX(%rsp), %rax
-.Lnmi_slow:
-	pushq $0			/* error */
-	pushq $NMI_T_NMI		/* vector */
-	jmp trap_common
+	jmp nmi_trap_entry
 	.size nmi_entry, . - nmi_entry
 
 /*
- * Core 0, a new period (from nmi_entry: edx how far the counter is past next_period, the
- * saved rax and rdx in the record, in_fn set): the same struct trapframe and frame-pointer
- * link as trap_common, but, as in timer_entry, rbx and r12-r15 are neither saved nor
- * restored: nmi_period keeps them as the C ABI does, and nothing on its path reads their
- * slots (the sampler, the crash recorder and the watchdog read rip, rsp, rbp and rflags;
- * a panic's park, which reports the frame, is nmi_trap's, on the full way). Calls
- * nmi_period(tf, late).
+ * The rest of an NMI's frame from rbp down, as trap_common builds it (struct trapframe,
+ * the fake frame-pointer link), but rbx and r12-r15, as in timer_entry, neither saved nor
+ * restored: the C handler keeps them as the C ABI does, and nothing on an NMI's path
+ * reads their slots (the sampler, the crash recorder, the watchdog and a panic's park
+ * read rip, rsp, rbp and rflags; the registers a fault report prints are the fault's own
+ * frame's). Then fn(tf), or with late set fn(tf, edx), the frame taken down, the iretq.
  */
-	.type nmi_period_entry, @function
-nmi_period_entry:
-	pushq $0			/* error */
-	pushq $NMI_T_NMI		/* vector */
-	pushq 40+16+NMI_TOP_SAVE_RAX(%rsp)	/* rax (the address uses rsp before the push) */
-	subq $8, %rsp			/* rbx: not saved */
-	pushq %rcx
-	pushq 40+40+NMI_TOP_SAVE_RDX(%rsp)	/* rdx */
+.macro NMI_CALL fn, late=0
 	pushq %rbp
 	pushq %rsi
 	pushq %rdi
@@ -257,11 +246,13 @@ nmi_period_entry:
 	subq $32, %rsp			/* r12-r15: not saved */
 	cld
 	movq %rsp, %rdi
-	movl %edx, %esi			/* late */
+	.if \late
+	movl %edx, %esi			/* late: edx is not yet restored */
+	.endif
 	pushq 17*8(%rsp)		/* fake frame, as trap_common's */
 	pushq 10*8+8(%rsp)
 	movq %rsp, %rbp
-	call nmi_period
+	call \fn
 	addq $16+32, %rsp		/* fake frame, r12-r15 */
 	popq %r11
 	popq %r10
@@ -276,4 +267,31 @@ nmi_period_entry:
 	popq %rax
 	addq $16, %rsp			/* vector, error */
 	iretq
+.endm
+
+/* Every NMI nmi_entry does not finish or take to nmi_period: nmi_trap(tf). */
+	.type nmi_trap_entry, @function
+nmi_trap_entry:
+	pushq $0			/* error */
+	pushq $NMI_T_NMI		/* vector */
+	pushq %rax
+	subq $8, %rsp			/* rbx: not saved */
+	pushq %rcx
+	pushq %rdx
+	NMI_CALL nmi_trap
+	.size nmi_trap_entry, . - nmi_trap_entry
+
+/*
+ * Core 0, a new period (from nmi_entry: edx how far the counter is past next_period, the
+ * saved rax and rdx in the record, in_fn set): nmi_period(tf, late).
+ */
+	.type nmi_period_entry, @function
+nmi_period_entry:
+	pushq $0			/* error */
+	pushq $NMI_T_NMI		/* vector */
+	pushq 40+16+NMI_TOP_SAVE_RAX(%rsp)	/* rax (the address uses rsp before the push) */
+	subq $8, %rsp			/* rbx: not saved */
+	pushq %rcx
+	pushq 40+40+NMI_TOP_SAVE_RDX(%rsp)	/* rdx */
+	NMI_CALL nmi_period, late=1
 	.size nmi_period_entry, . - nmi_period_entry
