@@ -1,5 +1,5 @@
 /*
- * Host test of kern/include/tsctime.h: tick and unit conversions are the exact floor of
+ * tsctime_test.c: host test of kern/include/tsctime.h: tick and unit conversions are the exact floor of
  * the rational result (checked against 128-bit arithmetic), for the awkward rates a TSC
  * calibration produces (just under a round GHz, odd kHz), never overflow below 2^34 Hz,
  * and saturate instead of wrapping.
