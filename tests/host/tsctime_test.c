@@ -1,8 +1,9 @@
 /*
- * tsctime_test.c: host test of kern/include/tsctime.h: tick and unit conversions are the exact floor of
- * the rational result (checked against 128-bit arithmetic), for the awkward rates a TSC
- * calibration produces (just under a round GHz, odd kHz), never overflow below 2^34 Hz,
- * and saturate instead of wrapping.
+ * tsctime_test.c: run by tests/t/host-tsctime (build/host/tsctime{,-tsan,-asan}), on the
+ * shared harness. Host test of kern/include/tsctime.h: tick and unit conversions are the
+ * exact floor of the rational result (checked against 128-bit arithmetic), for the awkward
+ * rates a TSC calibration produces (just under a round GHz, odd kHz), never overflow below
+ * 2^34 Hz, and saturate instead of wrapping.
  */
 #include <stdio.h>
 #include <stdlib.h>
