@@ -113,24 +113,17 @@ trap_return:
 	.size trap_return, . - trap_return
 
 /*
- * The timer vector, the most frequent interrupt by far (sampling rides on it): the same
- * struct trapframe and frame-pointer link as trap_common, but the callee-saved registers
- * other than rbp (rbx, r12-r15) are neither saved nor restored -- timer_trap preserves
- * them as the C ABI does, and a context switch inside it saves them in swtch -- so their
- * slots in the frame hold whatever was there: nothing on the timer path may read them
- * (it reads rip, rsp, rbp, rflags; a redirect to arch_app_leave writes rip, rsp, rflags,
- * rdi and rsi, all restored from the frame). Calls timer_trap(tf), no dispatch on the
- * vector.
+ * The lean entries' common part (timer_entry, nmi_trap_entry, nmi_period_entry), once
+ * error, vector, rax, an rbx slot, rcx and rdx are pushed: the rest of the frame from rbp
+ * down, as trap_common builds it (struct trapframe, the fake frame-pointer link), but rbx
+ * and r12-r15 neither saved nor restored: the C handler keeps them as the C ABI does (a
+ * context switch inside it saves them in swtch), and nothing on these paths reads their
+ * slots (the timer path, the sampler, the crash recorder, the watchdog and a panic's park
+ * read rip, rsp, rbp and rflags; a redirect to arch_app_leave writes rip, rsp, rflags, rdi
+ * and rsi, all restored from the frame; the registers a fault report prints are the fault's
+ * own frame's). Then fn(tf), or with late set fn(tf, edx), the frame taken down, the iretq.
  */
-	.globl timer_entry
-	.type timer_entry, @function
-timer_entry:
-	pushq $0			/* error */
-	pushq $32			/* vector: T_TIMER */
-	pushq %rax
-	subq $8, %rsp			/* rbx: not saved */
-	pushq %rcx
-	pushq %rdx
+.macro LEAN_FRAME_CALL fn, late=0
 	pushq %rbp
 	pushq %rsi
 	pushq %rdi
@@ -141,10 +134,13 @@ timer_entry:
 	subq $32, %rsp			/* r12-r15: not saved */
 	cld
 	movq %rsp, %rdi
+	.if \late
+	movl %edx, %esi			/* late: edx is not yet restored */
+	.endif
 	pushq 17*8(%rsp)		/* fake frame, as trap_common's */
 	pushq 10*8+8(%rsp)
 	movq %rsp, %rbp
-	call timer_trap
+	call \fn
 	addq $16+32, %rsp		/* fake frame, r12-r15 */
 	popq %r11
 	popq %r10
@@ -159,6 +155,23 @@ timer_entry:
 	popq %rax
 	addq $16, %rsp			/* vector, error */
 	iretq
+.endm
+
+/*
+ * The timer vector, the most frequent interrupt by far (sampling rides on it): the lean
+ * frame (LEAN_FRAME_CALL: rbx and r12-r15 not saved, so nothing on the timer path may
+ * read their slots) and timer_trap(tf), no dispatch on the vector.
+ */
+	.globl timer_entry
+	.type timer_entry, @function
+timer_entry:
+	pushq $0			/* error */
+	pushq $32			/* vector: T_TIMER */
+	pushq %rax
+	subq $8, %rsp			/* rbx: not saved */
+	pushq %rcx
+	pushq %rdx
+	LEAN_FRAME_CALL timer_trap
 	.size timer_entry, . - timer_entry
 
 /*
@@ -227,47 +240,6 @@ nmi_entry:
 	jmp nmi_trap_entry
 	.size nmi_entry, . - nmi_entry
 
-/*
- * The rest of an NMI's frame from rbp down, as trap_common builds it (struct trapframe,
- * the fake frame-pointer link), but rbx and r12-r15, as in timer_entry, neither saved nor
- * restored: the C handler keeps them as the C ABI does, and nothing on an NMI's path
- * reads their slots (the sampler, the crash recorder, the watchdog and a panic's park
- * read rip, rsp, rbp and rflags; the registers a fault report prints are the fault's own
- * frame's). Then fn(tf), or with late set fn(tf, edx), the frame taken down, the iretq.
- */
-.macro NMI_CALL fn, late=0
-	pushq %rbp
-	pushq %rsi
-	pushq %rdi
-	pushq %r8
-	pushq %r9
-	pushq %r10
-	pushq %r11
-	subq $32, %rsp			/* r12-r15: not saved */
-	cld
-	movq %rsp, %rdi
-	.if \late
-	movl %edx, %esi			/* late: edx is not yet restored */
-	.endif
-	pushq 17*8(%rsp)		/* fake frame, as trap_common's */
-	pushq 10*8+8(%rsp)
-	movq %rsp, %rbp
-	call \fn
-	addq $16+32, %rsp		/* fake frame, r12-r15 */
-	popq %r11
-	popq %r10
-	popq %r9
-	popq %r8
-	popq %rdi
-	popq %rsi
-	popq %rbp
-	popq %rdx
-	popq %rcx
-	addq $8, %rsp			/* rbx */
-	popq %rax
-	addq $16, %rsp			/* vector, error */
-	iretq
-.endm
 
 /* Every NMI nmi_entry does not finish or take to nmi_period: nmi_trap(tf). */
 	.type nmi_trap_entry, @function
@@ -278,7 +250,7 @@ nmi_trap_entry:
 	subq $8, %rsp			/* rbx: not saved */
 	pushq %rcx
 	pushq %rdx
-	NMI_CALL nmi_trap
+	LEAN_FRAME_CALL nmi_trap
 	.size nmi_trap_entry, . - nmi_trap_entry
 
 /*
@@ -293,5 +265,5 @@ nmi_period_entry:
 	subq $8, %rsp			/* rbx: not saved */
 	pushq %rcx
 	pushq 40+40+NMI_TOP_SAVE_RDX(%rsp)	/* rdx */
-	NMI_CALL nmi_period, late=1
+	LEAN_FRAME_CALL nmi_period, late=1
 	.size nmi_period_entry, . - nmi_period_entry
