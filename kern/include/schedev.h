@@ -7,7 +7,12 @@
  *	on_switch	on the core that switched, in the thread it switched to, after the
  *	on_block	run-queue lock is released and before the previous thread is freed
  *			(on_block when the previous thread waits, on_switch otherwise).
- *	on_wake		on the waker's core (thread or interrupt), after the wake.
+ *	(wake-ups)	no hook: the waker (thread or interrupt, any core) leaves who, where
+ *			and when in the woken thread (struct schedev_wake, under the woken
+ *			thread's run-queue lock, before it is queued), and the switch that
+ *			resumes it hands that to on_switch / on_block (sw->wk), which write
+ *			the wake-up with the switch. What no switch wrote by the session's
+ *			stop the profiler takes with schedev_drain.
  *	on_lock		in the thread (qlock) or core (spinlock) that finally took a
  *			contended lock, with the lock held.
  * A hook never sleeps, never takes a lock of the thread layer and may be re-entered only by
@@ -36,6 +41,20 @@ struct schedev_why {
 };
 
 /*
+ * A wake-up not yet written, in the woken thread: pending for the session whose gen it
+ * holds (schedev_ops.gen), until the switch that resumes the thread or the session's stop
+ * takes it. A thread is woken only while it sleeps, so one slot is enough: it is written
+ * before the thread runs, and read only after (the run-queue lock orders them).
+ */
+struct schedev_wake {
+	uint64_t tsc;		/* when it was made runnable */
+	uint32_t waker;		/* the waker's tid (0: idle; an interrupt: the thread it hit) */
+	uint16_t core;		/* the waker's core */
+	uint16_t pad;
+	uint32_t gen;		/* the session it belongs to; 0 or another's: none pending */
+};
+
+/*
  * One context switch, as on_switch / on_block see it. What only some switches need is not
  * built for all: prev's reason is a pointer, and its stack (fp, lo, hi) is filled only for
  * on_block.
@@ -47,6 +66,7 @@ struct schedev_switch {
 	uint64_t tsc;		/* when the switch happened (the scheduler's own time stamp) */
 	uint64_t prev_cpu;	/* prev's running time so far, TSC ticks */
 	const struct schedev_why *w;	/* prev's reason (obj, site, name, holder) */
+	struct schedev_wake *wk;	/* next's wake-up: pending when wk->gen is the session's */
 	uintptr_t fp, lo, hi;	/* on_block: prev's saved frame pointer, its stack's bounds */
 };
 
@@ -65,10 +85,9 @@ struct schedev_ops {
 	void (*on_switch)(const struct schedev_switch *sw);
 	/* prev waits (SLEEP, RENDEZ, QLOCK, IO): sw has its stack, frozen while it is off */
 	void (*on_block)(const struct schedev_switch *sw);
-	/* waker (a tid, 0 idle) on core -- this core -- made tid of target_core runnable */
-	void (*on_wake)(uint32_t tid, int target_core, uint32_t waker, unsigned core);
 	void (*on_lock)(const struct schedev_lock *lk);
 	uint64_t spin_min;	/* report a spinlock only after this many TSC ticks of spinning */
+	uint32_t gen;		/* this session's, never 0: wake-ups are stamped with it */
 };
 
 extern const struct schedev_ops *schedev_ops;	/* NULL: no session records events */
@@ -86,6 +105,16 @@ void schedev_register(const struct schedev_ops *ops);
  * opf_switch tells them). True if this call set the reason: the caller then calls
  * schedev_unwait once the wait is over. Does nothing (false) while no session listens.
  */
+/*
+ * The session's stop, hooks unregistered and every core quiet (no waker or switch is inside):
+ * fn for every wake-up of session gen that no switch wrote -- each thread's (w, its tid and
+ * core; then no longer pending), also of threads that exited since (resumed while the
+ * session stopped), and as (NULL, 0, core, n) the n of those the thread layer could not
+ * keep. Takes the thread list's lock.
+ */
+void schedev_drain(uint32_t gen, void (*fn)(const struct schedev_wake *w, uint32_t tid,
+					    unsigned core, uint32_t n, void *arg), void *arg);
+
 bool schedev_wait(unsigned why, const void *obj, const void *site, const char *name,
 		  uint32_t holder);
 void schedev_unwait(void);

@@ -328,6 +328,8 @@ void session_stop(void)
 {
 	flag_set(&oprof.state, OPROF_STOPPING);
 	session_stop_cores(true);	/* no writer is inside any core after this */
+	if (oprof.cfg.events)
+		sched_events_drain();	/* the wake-ups no switch wrote */
 	for (int i = 0; i < oprof.ncores; i++)
 		opcore_flush_partial(&opcores[i]);
 	if (oprof.cfg.snapshot)
