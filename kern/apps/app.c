@@ -16,6 +16,7 @@
 #include "cons.h"
 #include "dev.h"
 #include "thread.h"
+#include "tsctime.h"
 
 #define LIVE_MAX	64
 
@@ -230,7 +231,7 @@ void app_result(struct app_inst *in, int *core, int *status, const char **why,
 	*core = in->core;
 	*status = in->status;
 	*why = in->why;
-	*us = (in->end - in->start) / (tsc_hz() / 1000000);
+	*us = us_of_tsc(in->end - in->start);
 }
 
 /* Wait for every instance; Ctrl-C tells them all to stop and goes on waiting. */

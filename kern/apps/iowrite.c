@@ -14,6 +14,7 @@
 #include "dev.h"
 #include "kmalloc.h"
 #include "workloads.h"
+#include "tsctime.h"
 
 #define IOWRITE_BYTES	(64u * 1024)
 
@@ -68,7 +69,7 @@ uint64_t iowrite_step(void *st)
 void iowrite_done(void *st, char *note, size_t n)
 {
 	struct iowrite *w = st;
-	uint64_t us = w->wait * 1000 / (tsc_hz() / 1000);
+	uint64_t us = us_of_tsc(w->wait);
 
 	snprintf(note, n, "%lu calls to the 9P share (%lu failed), %lu.%03lu ms in them",
 		 (unsigned long)w->calls, (unsigned long)w->errs, (unsigned long)(us / 1000),

@@ -9,6 +9,7 @@
 #include "qlock.h"
 #include "thread.h"
 #include "workloads.h"
+#include "tsctime.h"
 
 /* spin: a tight loop in its own function */
 __attribute__((noinline)) uint64_t spin_loop(uint64_t n)
@@ -167,7 +168,7 @@ static uint64_t lockup_step(void *st)
 /* Busy (in a function of its own) until us microseconds of TSC time have passed. */
 __attribute__((noinline)) uint64_t busy_us(uint64_t us)
 {
-	uint64_t end = tsc_read() + us * (tsc_hz() / 1000000), n = 0;
+	uint64_t end = tsc_read() + tsc_of_us(us), n = 0;
 
 	while (tsc_read() < end)
 		n++;

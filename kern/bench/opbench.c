@@ -23,6 +23,7 @@
 #include "oprofile_bench.h"
 #include "shell.h"
 #include "thread.h"
+#include "tsctime.h"
 
 #define BATCH		200
 #define MAX_BATCHES	64
@@ -252,7 +253,7 @@ static void tickload_off(void)
 		tickload_timers(0);
 	else
 		return;
-	us = (tsc_read() - tl_start) / (tsc_hz() / 1000000);
+	us = us_of_tsc(tsc_read() - tl_start);
 	shell_printf("tickload: %s %lu Hz for %lu.%06lu s\n", tl_mode == TL_NMI ? "nmi" : "timer",
 		     (unsigned long)tl_hz, (unsigned long)(us / 1000000),
 		     (unsigned long)(us % 1000000));

@@ -13,6 +13,7 @@
 #include "shell.h"
 #include "thread.h"
 #include "workloads.h"
+#include "tsctime.h"
 
 /* ---- ps ---- */
 
@@ -29,7 +30,7 @@ static const char *state_name(enum thread_state s)
 
 static void ps_row(struct thread *t, void *arg)
 {
-	uint64_t ms = thread_cpu_tsc(t) / (tsc_hz() / 1000);
+	uint64_t ms = ms_of_tsc(thread_cpu_tsc(t));
 
 	(void)arg;
 	shell_printf("%5d %4d %-6s %8lu.%03lu  %s\n", thread_tid(t), thread_core(t),
@@ -199,7 +200,7 @@ static void run_report(const struct workload *w, struct run_slot *slots, int n,
 				     slots[i].core, (unsigned long)(milli / 1000),
 				     (unsigned long)(milli % 1000), w->unit,
 				     (unsigned long)slots[i].units,
-				     (unsigned long)(ticks / (tsc_hz() / 1000000)));
+				     (unsigned long)us_of_tsc(ticks));
 		else
 			shell_printf("run %s: cpu %d: %lu %s/s\n", w->name, slots[i].core,
 				     (unsigned long)(milli / 1000), w->unit);
@@ -236,7 +237,7 @@ static int run_wait(struct run_slot *slots, int n, struct run_start *rs, uint64_
 	while (__atomic_load_n(&rs->ready, __ATOMIC_ACQUIRE) < n && !thread_interrupt_pending())
 		thread_sleep_us(100);
 	rs->start = tsc_read();
-	rs->deadline = rs->work ? ~0ull : rs->start + secs_ms * (tsc_hz() / 1000);
+	rs->deadline = rs->work ? ~0ull : rs->start + tsc_of_ms(secs_ms);
 	__atomic_store_n(&rs->go, 1, __ATOMIC_RELEASE);
 	if (thread_interrupt_pending())
 		r = -EINTR;

@@ -1,6 +1,7 @@
 /* setjmp.h for apps: jmp_buf = rbx rbp r12 r13 r14 r15 rsp rip. App code. */
 	.text
 	.globl libc_setjmp
+	.type libc_setjmp, @function
 libc_setjmp:
 	movq %rbx, 0(%rdi)
 	movq %rbp, 8(%rdi)
@@ -14,8 +15,10 @@ libc_setjmp:
 	movq %rax, 56(%rdi)
 	xorl %eax, %eax
 	ret
+	.size libc_setjmp, . - libc_setjmp
 
 	.globl libc_longjmp
+	.type libc_longjmp, @function
 libc_longjmp:
 	movl %esi, %eax
 	testl %eax, %eax
@@ -29,5 +32,6 @@ libc_longjmp:
 	movq 40(%rdi), %r15
 	movq 48(%rdi), %rsp
 	jmpq *56(%rdi)
+	.size libc_longjmp, . - libc_longjmp
 
 	.section .note.GNU-stack, "", @progbits

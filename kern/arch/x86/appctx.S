@@ -11,6 +11,7 @@
  */
 	.text
 	.globl arch_app_enter
+	.type arch_app_enter, @function
 arch_app_enter:
 	pushq %rbp
 	movq %rsp, %rbp
@@ -29,8 +30,10 @@ arch_app_enter:
 	callq *%rax
 	movq %rbx, %rdi
 	movl %eax, %esi
+	.size arch_app_enter, . - arch_app_enter
 	/* fall through */
 	.globl arch_app_leave
+	.type arch_app_leave, @function
 arch_app_leave:
 	movq (%rdi), %rsp
 	movl %esi, %eax
@@ -41,3 +44,4 @@ arch_app_leave:
 	popq %rbx
 	popq %rbp
 	ret
+	.size arch_app_leave, . - arch_app_leave

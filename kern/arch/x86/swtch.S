@@ -8,6 +8,7 @@
  */
 	.text
 	.globl swtch
+	.type swtch, @function
 swtch:
 	pushq %rbp
 	movq %rsp, %rbp
@@ -32,3 +33,4 @@ swtch:
 	popq %rbx
 	popq %rbp
 	ret
+	.size swtch, . - swtch

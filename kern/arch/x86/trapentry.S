@@ -11,6 +11,10 @@
  * fault uses IST1 so a blown stack still gets a report.
  *
  * The timer vector (T_TIMER, 32) has an entry of its own, timer_entry, below.
+ *
+ * Every routine here is a typed, sized function (.type/.size): perf and hotspot's parser name
+ * an address only by a sized function symbol that covers it, and samples land here
+ * (tests/t/kernel-symbols).
  */
 	.text
 
@@ -34,6 +38,7 @@
 
 	.align 16
 	.globl trap_vectors
+	.type trap_vectors, @function
 trap_vectors:
 vec = 0
 .rept 256
@@ -46,8 +51,10 @@ vec = 0
 	.endif
 	vec = vec + 1
 .endr
+	.size trap_vectors, . - trap_vectors
 
 	.globl trap_common
+	.type trap_common, @function
 trap_common:
 	pushq %rax
 	pushq %rbx
@@ -72,7 +79,9 @@ trap_common:
 	movq %rsp, %rbp
 	call trap
 	addq $16, %rsp
+	.size trap_common, . - trap_common
 	.globl trap_return
+	.type trap_return, @function
 trap_return:
 	popq %r15
 	popq %r14
@@ -91,6 +100,7 @@ trap_return:
 	popq %rax
 	addq $16, %rsp			/* vector, error */
 	iretq
+	.size trap_return, . - trap_return
 
 /*
  * The timer vector, the most frequent interrupt by far (sampling rides on it): the same
@@ -103,6 +113,7 @@ trap_return:
  * vector.
  */
 	.globl timer_entry
+	.type timer_entry, @function
 timer_entry:
 	pushq $0			/* error */
 	pushq $32			/* vector: T_TIMER */
@@ -138,3 +149,4 @@ timer_entry:
 	popq %rax
 	addq $16, %rsp			/* vector, error */
 	iretq
+	.size timer_entry, . - timer_entry

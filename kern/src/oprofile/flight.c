@@ -30,6 +30,7 @@
  * core in a thread (hooks->on_core); the rest in the ctl thread with the session lock held.
  */
 #include "internal.h"
+#include "tsctime.h"
 
 /*
  * The oldest block of the window, to be reused; its samples are overwritten, the losses
@@ -165,7 +166,7 @@ int flight_snapshot(void)
 
 	worker_refill();
 	__atomic_store_n(&oprof.snap_gen, gen, __ATOMIC_RELEASE);
-	deadline = tsc_read() + flight_wait_us() * (tsc_hz() / 1000000);
+	deadline = tsc_read() + tsc_of_us(flight_wait_us());
 	while (!flight_all_acked((void *)(uintptr_t)gen) &&
 	       (tsc_read() < deadline || !(oprof.hooks && oprof.hooks->on_core)))
 		rendez_sleep_timeout(&oprof.snap_r, flight_all_acked, (void *)(uintptr_t)gen,

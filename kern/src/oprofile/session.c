@@ -24,6 +24,7 @@
 #include "internal.h"
 #include "error.h"
 #include "page.h"
+#include "tsctime.h"
 
 struct oprof_global oprof;
 
@@ -251,15 +252,15 @@ static void session_reset(const struct oprof_cfg *cfg)
 {
 	oprof.cfg = *cfg;
 	oprof.ncores = MIN(ncpus(), MAX_CPUS);
-	oprof.stale_ticks = (uint64_t)cfg->stale * cfg->period_ms * (tsc_hz() / 1000);
+	oprof.stale_ticks = tsc_of_ms((uint64_t)cfg->stale * cfg->period_ms);
 	oprof.session_id++;
 	oprof.stream_bytes = 0;
 	oprof.stream_seq = 0;
 	oprof.blocks_dropped = 0;
 	oprof.marks_lost = 0;
 	oprof.snapshots = 0;
-	oprof.budget_ticks = tsc_hz() / 1000 * OPROF_BUDGET_MS;
-	oprof.tick_max_ticks = tsc_hz() / 1000000 * OPROF_TICK_MAX_US;
+	oprof.budget_ticks = tsc_of_ms(OPROF_BUDGET_MS);
+	oprof.tick_max_ticks = tsc_of_us(OPROF_TICK_MAX_US);
 	flag_set(&oprof.paused, 0);
 	flag_set(&oprof.wait_ms, cfg->period_ms);
 	qreopen(oprof.outq);

@@ -27,6 +27,7 @@
 #include "arch.h"
 #include "cpu.h"
 #include "thread.h"
+#include "tsctime.h"
 
 struct wdcore {
 	uint64_t ticks;		/* the core's scheduler ticks at the last NMI */
@@ -50,14 +51,14 @@ void watchdog_configure(uint32_t mode, uint32_t ms, uint32_t hz)
 {
 	WRITE_ONCE(wd.mode, WD_OFF);
 	memset(wds, 0, sizeof(wds));
-	wd.limit = tsc_hz() / 1000 * ms;
+	wd.limit = tsc_of_ms(ms);
 	wd.min_nmis = MAX((uint32_t)((uint64_t)ms * hz / 2000), 2u);
 	WRITE_ONCE(wd.mode, mode);
 }
 
 static void lockup(struct wdcore *w, const struct trapframe *tf, uint64_t now)
 {
-	uint64_t ms = (now - w->alive) / (tsc_hz() / 1000);
+	uint64_t ms = ms_of_tsc(now - w->alive);
 
 	w->fired = 1;
 	if (READ_ONCE(wd.mode) == WD_PANIC) {

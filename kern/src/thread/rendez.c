@@ -15,6 +15,7 @@
 #include "rendez.h"
 #include "sched.h"
 #include "schedev.h"
+#include "tsctime.h"
 
 void rendez_init(struct rendez *r)
 {
@@ -36,7 +37,7 @@ int rendez_sleep_until(struct rendez *r, bool (*cond)(void *), void *arg, uint64
 {
 	struct thread *t = current();
 	struct alarm *a = thread_sleep_alarm(t);
-	uint64_t deadline = usec ? tsc_read() + usec * (tsc_hz() / 1000000) : 0;
+	uint64_t deadline = usec ? tsc_read() + tsc_of_us(usec) : 0;
 	unsigned long f = irq_save();
 	bool said = schedev_wait(OPF_WHY_RENDEZ, r, (const void *)cond, NULL, 0);
 	int ret = 0;
