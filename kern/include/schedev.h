@@ -20,7 +20,9 @@
  *
  * Why a thread blocks: whoever is about to make the current thread wait says why with
  * schedev_wait (the first one to say it wins: a qlock's reason stands over the rendez it
- * sleeps on) and withdraws it with schedev_unwait when the wait is over.
+ * sleeps on) and withdraws it with schedev_unwait when the wait is over. A wait nobody
+ * said anything about is a rendez wait, on the rendez and condition the sleep passed to
+ * sched_sleep_release (no call: two stores into the thread).
  */
 #ifndef SCHEDEV_H
 #define SCHEDEV_H

@@ -20,9 +20,10 @@
 # the worker and the block traffic the events cause are part of their cost. ROUNDS
 # interleaved rounds (conditions rotate); medians.
 #
-# env: ROUNDS (5), YIELDS, PAIRS, BEFORE ("" skips the before kernel), REPORT_ONLY=1 (the
+# env: ROUNDS (5), YIELDS, PAIRS, BEFORE ("" skips the before kernel), CONDS (the sessions of
+# this kernel: "off plain sched sched0 schedq"; "plain sched" for a quick look), REPORT_ONLY=1 (the
 # tables from the last log), STEPS_ONLY=1 (step the switch events again, keep the rest),
-# BEFORE_ONLY=1 (measure the before kernel again, keep the rest).
+# BEFORE_ONLY=1 (measure the before kernel again, keep the rest), STEPS=0 (no stepping).
 set -u
 cd "$(dirname "$0")/../.."
 top=$PWD
@@ -104,7 +105,8 @@ measure() {
 
 # steps APP TAG [FN]: one core, -icount shift=0, two APP threads (yield or pingpong) with -e
 # sched (depth 16, reader to /dev/null); gdb single-steps six whole calls of FN (switch_event:
-# a switch event; ev_wake: a wake-up event; tests/bench/swstep.py), each a TAG line in the
+# a switch event, with the wake-up it writes; thread_wake: a wake-up, the waker's part and
+# the rest of thread_wake; tests/bench/swstep.py), each a TAG line in the
 # log: instructions, then per function; and an LTAG line: the same by source line.
 steps() {
 	local port=$((20000 + RANDOM % 20000)) out lines
@@ -133,7 +135,7 @@ steps() {
 }
 
 all_steps() {
-	steps yield STEP && steps pingpong STEPB && steps pingpong STEPW ev_wake ||
+	steps yield STEP && steps pingpong STEPB && steps pingpong STEPW thread_wake ||
 		echo "schedcost: stepping the switch events failed; no breakdown" >&2
 }
 
@@ -148,8 +150,8 @@ elif [ "${BEFORE_ONLY:-0}" = 1 ]; then
 elif [ "${REPORT_ONLY:-0}" != 1 ]; then
 	: > "$log"
 	make -s -j2 build/kern.iso >&2 || exit 1
-	measure now build/kern.iso "off plain sched sched0 schedq" || hung="$hung now"
-	all_steps
+	measure now build/kern.iso "${CONDS:-off plain sched sched0 schedq}" || hung="$hung now"
+	[ "${STEPS:-1}" = 0 ] || all_steps
 	if [ -n "$BEFORE" ]; then
 		if before_tree; then
 			measure before "$work/before/build/kern.iso" "off plain sched" || hung="$hung before"
@@ -221,7 +223,7 @@ stepline() {
 for kind in "STEP:yield switch event:switch_event:" \
 	    "STEPB:blocking switch event, its wait the same as before (OPF_SWITCH_SAME):ev_block:ev_block_full" \
 	    "STEPB:blocking switch event with a walk (OPF_SWITCH):ev_block_full:" \
-	    "STEPW:wake-up event (ev_wake, from its first instruction):ev_wake:"; do
+	    "STEPW:wake-up, the waker's side (thread_wake whole, wake_note inlined):thread_wake:"; do
 	IFS=: read -r tag what need skip <<<"$kind"
 	step=$(stepline "$tag" "$need" "$skip")
 	[ -n "$step" ] || continue

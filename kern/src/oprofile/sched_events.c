@@ -92,7 +92,8 @@ static inline bool ev_enter_sw(struct opcore *c, const struct schedev_switch *sw
 {
 	if (!__atomic_load_n(&c->on, __ATOMIC_ACQUIRE))
 		return false;
-	sw->wk->gen = 0;	/* not pending (or another session's): clearing changes nothing */
+	if (woke)
+		sw->wk->gen = 0;
 	return ev_enter_open(c, 1 + woke);
 }
 
@@ -247,11 +248,11 @@ static void ev_name(char dst[OPF_OBJ_NAME], const char *name)
  * pointers its walk followed. A thread that blocks again where it blocked before (most do:
  * a server loop, a lock, a pipe) is written as a 40-byte OPF_SWITCH_SAME instead of a walk
  * and a stack -- but only when that is provably what a walk would write:
- *  - same block (the core's block count: cur changes only when pushed), and the record
- *    still there, an OPF_SWITCH of this tid (a block the core could not push is framed
- *    again in place, its wp back at the start);
- *  - same wait: set and why, and when set obj, site, holder and the name's address (the
- *    names handed to schedev_wait are constants: a lock's, given where it is created);
+ *  - same block (the core's block count: cur changes only when pushed), so the record is
+ *    still there, its thread's last OPF_SWITCH in it (a block the core could not push is
+ *    framed again in place, its wp back at the start: that empties the core's ways);
+ *  - same wait: set, why, holder, obj, site and the name's address (the names handed to
+ *    schedev_wait are constants: a lock's, given where it is created);
  *  - same stack: the same bounds and saved frame pointer, and every word the walk read
  *    reads the same now -- each frame's caller link and return address (the record's
  *    frames[i], as written), and the zero return address it stopped at (tail). Each frame
@@ -264,11 +265,10 @@ static void ev_name(char dst[OPF_OBJ_NAME], const char *name)
 #define EV_CACHE_FRAMES	16	/* a deeper stack is never cached (always walked) */
 
 struct ev_stack {
-	const struct opf_switch *rec;	/* the record, or NULL: nothing cached in this way */
 	uint64_t blocks;		/* the core's cnt.blocks when it was written */
-	uint32_t tid, n;		/* its thread; its frames */
-	uint32_t setwhy;		/* the wait it was written for: schedev_why's set and why, */
-	uint32_t holder;		/* ... and (when set) holder, obj, site and name */
+	uint32_t tid, n;		/* its thread (0: nothing cached in this way); its frames */
+	uint64_t key;			/* the wait it was written for: schedev_why's set, why and
+					   holder (ev_key), and its obj, site and name */
 	const void *obj, *site;
 	const char *name;
 	uintptr_t fp, lo, hi;		/* the saved frame pointer, the stack's bounds */
@@ -278,36 +278,38 @@ struct ev_stack {
 
 static struct ev_stack ev_stacks[MAX_CPUS][EV_WAYS];
 
-/* schedev_why's set and why as one word (they are its first two 16-bit fields) */
-static inline uint32_t ev_setwhy(const struct schedev_why *w)
+/* schedev_why's set, why and holder as one word (its first 8 bytes) */
+static inline uint64_t ev_key(const struct schedev_why *w)
 {
-	uint32_t v;
+	uint64_t v;
 
 	__builtin_memcpy(&v, w, sizeof(v));
 	return v;
 }
+_Static_assert(__builtin_offsetof(struct schedev_why, holder) == 4 &&
+	       __builtin_offsetof(struct schedev_why, obj) == 8, "ev_key: set, why, holder");
 
 /*
- * Would a walk of sw's stack, and its wait, write exactly e->rec's? (see the cache above)
- * The frames: from the saved frame pointer, each frame's two words against the cache's,
- * the caller link that matched being the next frame -- one load and one compare a word.
+ * Would a walk of sw's stack, and its wait, write exactly e's record? (the cache above)
+ * The fixed part in one test: the thread (0, an empty way, is never a blocking thread's:
+ * idle threads do not block), the block (the record is still in it: cur changes only when
+ * pushed, which counts the block, and a block framed again in place empties the core's
+ * cache, sched_events_unwritten), the stack's frame pointer and bounds, the whole wait
+ * (compared whether set or not: stricter, never looser). The frames: from the saved frame
+ * pointer, each frame's two words against the cache's, the caller link that matched being
+ * the next frame -- one load and one compare a word.
  */
 static inline bool ev_same(const struct opcore *c, const struct ev_stack *e,
 			   const struct schedev_switch *sw)
 {
-	const struct opf_switch *r = e->rec;
 	const struct schedev_why *w = sw->w;
 	const uintptr_t *fw = e->fw;
 	uintptr_t fp = sw->fp;
 
-	if (!r || e->tid != sw->prev_tid || e->blocks != c->cnt.blocks || e->fp != fp ||
-	    e->lo != sw->lo || e->hi != sw->hi || e->setwhy != ev_setwhy(w))
-		return false;
-	if (w->set && (w->obj != e->obj || w->site != e->site || w->holder != e->holder ||
-		       w->name != e->name))
-		return false;
-	if ((const uint8_t *)r >= c->buf.cur->wp || r->h.type != OPF_SWITCH ||
-	    r->prev_tid != e->tid)
+	if (((e->tid ^ sw->prev_tid) | (e->blocks ^ c->cnt.blocks) | (e->fp ^ fp) |
+	     (e->lo ^ sw->lo) | (e->hi ^ sw->hi) | (e->key ^ ev_key(w)) |
+	     ((uintptr_t)e->obj ^ (uintptr_t)w->obj) | ((uintptr_t)e->site ^ (uintptr_t)w->site) |
+	     ((uintptr_t)e->name ^ (uintptr_t)w->name)) != 0)
 		return false;
 	/* two frames a round (the loop's own count and branch once for both), then the odd one */
 	for (const uintptr_t *end = fw + 4 * (e->n / 2); fw != end; fw += 4) {
@@ -336,7 +338,7 @@ static void ev_remember(struct opcore *c, struct ev_stack *e, const struct opf_s
 	uint32_t n = r->nframes;
 	uintptr_t fp = sw->fp, prev = 0;
 
-	e->rec = NULL;
+	e->tid = 0;
 	if (n > EV_CACHE_FRAMES)
 		return;
 	for (uint32_t i = 0; i < n; i++) {
@@ -351,15 +353,13 @@ static void ev_remember(struct opcore *c, struct ev_stack *e, const struct opf_s
 	e->blocks = c->cnt.blocks;
 	e->tid = sw->prev_tid;
 	e->n = n;
-	e->setwhy = ev_setwhy(w);
-	e->holder = w->holder;
+	e->key = ev_key(w);
 	e->obj = w->obj;
 	e->site = w->site;
 	e->name = w->name;
 	e->fp = sw->fp;
 	e->lo = sw->lo;
 	e->hi = sw->hi;
-	e->rec = r;
 }
 
 /* A blocking switch that is not the same as before: OPF_SWITCH with the wait and the stack. */
@@ -426,13 +426,12 @@ static __noinline void ev_switch_short_slow(struct opcore *c, const struct sched
  * OPF_SWITCH_SHORT, no stack, on the leanest path the contract allows: the room in cur
  * taken inline, and every call (slow reserve, what NMIs left) in tail position, so the
  * common case saves no register. sw->core is this core (threads are pinned; on_switch runs
- * on the thread switched to). next's pending wake-up goes just before the switch, in the
- * same reservation.
+ * on the thread switched to). woke: next's pending wake-up goes just before the switch, in
+ * the same reservation (a constant: ev_switch_short has a copy for each case).
  */
-static void ev_switch_short(const struct schedev_switch *sw)
+static __force_inline void ev_switch_short_as(const struct schedev_switch *sw, unsigned woke)
 {
 	struct opcore *c = &opcores[sw->core];
-	unsigned woke = ev_woke(sw);
 	uint32_t len = sizeof(struct opf_switch_short) + woke * sizeof(struct opf_wakeup);
 	struct block *b;
 	uint8_t *p;
@@ -455,18 +454,26 @@ static void ev_switch_short(const struct schedev_switch *sw)
 	ev_leave(c);
 }
 
+static void ev_switch_short(const struct schedev_switch *sw)
+{
+	if (ev_woke(sw))
+		ev_switch_short_as(sw, 1);
+	else
+		ev_switch_short_as(sw, 0);
+}
+
 /*
  * on_block: prev waits. The same wait at the same stack as its last blocking switch in this
  * block is the 40-byte OPF_SWITCH_SAME, on the inline guard and reserve like a short switch;
  * anything else (or no room for the short record in cur: the reference must stay in the
- * block) an OPF_SWITCH with a walk of the stack. sw->core is this core. next's pending
- * wake-up goes just before the switch, in the same reservation.
+ * block) an OPF_SWITCH with a walk of the stack. sw->core is this core. woke: next's
+ * pending wake-up goes just before the switch, in the same reservation (a constant, as in
+ * ev_switch_short).
  */
-static void ev_block(const struct schedev_switch *sw)
+static __force_inline void ev_block_as(const struct schedev_switch *sw, unsigned woke)
 {
 	struct opcore *c = &opcores[sw->core];
 	struct ev_stack *e = &ev_stacks[sw->core][sw->prev_tid % EV_WAYS];
-	unsigned woke = ev_woke(sw);
 	uint32_t len = sizeof(struct opf_switch_short) + woke * sizeof(struct opf_wakeup);
 	struct block *b;
 	uint8_t *p;
@@ -487,6 +494,14 @@ static void ev_block(const struct schedev_switch *sw)
 	}
 	ev_fill_short(c, (struct opf_switch_short *)p, sw, OPF_SWITCH_SAME);
 	ev_leave(c);
+}
+
+static void ev_block(const struct schedev_switch *sw)
+{
+	if (ev_woke(sw))
+		ev_block_as(sw, 1);
+	else
+		ev_block_as(sw, 0);
 }
 
 static void ev_lock(const struct schedev_lock *lk)
@@ -561,6 +576,8 @@ void sched_events_drain(void)
 /* A block the core could not push (hot_push): its events were never written, but lost. */
 void sched_events_unwritten(struct opcore *c, const struct blk_gone *g)
 {
+	/* framed again in place, its count unchanged: no record of the cache is in it now */
+	memset(ev_stacks[c - opcores], 0, sizeof(ev_stacks[0]));
 	for (unsigned k = 0; k < OPF_EV_N; k++) {
 		cnt_add(&c->ev.written[k], -g->ev[k]);
 		cnt_add(&c->ev.lost[OPF_LOST_OTHER], g->ev[k]);

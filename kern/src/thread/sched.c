@@ -51,6 +51,7 @@ struct thread {
 	struct alarm sleep_alarm;	/* thread_sleep_us and timeouts */
 	struct fstate *fs;		/* descriptors and cwd (ns.c) */
 	struct schedev_why why;		/* what it is about to wait for (schedev.h) */
+	struct schedev_why rwhy;	/* ... unless why is set: a rendez wait (sched_sleep_release) */
 	struct schedev_wake wk;		/* its wake-up, until a switch writes it (schedev.h) */
 };
 
@@ -196,6 +197,8 @@ static __noinline void switch_event(const struct schedev_ops *ops, struct runq *
 	sw.w = &prev->why;
 	sw.wk = &next->wk;
 	if (why > OPF_WHY_YIELD && why != OPF_WHY_EXIT) {
+		if (!prev->why.set)
+			sw.w = &prev->rwhy;
 		sw.fp = arch_switched_fp(prev->rsp);
 		thread_stack(prev, &sw.lo, &sw.hi);
 		ops->on_block(&sw);
@@ -253,12 +256,15 @@ void sched_preempt_irq(bool irq_was_on)
 	}
 }
 
-void sched_sleep_release(struct spinlock *lk)
+void sched_sleep_release(struct spinlock *lk, const void *obj, const void *site)
 {
 	struct runq *rq = rq_of(core_id());
+	struct thread *t = current();
 
+	t->rwhy.obj = obj;	/* the reason unless one was said: two stores, no call */
+	t->rwhy.site = site;
 	rq_lock(rq);
-	current()->state = T_SLEEPING;
+	t->state = T_SLEEPING;
 	spin_unlock(lk);
 	switch_and_finish(rq);
 }
@@ -347,6 +353,7 @@ struct thread *kthread_create(const char *name, int core, thread_fn fn, void *ar
 	t->fn = fn;
 	t->arg = arg;
 	t->state = T_SLEEPING;
+	t->rwhy = (struct schedev_why){ .set = 1, .why = OPF_WHY_RENDEZ };
 	rendez_init(&t->exited);
 	alarm_init(&t->sleep_alarm, sleep_alarm_fire, t);
 	thread_set_stack(t, 0, 0);
