@@ -68,7 +68,7 @@ struct schedev_switch {
 	uint64_t tsc;		/* when the switch happened (the scheduler's own time stamp) */
 	uint64_t prev_cpu;	/* prev's running time so far, TSC ticks */
 	const struct schedev_why *w;	/* prev's reason (obj, site, name, holder) */
-	struct schedev_wake *wk;	/* next's wake-up: pending when wk->gen is the session's */
+	struct schedev_wake *wk;	/* next's wake-up (schedev_ops: on_switch[1], on_block[1]) */
 	uintptr_t fp, lo, hi;	/* on_block: prev's saved frame pointer, its stack's bounds */
 };
 
@@ -83,10 +83,14 @@ struct schedev_lock {
 };
 
 struct schedev_ops {
-	/* prev stays runnable (PREEMPT, YIELD) or is gone (EXIT): no stack wanted */
-	void (*on_switch)(const struct schedev_switch *sw);
+	/*
+	 * prev stays runnable (PREEMPT, YIELD) or is gone (EXIT): no stack wanted. Index:
+	 * 1 when next has a wake-up of this session pending (sw->wk->gen == gen), which the
+	 * hook writes (and takes: no longer pending); 0 when not, sw->wk not to be touched.
+	 */
+	void (*on_switch[2])(const struct schedev_switch *sw);
 	/* prev waits (SLEEP, RENDEZ, QLOCK, IO): sw has its stack, frozen while it is off */
-	void (*on_block)(const struct schedev_switch *sw);
+	void (*on_block[2])(const struct schedev_switch *sw);
 	void (*on_lock)(const struct schedev_lock *lk);
 	uint64_t spin_min;	/* report a spinlock only after this many TSC ticks of spinning */
 	uint32_t gen;		/* this session's, never 0: wake-ups are stamped with it */

@@ -97,12 +97,6 @@ static inline bool ev_enter_sw(struct opcore *c, const struct schedev_switch *sw
 	return ev_enter_open(c, 1 + woke);
 }
 
-/* Is next's wake-up pending for this session (schedev.h: struct schedev_wake)? */
-static inline unsigned ev_woke(const struct schedev_switch *sw)
-{
-	return sw->wk->gen == ops.gen;
-}
-
 /* Recording what NMIs left may push a block and kick the worker: deferred, as ever inside. */
 static __noinline void ev_leave_slow(struct opcore *c)
 {
@@ -456,10 +450,12 @@ static __force_inline void ev_switch_short_as(const struct schedev_switch *sw, u
 
 static void ev_switch_short(const struct schedev_switch *sw)
 {
-	if (ev_woke(sw))
-		ev_switch_short_as(sw, 1);
-	else
-		ev_switch_short_as(sw, 0);
+	ev_switch_short_as(sw, 0);
+}
+
+static void ev_switch_short_woke(const struct schedev_switch *sw)
+{
+	ev_switch_short_as(sw, 1);
 }
 
 /*
@@ -498,10 +494,12 @@ static __force_inline void ev_block_as(const struct schedev_switch *sw, unsigned
 
 static void ev_block(const struct schedev_switch *sw)
 {
-	if (ev_woke(sw))
-		ev_block_as(sw, 1);
-	else
-		ev_block_as(sw, 0);
+	ev_block_as(sw, 0);
+}
+
+static void ev_block_woke(const struct schedev_switch *sw)
+{
+	ev_block_as(sw, 1);
 }
 
 static void ev_lock(const struct schedev_lock *lk)
@@ -530,8 +528,8 @@ static void ev_lock(const struct schedev_lock *lk)
 }
 
 static struct schedev_ops ops = {
-	.on_switch = ev_switch_short,
-	.on_block = ev_block,
+	.on_switch = { ev_switch_short, ev_switch_short_woke },
+	.on_block = { ev_block, ev_block_woke },
 	.on_lock = ev_lock,
 };
 

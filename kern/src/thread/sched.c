@@ -187,6 +187,7 @@ static __noinline void switch_event(const struct schedev_ops *ops, struct runq *
 				    struct thread *prev, unsigned why, struct thread *next)
 {
 	struct schedev_switch sw;	/* field by field: fp, lo, hi only where on_block reads them */
+	unsigned woke = next->wk.gen == ops->gen;	/* a wake-up for the hook to write */
 
 	sw.prev_tid = (uint32_t)prev->tid;
 	sw.next_tid = (uint32_t)next->tid;
@@ -201,10 +202,10 @@ static __noinline void switch_event(const struct schedev_ops *ops, struct runq *
 			sw.w = &prev->rwhy;
 		sw.fp = arch_switched_fp(prev->rsp);
 		thread_stack(prev, &sw.lo, &sw.hi);
-		ops->on_block(&sw);
+		ops->on_block[woke](&sw);
 		return;
 	}
-	ops->on_switch(&sw);
+	ops->on_switch[woke](&sw);
 }
 
 /* After a switch, on the new thread (me), rq lock held: release it, finish the old one. */
