@@ -69,7 +69,7 @@ static void ev_lose(struct opcore *c, unsigned reason)
 static inline bool ev_enter_open(struct opcore *c, unsigned n)
 {
 	cnt_add(&c->ev.taken, n);
-	if (unlikely(c->nest || flag_get(&oprof.paused))) {
+	if (unlikely(c->nest | flag_get(&oprof.paused))) {	/* one test for both */
 		cnt_add(&c->ev.lost[c->nest ? OPF_LOST_OTHER : OPF_LOST_PAUSED], n);
 		return false;
 	}
@@ -268,7 +268,7 @@ struct ev_stack {
 	uintptr_t fp, lo, hi;		/* the saved frame pointer, the stack's bounds */
 	uintptr_t tail;			/* the walk stopped at this frame's zero return address */
 	uintptr_t fw[2 * EV_CACHE_FRAMES];	/* frame i's words: caller link, return address */
-};
+} __aligned(512);	/* a power of two: a way's address is a shift, not a multiply */
 
 static struct ev_stack ev_stacks[MAX_CPUS][EV_WAYS];
 
