@@ -1,6 +1,8 @@
 /*
  * Sampling by NMI (arch.h: arch_nmi_start, arch_nmi_stop, arch_nmi_count) and the NMI
- * handler itself, which trap() hands every vector-2 entry to before it does anything else.
+ * handler itself: nmi_period, which the vector's entry (trapentry.S: nmi_entry) calls for a
+ * new period on core 0, and nmi_trap, which trap() hands every other vector-2 entry to
+ * before it does anything else (the entry finishes core 0's duplicates itself).
  *
  * The route. TCG has no PMU, so the NMIs come from a timer: HPET timer 0, periodic in
  * hardware (hpet.c), on ISA IRQ 0, whose IOAPIC entry is programmed for NMI delivery to
@@ -22,6 +24,14 @@
  * (One-shot mode, the comparator written by the handler each period, pulses once; but
  * each write from core 0 kicks core 0's vCPU off QEMU's -icount round robin, which then
  * starves it: run spin on 4 cores got 0 iterations on core 0.)
+ *
+ * The entry (trapentry.S: nmi_entry, numbers shared through nmi_entry.h). Its first
+ * instructions, two scratch registers saved, dismiss core 0's duplicate -- counted as
+ * count, irqoff and extra, as below -- when nothing else could need doing: the record
+ * says core 0, no panic (nmi_quiet), not nested, not the idle loop's hlt, a source
+ * running and the counter short of nmi_next_period. A new period on core 0 goes on to
+ * nmi_period with the tests made (and a frame without rbx and r12-r15); every other NMI
+ * -- another core, a panic's, a stray -- takes the full way, trap_common, trap, nmi_trap.
  *
  * The handler runs on its own stack, IST2 of the core's TSS (gdt.c), with further NMIs
  * held by the CPU until its iretq. It
@@ -54,7 +64,7 @@
  *  - Stop against a core about to call fn: the handler sets in_fn, then reads fn; stop
  *    clears fn, then waits while any in_fn is set; each with a full fence, so either the
  *    handler sees NULL or stop sees it inside (Dekker). The same in_fn covers core 0's
- *    period check against source_stop's clearing fanout, so no next_period update from
+ *    period check against source_stop's clearing fanout, so no nmi_next_period update from
  *    an old source lands in a new one's.
  *  - A panic elsewhere: arch_stop_other_cores calls nmi_panic, after which handlers only
  *    count, and core 0 stops fanning out.
@@ -86,18 +96,20 @@
 #include "cpu.h"
 #include "error.h"
 #include "crash.h"
+#include "nmi_entry.h"
 
 #define NMI_STACK	8192
-#define NMI_TOP_MAGIC	0x4e4d4931u		/* "NMI1" */
 #define NMI_CANARY	0x6e6d692d63616e61ull
 #define NMI_MAX_HZ	100000
 
-/* The record at the top of a core's NMI stack; IST2 points just below it. 16 bytes, so
+/* The record at the top of a core's NMI stack; IST2 points just below it. 32 bytes, so
  * the IST pointer stays 16-byte aligned. */
 struct nmi_top {
 	uint32_t magic;
 	int32_t core;
 	struct nmi_cpu *cpu;	/* &nmi_cpus[core] */
+	uint64_t save_rax;	/* nmi_entry's scratch registers */
+	uint64_t save_rdx;
 };
 
 /* A core's counters: written only by that core's NMI handler, read by anyone. */
@@ -133,13 +145,30 @@ static uint32_t bg_div;			/* it runs at every bg_div-th NMI of a core (>= 1) */
 static uint32_t src_hz;			/* the running source's rate */
 static bool bg_source;			/* the running source is the background fn's */
 static int stop_by = -1;		/* a panicking core stopping the others, or -1 */
-static int fanout;			/* enum fanout, read by core 0's handler */
+int nmi_fanout;				/* enum fanout, read by core 0's handler and nmi_entry */
 static int nmi_state;
 static bool nmi_boot_running;		/* the running source is the boot test's */
-static bool nmi_quiet;			/* a panic is under way */
+bool nmi_quiet;				/* a panic is under way (nmi_entry reads it too) */
 static uint64_t nmi_strays;		/* NMIs that did not arrive on an NMI stack */
 static uint32_t period_ticks;		/* HPET counter ticks per period */
-static uint32_t next_period;		/* core 0: counter value that begins the next period */
+uint32_t nmi_next_period;		/* core 0: counter value that begins the next period */
+
+/* nmi_entry (trapentry.S) knows these by number (nmi_entry.h). */
+_Static_assert(sizeof(struct nmi_top) == NMI_TOP_SIZE, "nmi_top size");
+_Static_assert(offsetof(struct nmi_top, core) == NMI_TOP_CORE, "nmi_top core");
+_Static_assert(offsetof(struct nmi_top, cpu) == NMI_TOP_CPU, "nmi_top cpu");
+_Static_assert(offsetof(struct nmi_top, save_rax) == NMI_TOP_SAVE_RAX, "nmi_top rax");
+_Static_assert(offsetof(struct nmi_top, save_rdx) == NMI_TOP_SAVE_RDX, "nmi_top rdx");
+_Static_assert(offsetof(struct nmi_cpu, count) == NMI_CPU_COUNT, "nmi_cpu count");
+_Static_assert(offsetof(struct nmi_cpu, irqoff) == NMI_CPU_IRQOFF, "nmi_cpu irqoff");
+_Static_assert(offsetof(struct nmi_cpu, extra) == NMI_CPU_EXTRA, "nmi_cpu extra");
+_Static_assert(offsetof(struct nmi_cpu, in_fn) == NMI_CPU_IN_FN, "nmi_cpu in_fn");
+_Static_assert(offsetof(struct nmi_cpu, depth) == NMI_CPU_DEPTH, "nmi_cpu depth");
+_Static_assert(sizeof(((struct nmi_cpu *)0)->in_fn) == 4 && sizeof(nmi_fanout) == 4 &&
+	       sizeof(((struct nmi_cpu *)0)->depth) == 4 && sizeof(nmi_quiet) == 1,
+	       "nmi_entry's operand sizes");
+_Static_assert(FAN_NONE == NMI_FAN_NONE && RFLAGS_IF == NMI_RFLAGS_IF &&
+	       HPET_MAIN_LO == NMI_HPET_MAIN_LO && T_NMI == NMI_T_NMI, "nmi_entry's constants");
 
 /*
  * gdt_init_cpu, on core before its IDT is loaded: the IST2 pointer of core, with the
@@ -175,27 +204,37 @@ void nmi_cpu_armed(int core, uint32_t apic_id)
 }
 
 /*
+ * Core 0, NMI context, inside in_fn: a period began late counter ticks ago (late < 2^31);
+ * the next one begins at the first multiple of period_ticks past the counter.
+ */
+static __force_inline void advance(uint32_t late)
+{
+	nmi_next_period += (late / period_ticks + 1) * period_ticks;
+}
+
+/*
  * Core 0, NMI context, a source running: does this NMI begin a period the handler has not
  * yet acted on? Only then does core 0 fan out and call fn. An NMI that does not is
  * counted as extra: QEMU's HPET pulses twice for most periods (see the top of the file),
  * and an NMI from elsewhere (another route, one held pending across a restart) is not a
  * period either. One counter read; the 32-bit arithmetic follows the comparator's wrap.
+ * nmi_entry (trapentry.S) makes the same test first, and dismisses what fails it.
  */
 static bool new_period(void)
 {
-	uint32_t late = hpet_now() - next_period;
+	uint32_t late = hpet_now() - nmi_next_period;
 
 	if ((int32_t)late < 0)
 		return false;
-	next_period += (late / period_ticks + 1) * period_ticks;
+	advance(late);
 	return true;
 }
 
 /* Core 0, NMI context: pass this period's NMI on to the other cores (shorthand first:
  * the common case, one test). */
-static void fan_out(void)
+static __force_inline void fan_out(void)
 {
-	int how = READ_ONCE(fanout);
+	int how = READ_ONCE(nmi_fanout);
 
 	if (likely(how == FAN_SHORTHAND)) {
 		lapic_send_nmi_others();
@@ -211,22 +250,14 @@ static void fan_out(void)
 }
 
 /*
- * A period's work, inside in_fn: on core 0 (a source running) the period check and the
- * fan-out; then, on an online core, the background fn first (the crash
- * recorder, so a fault in fn finds it up to date) and fn.
+ * A period's work past core 0's period check and fan-out, inside in_fn, which it clears:
+ * on an online core, the background fn first (the crash recorder, so a fault in fn finds
+ * it up to date) and fn. Inlined, so that a fault report's backtrace names the handler.
  */
-static void act(struct nmi_cpu *n, const struct trapframe *tf, int core)
+static __force_inline void call_fns(struct nmi_cpu *n, const struct trapframe *tf, int core)
 {
 	arch_nmi_fn fn, bg;
 
-	__atomic_store_n(&n->in_fn, 1, __ATOMIC_SEQ_CST);
-	if (core == 0 && READ_ONCE(fanout) != FAN_NONE) {
-		if (!new_period()) {
-			WRITE_ONCE(n->extra, n->extra + 1);
-			goto out;
-		}
-		fan_out();
-	}
 	if (unlikely(!n->online) && !(n->online = READ_ONCE(cpus[core].online))) {
 		WRITE_ONCE(n->early, n->early + 1);
 		goto out;
@@ -245,6 +276,45 @@ static void act(struct nmi_cpu *n, const struct trapframe *tf, int core)
 		panic("NMI stack overflow on cpu %d", core);
 out:
 	__atomic_store_n(&n->in_fn, 0, __ATOMIC_RELEASE);
+}
+
+/*
+ * A period's work, inside in_fn: on core 0 (a source running) the period check and the
+ * fan-out; then call_fns.
+ */
+static void act(struct nmi_cpu *n, const struct trapframe *tf, int core)
+{
+	__atomic_store_n(&n->in_fn, 1, __ATOMIC_SEQ_CST);
+	if (core == 0 && READ_ONCE(nmi_fanout) != FAN_NONE) {
+		if (!new_period()) {
+			WRITE_ONCE(n->extra, n->extra + 1);
+			__atomic_store_n(&n->in_fn, 0, __ATOMIC_RELEASE);
+			return;
+		}
+		fan_out();
+	}
+	call_fns(n, tf, core);
+}
+
+/*
+ * nmi_entry (trapentry.S), core 0, NMI context, on its NMI stack: a source running and a
+ * period begun late counter ticks ago. What nmi_trap and act do for such an NMI, less the
+ * tests nmi_entry made on the way (the record, no panic, not nested, not the idle loop's
+ * hlt, in_fn set and then the source seen running). tf's rbx and r12-r15 are not saved
+ * (nmi_entry): nothing here reads them.
+ */
+void nmi_period(struct trapframe *tf, uint32_t late)
+{
+	struct nmi_cpu *n = &nmi_cpus[0];
+
+	n->depth = 1;
+	WRITE_ONCE(n->count, n->count + 1);
+	if (!(tf->rflags & RFLAGS_IF))
+		WRITE_ONCE(n->irqoff, n->irqoff + 1);
+	advance(late);
+	fan_out();
+	call_fns(n, tf, 0);
+	n->depth = 0;
 }
 
 /*
@@ -352,21 +422,21 @@ static void source_start(uint32_t hz, enum fanout how)
 	src_hz = hz;
 	set_bg_div();
 	period_ticks = hpet_start(hz);
-	next_period = period_ticks;
-	WRITE_ONCE(fanout, how);
+	nmi_next_period = period_ticks;
+	WRITE_ONCE(nmi_fanout, how);
 	route_on();
 }
 
 /*
  * No NMI is sent by the timer or by core 0's fan-out once this returns, but one may be
  * in flight or held pending at any core; and core 0's handler is out of its period work
- * (act), so a restart's next_period is not overwritten (Dekker with act: fanout, in_fn).
+ * (act), so a restart's nmi_next_period is not overwritten (Dekker with act: fanout, in_fn).
  */
 static void source_stop(void)
 {
 	ioapic_mask(acpi.isa_gsi[0]);
 	hpet_stop();
-	__atomic_store_n(&fanout, FAN_NONE, __ATOMIC_SEQ_CST);
+	__atomic_store_n(&nmi_fanout, FAN_NONE, __ATOMIC_SEQ_CST);
 	while (__atomic_load_n(&nmi_cpus[0].in_fn, __ATOMIC_SEQ_CST))
 		cpu_relax();
 }

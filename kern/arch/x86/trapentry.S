@@ -10,12 +10,15 @@
  * Everything runs in ring 0 on the interrupted stack (there is no user mode); the double
  * fault uses IST1 so a blown stack still gets a report.
  *
- * The timer vector (T_TIMER, 32) has an entry of its own, timer_entry, below.
+ * The timer vector (T_TIMER, 32) has an entry of its own, timer_entry, below; so has the
+ * NMI (T_NMI, 2), nmi_entry, at the end.
  *
  * Every routine here is a typed, sized function (.type/.size): perf and hotspot's parser name
  * an address only by a sized function symbol that covers it, and samples land here
  * (tests/t/kernel-symbols).
  */
+#include "nmi_entry.h"
+
 	.text
 
 .macro VECTOR_NOERR n
@@ -28,6 +31,11 @@
 .macro VECTOR_TIMER
 	.align 16
 	jmp timer_entry
+.endm
+
+.macro VECTOR_NMI
+	.align 16
+	jmp nmi_entry
 .endm
 
 .macro VECTOR_ERR n
@@ -44,6 +52,8 @@ vec = 0
 .rept 256
 	.if vec == 8 || (vec >= 10 && vec <= 14) || vec == 17 || vec == 21 || vec == 29 || vec == 30
 	VECTOR_ERR vec
+	.elseif vec == NMI_T_NMI
+	VECTOR_NMI
 	.elseif vec == 32		/* T_TIMER (arch_x86.h) */
 	VECTOR_TIMER
 	.else
@@ -150,3 +160,138 @@ timer_entry:
 	addq $16, %rsp			/* vector, error */
 	iretq
 	.size timer_entry, . - timer_entry
+
+/*
+ * The NMI vector, on the core's NMI stack (IST2), NMIs held by the CPU until the iretq.
+ * Its first instructions dismiss, with two scratch registers, the NMI that needs nothing
+ * but counting: core 0's duplicate, QEMU's HPET pulsing a second time for a period core 0
+ * has already acted on (nmi.c, "Periods"). Every NMI whose handling could be more than that
+ * goes the full way (nmi_trap_entry: nmi_trap, as from trap_common before), so what the
+ * test below checks must be every reason nmi_trap would do anything else:
+ *  - the record above the CPU's frame (struct nmi_top) has the magic and core 0 (one
+ *    64-bit compare: core is the high half): else a stray or another core;
+ *  - no panic under way (nmi_quiet; set before a panic's stop_by and before its stop NMI
+ *    is sent, so a stop NMI coalesced with this one, or held until its iretq, is seen by
+ *    this test or by the next NMI's);
+ *  - not nested (depth 0: nmi_trap panics on a nested NMI, so that one goes there);
+ *  - not the idle loop's hlt (nmi_trap moves the saved rip past it);
+ *  - a source running (nmi_fanout), read after in_fn is set with a full fence: the same
+ *    Dekker as act's against source_stop, so next_period is the running source's;
+ *  - the HPET counter not yet at next_period: (int32_t)(counter - next_period) < 0, the
+ *    32-bit arithmetic of new_period, which follows the comparator's wrap.
+ * Then it counts what nmi_trap would: the NMI, interrupts off if so, and an extra, and
+ * clears in_fn. The scratch registers are kept in the record's two spare words (the record
+ * is the core's alone, and no NMI nests), written only once the magic matched.
+ *
+ * A new period (the counter at or past next_period: edx holds how far, rax the core's
+ * struct nmi_cpu, in_fn still set) goes on to nmi_period_entry below, which skips the
+ * tests already made. Nothing in the dismissal can fault (static data, the mapped HPET).
+ */
+	.globl nmi_entry
+	.type nmi_entry, @function
+nmi_entry:
+	cmpq $NMI_TOP_MAGIC, 40(%rsp)	/* magic, core 0 */
+	jne nmi_trap_entry
+	cmpb $0, nmi_quiet(%rip)
+	jne nmi_trap_entry
+	movq %rax, 40+NMI_TOP_SAVE_RAX(%rsp)
+	movq %rdx, 40+NMI_TOP_SAVE_RDX(%rsp)
+	movq 40+NMI_TOP_CPU(%rsp), %rax
+	cmpl $0, NMI_CPU_DEPTH(%rax)
+	jne .Lnmi_slow_restore
+	movq (%rsp), %rdx		/* interrupted rip */
+	cmpq cpu_halt_hlt(%rip), %rdx
+	je .Lnmi_slow_restore
+	movl $1, NMI_CPU_IN_FN(%rax)
+	mfence
+	cmpl $NMI_FAN_NONE, nmi_fanout(%rip)
+	je .Lnmi_slow_out
+	movq hpet(%rip), %rdx
+	movl NMI_HPET_MAIN_LO(%rdx), %edx
+	subl nmi_next_period(%rip), %edx
+	jns nmi_period_entry		/* a period begins */
+	incq NMI_CPU_EXTRA(%rax)
+	incq NMI_CPU_COUNT(%rax)
+	testl $NMI_RFLAGS_IF, 16(%rsp)	/* interrupted rflags */
+	jnz 1f
+	incq NMI_CPU_IRQOFF(%rax)
+1:	movl $0, NMI_CPU_IN_FN(%rax)
+	movq 40+NMI_TOP_SAVE_RDX(%rsp), %rdx
+	movq 40+NMI_TOP_SAVE_RAX(%rsp), %rax
+	iretq
+.Lnmi_slow_out:
+	movl $0, NMI_CPU_IN_FN(%rax)
+.Lnmi_slow_restore:
+	movq 40+NMI_TOP_SAVE_RDX(%rsp), %rdx
+	movq 40+NMI_TOP_SAVE_RAX(%rsp), %rax
+	jmp nmi_trap_entry
+	.size nmi_entry, . - nmi_entry
+
+/*
+ * The rest of an NMI's frame from rbp down, as trap_common builds it (struct trapframe,
+ * the fake frame-pointer link), but rbx and r12-r15, as in timer_entry, neither saved nor
+ * restored: the C handler keeps them as the C ABI does, and nothing on an NMI's path
+ * reads their slots (the sampler, the crash recorder, the watchdog and a panic's park
+ * read rip, rsp, rbp and rflags; the registers a fault report prints are the fault's own
+ * frame's). Then fn(tf), or with late set fn(tf, edx), the frame taken down, the iretq.
+ */
+.macro NMI_CALL fn, late=0
+	pushq %rbp
+	pushq %rsi
+	pushq %rdi
+	pushq %r8
+	pushq %r9
+	pushq %r10
+	pushq %r11
+	subq $32, %rsp			/* r12-r15: not saved */
+	cld
+	movq %rsp, %rdi
+	.if \late
+	movl %edx, %esi			/* late: edx is not yet restored */
+	.endif
+	pushq 17*8(%rsp)		/* fake frame, as trap_common's */
+	pushq 10*8+8(%rsp)
+	movq %rsp, %rbp
+	call \fn
+	addq $16+32, %rsp		/* fake frame, r12-r15 */
+	popq %r11
+	popq %r10
+	popq %r9
+	popq %r8
+	popq %rdi
+	popq %rsi
+	popq %rbp
+	popq %rdx
+	popq %rcx
+	addq $8, %rsp			/* rbx */
+	popq %rax
+	addq $16, %rsp			/* vector, error */
+	iretq
+.endm
+
+/* Every NMI nmi_entry does not finish or take to nmi_period: nmi_trap(tf). */
+	.type nmi_trap_entry, @function
+nmi_trap_entry:
+	pushq $0			/* error */
+	pushq $NMI_T_NMI		/* vector */
+	pushq %rax
+	subq $8, %rsp			/* rbx: not saved */
+	pushq %rcx
+	pushq %rdx
+	NMI_CALL nmi_trap
+	.size nmi_trap_entry, . - nmi_trap_entry
+
+/*
+ * Core 0, a new period (from nmi_entry: edx how far the counter is past next_period, the
+ * saved rax and rdx in the record, in_fn set): nmi_period(tf, late).
+ */
+	.type nmi_period_entry, @function
+nmi_period_entry:
+	pushq $0			/* error */
+	pushq $NMI_T_NMI		/* vector */
+	pushq 40+16+NMI_TOP_SAVE_RAX(%rsp)	/* rax (the address uses rsp before the push) */
+	subq $8, %rsp			/* rbx: not saved */
+	pushq %rcx
+	pushq 40+40+NMI_TOP_SAVE_RDX(%rsp)	/* rdx */
+	NMI_CALL nmi_period, late=1
+	.size nmi_period_entry, . - nmi_period_entry
