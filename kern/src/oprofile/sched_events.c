@@ -571,6 +571,19 @@ void sched_events_drain(void)
 	schedev_drain(ops.gen, ev_drain_one, NULL);
 }
 
+static void ev_forget_one(const struct schedev_wake *w, uint32_t tid, unsigned core,
+			  uint32_t n, void *arg)
+{
+	(void)w, (void)tid, (void)core, (void)n, (void)arg;
+}
+
+/* A start that failed after the hooks went on (session_undo): its stream is thrown away,
+   and so are the wake-ups left pending for it (none stays behind for a later drain). */
+void sched_events_forget(void)
+{
+	schedev_drain(ops.gen, ev_forget_one, NULL);
+}
+
 /* A block the core could not push (hot_push): its events were never written, but lost. */
 void sched_events_unwritten(struct opcore *c, const struct blk_gone *g)
 {

@@ -198,6 +198,8 @@ static void session_undo(bool sampling)
 	struct block *b;
 
 	session_stop_cores(sampling);
+	if (oprof.cfg.events)
+		sched_events_forget();	/* wake-ups left pending, with the stream */
 	for (int i = 0; i < oprof.ncores; i++)
 		opcore_teardown(&opcores[i]);
 	session_free_reserve();
