@@ -55,7 +55,8 @@ int rendez_sleep_until(struct rendez *r, bool (*cond)(void *), void *arg, uint64
 		*thread_rnext(t) = r->waiters;
 		r->waiters = t;
 		*thread_sleeping_on(t) = intr ? r : NULL;
-		sched_sleep_release(&r->lock, r, (const void *)cond);	/* the reason, unless said */
+		/* the reason, unless one was said: a rendez wait on r for cond */
+		sched_sleep_release(&r->lock, r, (const void *)cond);
 		spin_lock(&r->lock);
 		*thread_sleeping_on(t) = NULL;
 		dequeue(r, t);

@@ -51,7 +51,7 @@ struct thread {
 	struct alarm sleep_alarm;	/* thread_sleep_us and timeouts */
 	struct fstate *fs;		/* descriptors and cwd (ns.c) */
 	struct schedev_why why;		/* what it is about to wait for (schedev.h) */
-	struct schedev_why rwhy;	/* ... unless why is set: a rendez wait (sched_sleep_release) */
+	struct schedev_why rwhy;	/* ... unless set: a rendez wait (sched_sleep_release) */
 	struct schedev_wake wk;		/* its wake-up, until a switch writes it (schedev.h) */
 };
 
