@@ -68,7 +68,7 @@ struct schedev_switch {
 	uint64_t tsc;		/* when the switch happened (the scheduler's own time stamp) */
 	uint64_t prev_cpu;	/* prev's running time so far, TSC ticks */
 	const struct schedev_why *w;	/* prev's reason (obj, site, name, holder) */
-	struct schedev_wake *wk;	/* next's wake-up (schedev_ops' on_switch[1], on_block[1]) */
+	struct schedev_wake *wk;	/* next's wake-up (on_switch[1], on_block[1] write it) */
 	uintptr_t fp, lo, hi;	/* on_block: prev's saved frame pointer, its stack's bounds */
 };
 
