@@ -107,11 +107,6 @@ static inline const struct schedev_ops *schedev(void)
 void schedev_register(const struct schedev_ops *ops);
 
 /*
- * Thread context: the current thread is about to wait for why (obj, site, name, holder as
- * opf_switch tells them). True if this call set the reason: the caller then calls
- * schedev_unwait once the wait is over. Does nothing (false) while no session listens.
- */
-/*
  * The session's stop, hooks unregistered and every core quiet (no waker or switch is inside):
  * fn for every wake-up of session gen that no switch wrote -- each thread's (w, its tid and
  * core; then no longer pending), also of threads that exited since (resumed while the
@@ -121,6 +116,11 @@ void schedev_register(const struct schedev_ops *ops);
 void schedev_drain(uint32_t gen, void (*fn)(const struct schedev_wake *w, uint32_t tid,
 					    unsigned core, uint32_t n, void *arg), void *arg);
 
+/*
+ * Thread context: the current thread is about to wait for why (obj, site, name, holder as
+ * opf_switch tells them). True if this call set the reason: the caller then calls
+ * schedev_unwait once the wait is over. Does nothing (false) while no session listens.
+ */
 bool schedev_wait(unsigned why, const void *obj, const void *site, const char *name,
 		  uint32_t holder);
 void schedev_unwait(void);
