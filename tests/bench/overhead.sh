@@ -377,8 +377,8 @@ step_groups() {
 		if (f ~ /^(timer_entry|timer_trap|trap_common|trap_return|trap|lapic_eoi|sched_preempt_irq|app_tick)$/) return "entry"
 		if (f ~ /^(alarm_.*|run_fast|run_list|advance|next_deadline|take_off|put_on|insert|reprogram|unlink|arch_timer_set|lapic_timer_set_deadline|wr|tsc_read|rdtsc|tsc_hz|sampler_missed|tick)$/) return "alarm"
 		if (f ~ /^(sample_alarm|tick_from|tf_pc|tf_fp|tf_sp|thread_tid|thread_stack|this_cpu|core_id|arch_tf_where)$/) return "context"
-		if (f ~ /^(arch_unlinked_return|unlinked_return|is_frameless_leaf|leaf_lookup|cached_leaf|in_text|ksym_.*)$/) return "leaf"
-		if (f ~ /^(oprof_backtrace|hot_walk|frame_ok|bt_walk|bt_walk_to|bt_bad)$/) return "walk"
+		if (f ~ /^(arch_unlinked_return|unlinked_return|is_frameless_leaf|leaf_lookup|leaf_return|cached_leaf|cache_hit|return_at|in_text|ksym_.*)$/) return "leaf"
+		if (f ~ /^(oprof_backtrace|hot_walk|frame_ok|bt_walk|bt_walk_to|bt_frame_ok|bt_bad)$/) return "walk"
 		return "record"
 	}
 	$1 == "STEP" {
@@ -453,19 +453,21 @@ cat <<'TXT'
   flag, the interrupted pc and frame pointer stored straight into the tick, the
   missed-period check (a compare; the division only when late), and the call into the
   profiler.
-- Frameless-leaf check (unlinked_return inlined into arch_tf_where, in_text,
-  is_frameless_leaf): whether the pc is in a prologue, an epilogue or a leaf without a
-  frame, whose caller the frame chain would skip; the code byte and a one-word per-core
-  cache of the last answer are checked first (one load, one store, safe against a
-  nested NMI without a flag).
-- Stack walk (bt_walk_to, inlined into the tick): eight instructions checking the stack
-  bounds once, then per frame two loads (caller's fp, return address), one store into
-  the record, the pointer step and five tests, each a branch not taken (return address
-  0, chain not going up, depth reached, fp misaligned, fp past the stack's top): about
-  17 a frame as gcc allocates registers. run spin's chain is four frames deep.
+- Frameless-leaf check (unlinked_return inlined into arch_tf_where, in_text, cache_hit,
+  return_at): whether the pc is in a prologue, an epilogue or a leaf without a frame,
+  whose caller the frame chain would skip; the code byte and the first of two per-core
+  cached answers (a word each, the last used first: one load, safe against a nested NMI
+  without a flag) decide; a miss is a tail call (leaf_return: the second word, then the
+  symbol table), so the common path saves no registers.
+- Stack walk (bt_walk_to, bt_frame_ok, inlined into the tick): nine instructions
+  checking the stack bounds once, then per frame two loads (caller's fp, return
+  address), one store into the record, the pointer step and four tests, each a branch
+  not taken (return address 0, chain not going up, depth reached, and fp misaligned or
+  past the stack's top in one compare: fp rotated right by 3 against the top over 8):
+  15 a frame as gcc allocates registers (was 17). run spin's chain is four frames deep.
 - Record (oprof_tick_irq, hot_fast, rec_sample, cnt_add, flag_get, opf_align, hot_on,
-  hot_enter): saving and restoring the six callee-saved registers the walk keeps live
-  (16); the core's gate (on), the pause flag and depth, the NMI re-entry guard's test
+  hot_enter): saving and restoring the five callee-saved registers the walk keeps live
+  (14); the core's address computed once and kept in one of them; the core's gate (on), the pause flag and depth, the NMI re-entry guard's test
   and set; one test for every rare case (a pause seen, marks or losses to write first,
   no current block, no room for a full-depth record); the taken and written counters
   and the block's sample count; the record header (type, flags, length, core, frame
@@ -478,6 +480,7 @@ cat <<'TXT'
   the guard is cleared and that load repeated (an NMI between the two).
 - Worker and reader (the "threads" column of the table before): the worker moves 32 KiB
   blocks (hundreds of samples each) from the cores to the output queue and refills the
-  empty rings; the reader (cat) copies every record once, memcpy at 12 instructions per
-  32 bytes, and a depth-4 sample is 64 bytes.
+  empty rings, and tells drops only when some core has any (a pass that dropped nothing
+  skips the report's writer); the reader (cat) copies every record once, memcpy at 20
+  instructions per 64 bytes (was 12 per 32, before i23k), and a depth-4 sample is 64 bytes.
 TXT

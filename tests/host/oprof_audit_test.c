@@ -409,6 +409,55 @@ static void test_fairdrop(void)
 	verdict("fairdrop");
 }
 
+/*
+ * passdrop: the pass that drops a block tells it. One core of two fills 1 KiB blocks under a
+ * 64 KiB cap with no reader until the worker drops one; what the queue then holds (read
+ * before stop, whose closing records would tell the drop anyway) has an OPF_DROP record.
+ */
+static unsigned drop_records(const uint8_t *p, size_t len)
+{
+	unsigned n = 0;
+
+	for (size_t off = 0; off + sizeof(struct opf_rec) <= len;) {
+		const struct opf_rec *r = (const void *)(p + off);
+
+		if (r->len < sizeof(*r) || r->len > len - off)
+			break;
+		n += r->type == OPF_DROP;
+		off += r->len;
+	}
+	return n;
+}
+
+static void test_passdrop(void)
+{
+	static uint8_t buf[1 << 18];
+	uint64_t pc = 0x100000;
+	size_t len = 0;
+	long n;
+
+	shim_set_ncpus(2);
+	shim_set_core(0);
+	ctl("cap 64K");
+	ctl("start -b 1024 -d 0 -m timer");
+	for (int r = 0; r < 400 && stat_value("cpu1.blocks_dropped") == 0; r++) {
+		for (int k = 0; k < 62; k++)	/* 31 samples of depth 0 fill a block */
+			tick(1, pc++);
+		oprof_worker_pass();
+	}
+	CHECK(stat_value("cpu1.blocks_dropped") > 0, "no block dropped: the cap did not bite");
+	if (oprof_open() != 0)
+		fail("open failed");
+	while (stat_value("outq_blocks") > 0 && len < sizeof(buf) &&
+	       (n = oprof_read(buf + len, sizeof(buf) - len)) > 0)
+		len += (size_t)n;
+	oprof_close();
+	CHECK(drop_records(buf, len) > 0, "the queue before stop (%lu bytes) has no OPF_DROP: "
+	      "the pass that dropped a block did not tell it", (unsigned long)len);
+	ctl("stop");
+	verdict("passdrop");
+}
+
 /* ---- hand-backs: a reader that closes part way leaves the rest for the next ---- */
 
 /* A reader that reads n bytes per read, reads times (or to the end), and closes. */
@@ -879,6 +928,7 @@ static const struct {
 } tests[] = {
 	{ "nmistop", test_nmistop },
 	{ "fairdrop", test_fairdrop },
+	{ "passdrop", test_passdrop },
 	{ "reput", test_reput },
 	{ "hdrput", test_hdrput },
 	{ "discardput", test_discardput },

@@ -32,6 +32,8 @@ static struct idt_entry idt[256] __aligned(16);
 static struct { irq_handler fn; void *arg; } handlers[256];
 extern char trap_vectors[];
 extern char __app_text_start[], __app_text_end[];	/* kernel.ld */
+/* The apps' text length, for timer_trap's one compare (set before any interrupt) */
+static uintptr_t app_text_len;
 
 static const char *const exc_names[32] = {
 	"divide error", "debug", "NMI", "breakpoint", "overflow", "bound range",
@@ -43,6 +45,7 @@ static const char *const exc_names[32] = {
 
 void idt_init(void)
 {
+	app_text_len = (uintptr_t)(__app_text_end - __app_text_start);
 	for (int v = 0; v < 256; v++) {
 		uintptr_t a = (uintptr_t)trap_vectors + 16 * v;
 
@@ -156,7 +159,7 @@ void timer_trap(struct trapframe *tf)
 	lapic_eoi();
 	alarm_interrupt(tf, c, rdtsc());
 	/* app_tick acts only on an app's code (and checks again): no call elsewhere */
-	if (tf->rip - (uintptr_t)__app_text_start < (uintptr_t)(__app_text_end - __app_text_start))
+	if (tf->rip - (uintptr_t)__app_text_start < app_text_len)
 		app_tick(tf);
 	sched_preempt_irq(tf->rflags & RFLAGS_IF);
 }

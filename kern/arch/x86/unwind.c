@@ -16,42 +16,72 @@
 extern char __kernel_start[], __rodata_start[];
 
 /*
- * One cached frameless-leaf answer per core, in one word: hot loops sample the same
- * function. An NMI may land in the middle of any use of its core's cache (a timer
- * interrupt's, a fault report's) and use it too; since the word is read once and written
+ * Two cached frameless-leaf answers per core, a word each, the last used first: hot loops
+ * sample the same function, and a sample elsewhere (the loop's caller, the idle thread)
+ * does not evict it. An NMI may land in the middle of any use of its core's cache (a timer
+ * interrupt's, a fault report's) and use it too; since each word is read once and written
  * once, whole, each use sees an answer of one function, never a range of one and the leaf
- * bit of another: at worst the NMI's answer replaces the interrupted one's. The word holds
- * the function's start as an offset into the text (low 32 bits), its length (31 bits) and
- * whether it is a frameless leaf (bit 32); 0 matches no pc.
+ * bit of another: at worst the NMI's answer replaces the interrupted one's, or a word is
+ * in both places. A word holds the function's start as an offset into the text (low 32
+ * bits), its length (31 bits) and whether it is a frameless leaf (bit 32); 0 matches no pc.
  */
-static uint64_t caches[MAX_CPUS];
+static uint64_t first[MAX_CPUS], second[MAX_CPUS];
+
+/* w answers for the pc at off (its offset into the text) */
+static inline bool cache_hit(uint64_t w, uint32_t off)
+{
+	return off - (uint32_t)w < (uint32_t)(w >> 33);
+}
 
 static bool in_text(uintptr_t pc)
 {
 	return pc >= (uintptr_t)__kernel_start && pc + 3 <= (uintptr_t)__rodata_start;
 }
 
-/* A cache miss: look the symbol up and remember its answer (unknown pcs are not cached). */
-static __noinline bool leaf_lookup(uint64_t *cache, uintptr_t pc)
+/*
+ * A miss in both words: look the symbol up and remember its answer first, the other word
+ * second (unknown pcs are not cached).
+ */
+static bool leaf_lookup(int id, uintptr_t pc)
 {
 	uintptr_t start, end;
 	bool leaf = ksym_frameless_leaf(pc, &start, &end);
 
-	if (end > start && pc >= start && pc < end && end - start < (1u << 31))
-		WRITE_ONCE(*cache, (uint64_t)(start - (uintptr_t)__kernel_start) |
+	if (end > start && pc >= start && pc < end && end - start < (1u << 31)) {
+		WRITE_ONCE(second[id], READ_ONCE(first[id]));
+		WRITE_ONCE(first[id], (uint64_t)(start - (uintptr_t)__kernel_start) |
 			   (uint64_t)(end - start) << 33 | (uint64_t)leaf << 32);
+	}
 	return leaf;
 }
 
-static inline bool is_frameless_leaf(uintptr_t pc)
+/* The return address a frameless leaf's caller left at sp, if sp is a slot of the stack. */
+static inline uintptr_t return_at(uintptr_t at, uintptr_t sp, uintptr_t lo, uintptr_t hi)
 {
-	uint64_t *cache = &caches[cpu_here()->id];
-	uint64_t w = READ_ONCE(*cache);
-	uint32_t off = (uint32_t)(pc - (uintptr_t)__kernel_start);
+	if (sp < lo || sp + 16 > hi || (sp & 7))
+		return 0;
+	return *(const uintptr_t *)at;
+}
 
-	if (off - (uint32_t)w < (uint32_t)(w >> 33))
-		return w >> 32 & 1;
-	return leaf_lookup(cache, pc);
+/*
+ * Not the first word's function, out of line and called last: the common path (the code
+ * byte or the first word decides) then keeps its few values in scratch registers and saves
+ * none. A hit in the second word makes it the first.
+ */
+static __noinline uintptr_t leaf_return(int id, uintptr_t pc, uintptr_t sp, uintptr_t lo,
+					uintptr_t hi)
+{
+	uint64_t w = READ_ONCE(second[id]);
+	bool leaf;
+
+	if (cache_hit(w, (uint32_t)(pc - (uintptr_t)__kernel_start))) {
+		WRITE_ONCE(second[id], READ_ONCE(first[id]));
+		WRITE_ONCE(first[id], w);
+		leaf = w >> 32 & 1;
+	} else {
+		leaf = leaf_lookup(id, pc);
+	}
+	return leaf ? return_at(sp, sp, lo, hi) : 0;
 }
 
 /*
@@ -64,22 +94,21 @@ static __force_inline uintptr_t unlinked_return(uintptr_t pc, uintptr_t sp, uint
 						       uintptr_t hi)
 {
 	const uint8_t *ip = (const uint8_t *)pc;
-	uintptr_t at;
+	uint64_t w;
+	int id;
 
 	if (!in_text(pc))
 		return 0;
 	if (ip[0] == 0x55 || ip[0] == 0xc3)		/* push %rbp; ret */
-		at = sp;
-	else if (ip[0] == 0x48 && ip[1] == 0x89 && ip[2] == 0xe5 && pc > (uintptr_t)__kernel_start &&
-		 ip[-1] == 0x55)			/* mov %rsp,%rbp after push %rbp */
-		at = sp + 8;
-	else if (is_frameless_leaf(pc))
-		at = sp;
-	else
-		return 0;
-	if (sp < lo || sp + 16 > hi || (sp & 7))
-		return 0;
-	return *(const uintptr_t *)at;
+		return return_at(sp, sp, lo, hi);
+	if (ip[0] == 0x48 && ip[1] == 0x89 && ip[2] == 0xe5 && pc > (uintptr_t)__kernel_start &&
+	    ip[-1] == 0x55)				/* mov %rsp,%rbp after push %rbp */
+		return return_at(sp + 8, sp, lo, hi);
+	id = cpu_here()->id;
+	w = READ_ONCE(first[id]);
+	if (!cache_hit(w, (uint32_t)(pc - (uintptr_t)__kernel_start)))
+		return leaf_return(id, pc, sp, lo, hi);
+	return w >> 32 & 1 ? return_at(sp, sp, lo, hi) : 0;	/* frameless leaf, cached */
 }
 
 uintptr_t arch_unlinked_return(uintptr_t pc, uintptr_t sp, uintptr_t lo, uintptr_t hi)

@@ -26,28 +26,39 @@
 #define BT_FRAME_BYTES	(2 * sizeof(uintptr_t))
 
 /*
+ * Whether a frame at fp may be read: fp aligned and at most top8, the highest frame's
+ * address over 8. One compare for both: fp rotated right by 3 is fp / 8 when fp is
+ * aligned, and past any top8 when it is not (its low bits land in the top bits).
+ */
+static __force_inline bool bt_frame_ok(uintptr_t fp, uintptr_t top8)
+{
+	return (fp >> 3 | fp << (8 * sizeof(fp) - 3)) <= top8;
+}
+
+/*
  * Return addresses from the chain at fp into [out, end); returns where it stopped, and
  * adds OPF_F_TRUNCATED (the chain went bad before its clean end) or OPF_F_DEPTH (end
  * reached with a readable frame left) to *why.
  *
  * One bounds check a frame. The first frame is checked against both bounds; after that a
  * frame pointer only grows (next > fp, or the walk ends), so lo holds by induction and
- * each step checks alignment and the top alone: [fp, fp + 16) inside [lo, hi) without
- * overflow, as fp <= top = hi - 16. A frame costs two loads, one store and five tests
- * (return address 0, chain going down, depth, alignment, top), each a branch not taken.
+ * each step checks alignment and the top alone, in one compare (bt_frame_ok): [fp, fp + 16)
+ * inside [lo, hi) without overflow, as fp <= hi - 16. A frame costs two loads, one store
+ * and four tests (return address 0, chain going down, depth, alignment and top), each a
+ * branch not taken.
  */
 static __force_inline uint64_t *bt_walk_to(uintptr_t fp, uintptr_t lo, uintptr_t hi,
 					   uint64_t *out, uint64_t *end, unsigned *why)
 {
-	uintptr_t top = hi - BT_FRAME_BYTES;
+	uintptr_t top8 = (hi - BT_FRAME_BYTES) >> 3;
 
 	if (fp == 0)
 		return out;
 	if (unlikely(hi < lo || hi - lo < BT_FRAME_BYTES || fp < lo))
-		top = 0;		/* no frame can be read: every check below fails */
+		top8 = 0;		/* no frame can be read: every check below fails (fp != 0) */
 	if (unlikely(out == end))
 		goto depth;
-	if (unlikely((fp & (sizeof(uintptr_t) - 1)) || fp > top))
+	if (unlikely(!bt_frame_ok(fp, top8)))
 		goto bad;
 	for (;;) {
 		const uintptr_t *frame = (const uintptr_t *)fp;
@@ -65,14 +76,12 @@ static __force_inline uint64_t *bt_walk_to(uintptr_t fp, uintptr_t lo, uintptr_t
 		fp = next;
 		if (unlikely(out == end))
 			goto depth;
-		if (unlikely(fp & (sizeof(uintptr_t) - 1)))
-			goto bad;
-		if (unlikely(fp > top))
+		if (unlikely(!bt_frame_ok(fp, top8)))
 			goto bad;
 	}
 depth:
 	/* is there a caller the depth left out? */
-	if (!(fp & (sizeof(uintptr_t) - 1)) && fp <= top && ((const uintptr_t *)fp)[1] != 0)
+	if (bt_frame_ok(fp, top8) && ((const uintptr_t *)fp)[1] != 0)
 		*why |= OPF_F_DEPTH;
 	return out;
 bad:

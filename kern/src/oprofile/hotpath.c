@@ -550,6 +550,8 @@ void oprof_tick_irq(const struct oprof_tick *t)
 	if (t->core >= MAX_CPUS)
 		return;
 	c = &opcores[t->core];
+	/* c from here on: gcc would otherwise compute the core's address again for each use */
+	__asm__("" : "+r"(c));
 	if (!hot_on(c)) {
 		/* the gate closed at stop, the glue's source not yet: a period not sampled */
 		cnt_add(&c->cnt.refused, 1);

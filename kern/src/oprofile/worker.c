@@ -13,7 +13,8 @@
  *		drops (struct drop_run) for an OPF_DROP record. A block already queued is never
  *		dropped, so neither is one a reader has begun.
  *	report	OPF_DROP for the runs of dropped blocks, and OPF_LOST for the losses the
- *		dropped blocks had told, while they fit under the cap.
+ *		dropped blocks had told, while they fit under the cap (skipped when no core
+ *		has any: most passes).
  *	refill	top up every core's empty ring (the worker is its producer) to its target
  *		depth from the pool, which allocates only below its max (see pool.c). The
  *		target adapts to the core's rate: what it used per period, times a few periods
@@ -191,10 +192,30 @@ void worker_drain_rings(bool snap)
 	}
 }
 
+/*
+ * Whether stream_report_drops has anything to tell: a core's runs of dropped blocks, or the
+ * losses its dropped blocks had told. Most passes drop nothing, and the report's writer
+ * (a look at every core's runs and loss reasons, a TSC read each) then writes nothing.
+ */
+static bool worker_owes_report(void)
+{
+	for (int i = 0; i < oprof.ncores; i++) {
+		const struct opcore *c = &opcores[i];
+
+		if (c->w.nruns)
+			return true;
+		for (unsigned r = 0; r < OPF_LOST_NREASONS; r++)
+			if (c->w.unreported[r])
+				return true;
+	}
+	return false;
+}
+
 void worker_drain(void)
 {
 	worker_drain_rings(false);
-	stream_report_drops();
+	if (worker_owes_report())
+		stream_report_drops();
 }
 
 /*
