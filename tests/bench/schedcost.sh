@@ -245,12 +245,14 @@ done
 
 cat <<'TXT'
 Reading it (at this writing; the rows above are the numbers). A yield switch meets the
-target: 112 instructions (main the same hour: 105; the 7 are the thread layer's look at
-whether the thread it resumes has a wake-up to write, and the hook table it picks from). A
-blocking switch with the wake-up that ends it does not: 297 (main the same hour, 58e2d18:
-382; 389 in the previous results; 745 in 7458d39), 246 at depth 0. Without a session a
-blocking hand-over is 38 instructions cheaper than main's (off rows: 970.9 against 1009.0):
-a rendez wait no longer calls schedev_wait and schedev_unwait.
+target: 118 instructions (main the same hour: 115; 105 in a run half an hour before, the
+rounds' timer samples move it by that much). Stepped, a yield event is 88 here and 80 on
+main: the thread layer's look at whether the thread it resumes has a wake-up to write, and
+the hook table it picks from. A blocking switch with the wake-up that ends it does not meet
+it: 300 (main the same hour, c3a3fb3: 384; 389 in the previous results; 745 in 7458d39),
+245 at depth 0. Without a session a blocking hand-over is 38 instructions cheaper than
+main's (off rows: 970.9 against 1009.0): a rendez wait no longer calls schedev_wait and
+schedev_unwait.
 
 What changed (issue 20, i20f):
 - The wake-up is folded into the switch that resumes the woken thread. The waker only
@@ -277,7 +279,7 @@ What changed (issue 20, i20f):
   is framed again in place only in hot_push's salvage, which now empties the core's ways.
   The ways are 512 bytes (a shift, not a multiply); the guard tests nest and paused as one.
 
-Where a blocking hand-over's 297 instructions go now (the stepped event above, 239, by
+Where a blocking hand-over's 300 instructions go now (the stepped event above, 239, by
 line; the waker's part stepped in thread_wake; the rest from the rows):
 - switch_event and its argument, 54 (sched.c:186-209: the frame, prev and next's tids,
   core, why, time, CPU time, the reason (rendez or said), the wake-up look 4, the indirect
@@ -294,7 +296,7 @@ line; the waker's part stepped in thread_wake; the rest from the rows):
 - the two records, 28: the 32-byte OPF_WAKEUP 17 (165, 488) and the 40-byte
   OPF_SWITCH_SAME 11 (393-395).
 - the waker's note, about 24 in thread_wake (sched.c:284-290 and its tsc_read).
-- about 34 not stepped: switch_why and the hook tests in switched(), the worker and the
+- about 37 not stepped: switch_why and the hook tests in switched(), the worker and the
   reader moving 72 bytes a hand-over (read after the run, schedq: 13 less), and the rare
   miss (a thread's first wait in a block: the walk, about 600, once in some 450 hand-overs).
 
@@ -306,7 +308,7 @@ their counts); the guard that makes a writer safe against an NMI is about 20; th
 must read the clock and store (about 15); handing the switch to the profiler through the
 schedev.h boundary (prev's and next's identity, time, CPU time, reason, stack bounds and
 frame pointer) is about 40; the worker and the reader move the 72 bytes (about 13). That
-is some 200 with nothing wasted, 150 only without the stack (depth 0 is 246 now, its floor
+is some 200 with nothing wasted, 150 only without the stack (depth 0 is 245 now, its floor
 some 140). What would go further changes the design, not the code: one combined 48-byte
 record for a wake-up and its switch (a new record type; about 15 less), the profiler reading
 the switch from a shared per-thread block instead of an argument built for it (about 25),
