@@ -128,9 +128,11 @@ static int decode(struct sched_data *d, const struct opf_view *v, struct sev *e)
 		name_of(e->name, r->sw.name);
 		at = keep_frames(d, v->tail, r->sw.nframes);
 		break;
-	case OPF_WAKEUP:
+	case OPF_WAKEUP:	/* core: the waker's (sched_add counts it for the block's) */
 		*e = (struct sev){ .tsc = r->wakeup.tsc, .seq = e->seq, .a = r->wakeup.tid,
-				   .b = r->wakeup.waker, .core = r->wakeup.core,
+				   .b = r->wakeup.waker,
+				   .core = r->wakeup.h.flags & OPF_W_RESUMED ? r->wakeup.waker_core
+									      : r->wakeup.core,
 				   .why = r->wakeup.target_core, .kind = SEV_WAKEUP };
 		break;
 	case OPF_LOCKWAIT:
@@ -223,8 +225,11 @@ int sched_add(struct profile *p, const struct opf_view *v, char *err, size_t err
 	if ((type == OPF_SWITCH || type == OPF_SWITCH_SAME) && e.core < s->ncores &&
 	    same_wait(s, type, &e, err, errlen))
 		return -1;
-	if (e.kind != SEV_CREATE && e.core < s->ncores)
-		s->cores[e.core].recs[e.kind]++;
+	/* per core as the kernel counts them: by the block's core (a wake-up's core field) */
+	uint32_t k = type == OPF_WAKEUP ? v->r->wakeup.core : e.core;
+
+	if (e.kind != SEV_CREATE && k < s->ncores)
+		s->cores[k].recs[e.kind]++;
 	s->ev[s->nev++] = e;
 	return 0;
 }

@@ -164,9 +164,17 @@ static long check_switch_same(struct opf_parser *p, const struct opf_view *v)
 	return 0;
 }
 
+/* A resumed one (OPF_W_RESUMED) is in its thread's core's block and names its waker's core. */
 static long check_wakeup(struct opf_parser *p, const struct opf_view *v)
 {
-	return check_core(p, v, v->r->wakeup.target_core);
+	const struct opf_wakeup *w = &v->r->wakeup;
+
+	if ((w->h.flags & OPF_W_RESUMED) && w->core != w->target_core)
+		return fail(p, v->off, "OPF_WAKEUP resumed on core %u for a thread of core %u",
+			    w->core, w->target_core);
+	if ((w->h.flags & OPF_W_RESUMED) && check_core(p, v, w->waker_core))
+		return -1;
+	return check_core(p, v, w->target_core);
 }
 
 static long check_lockwait(struct opf_parser *p, const struct opf_view *v)

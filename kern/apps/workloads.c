@@ -289,6 +289,9 @@ const struct workload workloads[] = {
 	{ "spinfree", "spinlock pairs", spinfree_setup, spinfree_step, NULL },
 	{ "iowrite", "files written", iowrite_setup, iowrite_step, iowrite_done },
 	{ "lockup", "never returns", NULL, lockup_step, NULL },
+	{ "wakewait", "hand-overs", wakewait_setup, wakewait_step, wakewait_done },
+	{ "wakehold", "holds", NULL, wakehold_step, NULL },
+	{ "wakelate", "steps", NULL, wakelate_step, NULL },
 	{ NULL, NULL, NULL, NULL, NULL },
 };
 

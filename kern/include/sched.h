@@ -25,9 +25,10 @@ void sched_preempt_irq(bool irq_was_on);
  * Sleep protocol for rendez.c. Caller has interrupts off and holds lk (the rendez lock),
  * and has queued itself where a waker will find it. Marks current sleeping, releases lk
  * and switches away; returns (interrupts still off, lk not held) once thread_wake made
- * it runnable again.
+ * it runnable again. obj and site: what it waits for when nobody said otherwise
+ * (schedev_wait): a rendez wait, on rendez obj for condition site (scheduler events).
  */
-void sched_sleep_release(struct spinlock *lk);
+void sched_sleep_release(struct spinlock *lk, const void *obj, const void *site);
 /* Make t runnable if it is sleeping; any context. Wakes t's core from halt if needed. */
 void thread_wake(struct thread *t);
 

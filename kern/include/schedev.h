@@ -7,7 +7,12 @@
  *	on_switch	on the core that switched, in the thread it switched to, after the
  *	on_block	run-queue lock is released and before the previous thread is freed
  *			(on_block when the previous thread waits, on_switch otherwise).
- *	on_wake		on the waker's core (thread or interrupt), after the wake.
+ *	(wake-ups)	no hook: the waker (thread or interrupt, any core) leaves who, where
+ *			and when in the woken thread (struct schedev_wake, under the woken
+ *			thread's run-queue lock, before it is queued), and the switch that
+ *			resumes it hands that to on_switch / on_block (sw->wk), which write
+ *			the wake-up with the switch. What no switch wrote by the session's
+ *			stop the profiler takes with schedev_drain.
  *	on_lock		in the thread (qlock) or core (spinlock) that finally took a
  *			contended lock, with the lock held.
  * A hook never sleeps, never takes a lock of the thread layer and may be re-entered only by
@@ -15,7 +20,9 @@
  *
  * Why a thread blocks: whoever is about to make the current thread wait says why with
  * schedev_wait (the first one to say it wins: a qlock's reason stands over the rendez it
- * sleeps on) and withdraws it with schedev_unwait when the wait is over.
+ * sleeps on) and withdraws it with schedev_unwait when the wait is over. A wait nobody
+ * said anything about is a rendez wait, on the rendez and condition the sleep passed to
+ * sched_sleep_release (no call: two stores into the thread).
  */
 #ifndef SCHEDEV_H
 #define SCHEDEV_H
@@ -36,6 +43,20 @@ struct schedev_why {
 };
 
 /*
+ * A wake-up not yet written, in the woken thread: pending for the session whose gen it
+ * holds (schedev_ops.gen), until the switch that resumes the thread or the session's stop
+ * takes it. A thread is woken only while it sleeps, so one slot is enough: it is written
+ * before the thread runs, and read only after (the run-queue lock orders them).
+ */
+struct schedev_wake {
+	uint64_t tsc;		/* when it was made runnable */
+	uint32_t waker;		/* the waker's tid (0: idle; an interrupt: the thread it hit) */
+	uint16_t core;		/* the waker's core */
+	uint16_t pad;
+	uint32_t gen;		/* the session it belongs to; 0 or another's: none pending */
+};
+
+/*
  * One context switch, as on_switch / on_block see it. What only some switches need is not
  * built for all: prev's reason is a pointer, and its stack (fp, lo, hi) is filled only for
  * on_block.
@@ -47,6 +68,7 @@ struct schedev_switch {
 	uint64_t tsc;		/* when the switch happened (the scheduler's own time stamp) */
 	uint64_t prev_cpu;	/* prev's running time so far, TSC ticks */
 	const struct schedev_why *w;	/* prev's reason (obj, site, name, holder) */
+	struct schedev_wake *wk;	/* next's wake-up (on_switch[1], on_block[1] write it) */
 	uintptr_t fp, lo, hi;	/* on_block: prev's saved frame pointer, its stack's bounds */
 };
 
@@ -61,14 +83,17 @@ struct schedev_lock {
 };
 
 struct schedev_ops {
-	/* prev stays runnable (PREEMPT, YIELD) or is gone (EXIT): no stack wanted */
-	void (*on_switch)(const struct schedev_switch *sw);
+	/*
+	 * prev stays runnable (PREEMPT, YIELD) or is gone (EXIT): no stack wanted. Index:
+	 * 1 when next has a wake-up of this session pending (sw->wk->gen == gen), which the
+	 * hook writes (and takes: no longer pending); 0 when not, sw->wk not to be touched.
+	 */
+	void (*on_switch[2])(const struct schedev_switch *sw);
 	/* prev waits (SLEEP, RENDEZ, QLOCK, IO): sw has its stack, frozen while it is off */
-	void (*on_block)(const struct schedev_switch *sw);
-	/* waker (a tid, 0 idle) on core -- this core -- made tid of target_core runnable */
-	void (*on_wake)(uint32_t tid, int target_core, uint32_t waker, unsigned core);
+	void (*on_block[2])(const struct schedev_switch *sw);
 	void (*on_lock)(const struct schedev_lock *lk);
 	uint64_t spin_min;	/* report a spinlock only after this many TSC ticks of spinning */
+	uint32_t gen;		/* this session's, never 0: wake-ups are stamped with it */
 };
 
 extern const struct schedev_ops *schedev_ops;	/* NULL: no session records events */
@@ -80,6 +105,16 @@ static inline const struct schedev_ops *schedev(void)
 
 /* The profiler, session lock held: start (ops) or stop (NULL) the hooks. */
 void schedev_register(const struct schedev_ops *ops);
+
+/*
+ * The session's stop, hooks unregistered and every core quiet (no waker or switch is inside):
+ * fn for every wake-up of session gen that no switch wrote -- each thread's (w, its tid and
+ * core; then no longer pending), also of threads that exited since (resumed while the
+ * session stopped), and as (NULL, 0, core, n) the n of those the thread layer could not
+ * keep. Takes the thread list's lock.
+ */
+void schedev_drain(uint32_t gen, void (*fn)(const struct schedev_wake *w, uint32_t tid,
+					    unsigned core, uint32_t n, void *arg), void *arg);
 
 /*
  * Thread context: the current thread is about to wait for why (obj, site, name, holder as

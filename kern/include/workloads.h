@@ -57,5 +57,11 @@ void *iowrite_setup(void);
 void iowrite_put(struct iowrite *w);
 uint64_t iowrite_step(void *st);
 void iowrite_done(void *st, char *note, size_t n);
+/* wakewait.c: known answers for wake-ups (runnable time; a thread woken as a session stops) */
+void *wakewait_setup(void);
+uint64_t wakewait_step(void *st);
+void wakewait_done(void *st, char *note, size_t n);
+uint64_t wakehold_step(void *st);
+uint64_t wakelate_step(void *st);
 
 #endif

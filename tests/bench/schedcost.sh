@@ -20,9 +20,10 @@
 # the worker and the block traffic the events cause are part of their cost. ROUNDS
 # interleaved rounds (conditions rotate); medians.
 #
-# env: ROUNDS (5), YIELDS, PAIRS, BEFORE ("" skips the before kernel), REPORT_ONLY=1 (the
+# env: ROUNDS (5), YIELDS, PAIRS, BEFORE ("" skips the before kernel), CONDS (the sessions of
+# this kernel: "off plain sched sched0 schedq"; "plain sched" for a quick look), REPORT_ONLY=1 (the
 # tables from the last log), STEPS_ONLY=1 (step the switch events again, keep the rest),
-# BEFORE_ONLY=1 (measure the before kernel again, keep the rest).
+# BEFORE_ONLY=1 (measure the before kernel again, keep the rest), STEPS=0 (no stepping).
 set -u
 cd "$(dirname "$0")/../.."
 top=$PWD
@@ -104,7 +105,8 @@ measure() {
 
 # steps APP TAG [FN]: one core, -icount shift=0, two APP threads (yield or pingpong) with -e
 # sched (depth 16, reader to /dev/null); gdb single-steps six whole calls of FN (switch_event:
-# a switch event; ev_wake: a wake-up event; tests/bench/swstep.py), each a TAG line in the
+# a switch event, with the wake-up it writes; thread_wake: a wake-up, the waker's part and
+# the rest of thread_wake; tests/bench/swstep.py), each a TAG line in the
 # log: instructions, then per function; and an LTAG line: the same by source line.
 steps() {
 	local port=$((20000 + RANDOM % 20000)) out lines
@@ -133,7 +135,7 @@ steps() {
 }
 
 all_steps() {
-	steps yield STEP && steps pingpong STEPB && steps pingpong STEPW ev_wake ||
+	steps yield STEP && steps pingpong STEPB && steps pingpong STEPW thread_wake ||
 		echo "schedcost: stepping the switch events failed; no breakdown" >&2
 }
 
@@ -148,8 +150,8 @@ elif [ "${BEFORE_ONLY:-0}" = 1 ]; then
 elif [ "${REPORT_ONLY:-0}" != 1 ]; then
 	: > "$log"
 	make -s -j2 build/kern.iso >&2 || exit 1
-	measure now build/kern.iso "off plain sched sched0 schedq" || hung="$hung now"
-	all_steps
+	measure now build/kern.iso "${CONDS:-off plain sched sched0 schedq}" || hung="$hung now"
+	[ "${STEPS:-1}" = 0 ] || all_steps
 	if [ -n "$BEFORE" ]; then
 		if before_tree; then
 			measure before "$work/before/build/kern.iso" "off plain sched" || hung="$hung before"
@@ -182,7 +184,7 @@ echo "a turn over through a rendez ($sw switches a run; each is a rendez wait --
 echo "with prev's stack, or, when the thread waits where its last one in the block did, the"
 echo "40-byte OPF_SWITCH_SAME -- and comes with the OPF_WAKEUP of the thread that ends it, whose"
 echo "cost is counted in). Sessions: timer at 100 Hz, depth 16, reader to /dev/null."
-echo "\"before\" is ${BEFORE:-(not measured)} (every switch an 80-byte OPF_SWITCH with prev's stack) with the same"
+echo "\"before\" is ${BEFORE:-(not measured)}$([ "$BEFORE" = 7458d39 ] && echo " (every switch an 80-byte OPF_SWITCH with prev's stack)") with the same"
 echo "workloads built in; sched0 is -e sched at depth 0 (no stack in any record); schedq is -e"
 echo "sched with no reader until the runs are over (the output cap, 64 MiB here for every"
 echo "session, holds all of a run's events): the switch's own path and the worker, without the"
@@ -219,9 +221,9 @@ stepline() {
 		n = $2; line = $0} END {print line}' "$log"
 }
 for kind in "STEP:yield switch event:switch_event:" \
-	    "STEPB:blocking switch event, its wait the same as before (OPF_SWITCH_SAME):ev_block:ev_block_full" \
+	    "STEPB:blocking switch event of a hand-over -- the wake-up of the thread it resumes and the switch, its wait the same as before (OPF_WAKEUP + OPF_SWITCH_SAME):ev_block_woke:ev_block_full" \
 	    "STEPB:blocking switch event with a walk (OPF_SWITCH):ev_block_full:" \
-	    "STEPW:wake-up event (ev_wake, from its first instruction):ev_wake:"; do
+	    "STEPW:wake-up, the waker's side (thread_wake whole, wake_note inlined):thread_wake:"; do
 	IFS=: read -r tag what need skip <<<"$kind"
 	step=$(stepline "$tag" "$need" "$skip")
 	[ -n "$step" ] || continue
@@ -242,46 +244,77 @@ for kind in "STEP:yield switch event:switch_event:" \
 done
 
 cat <<'TXT'
-
 Reading it (at this writing; the rows above are the numbers). A yield switch meets the
-target as before: about 114 instructions, under the 150 asked (main without the stack cache,
-measured the same hour with BEFORE=main BEFORE_ONLY=1: about 115). A blocking switch with the
-wake-up that ends it does not: about 390 (main the same hour: 571; 585 in the previous
-results; 745 in 7458d39). What the stack cache changed: a thread that blocks where it
-blocked before is written as a 40-byte OPF_SWITCH_SAME that refers to its last OPF_SWITCH in
-the same block, instead of an 80-byte record, a walk and the frames -- but only when the
-kernel has proven that a walk would write the same: the same wait (reason, object, site,
-holder, name), the same stack bounds and saved frame pointer, and every word the walk read
-(each frame's caller link and return address, the zero return address it stopped at)
-unchanged. Pingpong's waits are all references but each thread's first in a 32 KiB block
-(about 450 hand-overs a block). The proof reads the words the walk read, two loads and two
-compares a frame, two frames a round: 7 instructions a frame for pingpong's 9, where the
-walk took about 11 and a store, and the frames' bytes were then moved by the worker and the
-reader. The off-CPU views see the same stacks (tests/t/sched-same-switch; twonap in
-sched-events: two call sites with the same frame addresses, 50 waits under each).
+target: 118 instructions (main the same hour: 115; 105 in a run half an hour before, the
+rounds' timer samples move it by that much). Stepped, a yield event is 88 here and 80 on
+main: the thread layer's look at whether the thread it resumes has a wake-up to write, and
+the hook table it picks from. A blocking switch with the wake-up that ends it does not meet
+it: 300 (main the same hour, c3a3fb3: 384; 389 in the previous results; 745 in 7458d39),
+245 at depth 0. Without a session a blocking hand-over is 38 instructions cheaper than
+main's (off rows: 970.9 against 1009.0): a rendez wait no longer calls schedev_wait and
+schedev_unwait.
 
-Where a blocking hand-over's instructions go now (the stepped events above, by line, at this
-commit; the rest from the rows):
-- the switch event, 238: switch_event and thread_stack 45 (sched.c:184-203, 423-428: the
-  hook's argument, prev's saved frame pointer and stack bounds, the indirect call); the
-  writer guard 18 in (sched_events.c:59-66, the taken count) and 10 out (83-87); ev_block's
-  own 31 (394-412: saved registers, the cache way's address, the room test and the bump);
-  the proof's fixed checks 51 (240-251: the way's thread, block count, frame pointer,
-  bounds and wait; the record still in the block); the 9 frames 63 (255-262) and the zero
-  return address they ended at 7 (265); the 40-byte record 13 (339-341). A miss -- a
-  thread's first wait in a block, or a wait elsewhere -- writes the OPF_SWITCH and fills the
-  cache: 473 stepped (the walk 142 of it), about 450 times rarer here.
-- the wake-up, 76 from ev_wake's first instruction (guard, tsc_read, the inline reserve, the
-  32-byte record, leave; sched_events.c:417-459), and about 10 for its call in thread_wake.
-- about 65 not stepped: schedev_wait and schedev_unwait around every rendez sleep (a call,
-  current(), a 32-byte store of the reason: about 30), switch_why and the hook tests in
-  switched(), and the worker and the reader moving 72 bytes a hand-over (read after the run:
-  about 16 less). Depth 0 (no stack in any record, no frames to prove) saves about 50.
-What 150 would take: one record where there are two -- the waker leaving who, where and when
-in the woken thread for the switch that resumes it to write (about 60: one guard, reserve and
-leave less) -- and fewer fixed checks; even then a 9-frame stack costs some 70 to prove
-unchanged: an honest reuse of a stack reads each word the walk would read. Without a session
-a switch costs what it does on main (off rows; main the same hour: 164.9 and 970.5-972.0);
-the uncontended locks gain nothing: -e sched changes a qlock or spinlock pair by 0.0-0.1
-instructions (a few timer samples' worth over the run).
+What changed (issue 20, i20f):
+- The wake-up is folded into the switch that resumes the woken thread. The waker only
+  leaves who, where and when in the thread (wake_note: a TSC read and four stores, under
+  the run-queue lock before the thread is queued, no guard, no reserve); the switch event
+  that later switches that thread in writes the OPF_WAKEUP (flag OPF_W_RESUMED: in the woken
+  thread's core's stream, its time earlier than the records before it, the waker's core in
+  waker_core) just before its switch record, in the same guard and the same reservation,
+  counted taken, written or lost with it. The thread layer picks the hook (on_switch[2],
+  on_block[2]) by whether the thread it resumes has one, so a yield pays only that look. A
+  wake-up no switch wrote when the session stops -- the thread still runnable, or resumed
+  once the hooks were off, even if it exited since (kept by the thread layer) -- is written
+  by the stop into that core's last block; one the thread layer had no room to keep would
+  be counted lost OTHER. Readers order events by time; --stats counts a wake-up for the
+  block's core. tests/t/sched-wakefold: a partner woken and kept runnable 1 ms behind a
+  computation with interrupts off, 100 times (--wall: 100 ms runnable), and a thread woken
+  on core 1 from core 0 while core 1 is held, the session stopping before it runs (its
+  wake-up in the stream, runnable to the end); mutants 90 and 91 fail it.
+- A rendez wait's reason is passed straight to sched_sleep_release (two stores into the
+  thread) instead of schedev_wait / schedev_unwait calls around every sleep.
+- The stack cache's fixed checks are one test of nine XORed words (thread, block count,
+  frame pointer, bounds, the wait's set/why/holder word, obj, site, name); the record's
+  own look (still in the block, its type and thread) went: a block the core could not push
+  is framed again in place only in hot_push's salvage, which now empties the core's ways.
+  The ways are 512 bytes (a shift, not a multiply); the guard tests nest and paused as one.
+
+Where a blocking hand-over's 300 instructions go now (the stepped event above, 239, by
+line; the waker's part stepped in thread_wake; the rest from the rows):
+- switch_event and its argument, 54 (sched.c:186-209: the frame, prev and next's tids,
+  core, why, time, CPU time, the reason (rendez or said), the wake-up look 4, the indirect
+  call; thread_stack 4 and arch_switched_fp 3).
+- the writer guard, 20 (sched_events.c:72-76 in, 93 the gate, 112-116 out) and the counts,
+  9 (taken by two, written for the switch and for the wake-up: three read-add-stores), and
+  the wake-up taken, 3.
+- ev_block_woke's own, 24 (its prologue and epilogue 13, the way's and core's addresses,
+  the room test and the bump of 72 bytes).
+- the proof's fixed checks, 33 (sched_events.c:299-306: nine words loaded, XORed, ORed,
+  one branch).
+- the 9 frames, 61 (309-316: two words a frame, a load and a compare each, two frames a
+  round) and the zero return address the walk stopped at, 7 (319).
+- the two records, 28: the 32-byte OPF_WAKEUP 17 (165, 488) and the 40-byte
+  OPF_SWITCH_SAME 11 (393-395).
+- the waker's note, about 24 in thread_wake (sched.c:284-290 and its tsc_read).
+- about 37 not stepped: switch_why and the hook tests in switched(), the worker and the
+  reader moving 72 bytes a hand-over (read after the run, schedq: 13 less), and the rare
+  miss (a thread's first wait in a block: the walk, about 600, once in some 450 hand-overs).
+
+The floor of this design, and why 150 is out of its reach. Each part above is near its
+own minimum: an honest reuse of a stack reads every word the walk would read -- 18 words
+for 9 frames and the terminating zero, a load and a compare each (about 60); the wait and
+stack identity is nine words (about 27); two records are nine words stored (about 25 with
+their counts); the guard that makes a writer safe against an NMI is about 20; the waker
+must read the clock and store (about 15); handing the switch to the profiler through the
+schedev.h boundary (prev's and next's identity, time, CPU time, reason, stack bounds and
+frame pointer) is about 40; the worker and the reader move the 72 bytes (about 13). That
+is some 200 with nothing wasted, 150 only without the stack (depth 0 is 245 now, its floor
+some 140). What would go further changes the design, not the code: one combined 48-byte
+record for a wake-up and its switch (a new record type; about 15 less), the profiler reading
+the switch from a shared per-thread block instead of an argument built for it (about 25),
+or a stack proven unchanged by something other than reading it (a per-thread generation
+bumped by every frame write would need the compiler's help: not honest as the rules stand).
+Without a session a switch costs what it does on main or less (off rows); the uncontended
+locks gain nothing: -e sched changes a qlock or spinlock pair by 0.0-0.1 instructions (a few
+timer samples' worth over the run).
 TXT

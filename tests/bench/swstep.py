@@ -1,6 +1,6 @@
 # gdb -batch -x tests/bench/swstep.py: attached to QEMU's gdb stub (ISTEP_PORT) while two
 # `run yield` threads switch on one core with "oprofile start -e sched", single-step six
-# whole switch events (switch_event, or ISTEP_FN -- ev_wake for the wake-ups -- from its
+# whole switch events (switch_event, or ISTEP_FN -- thread_wake for the wakers -- from its
 # first instruction to its return; 50 calls apart) and write one line each to ISTEP_OUT: the instructions, then "function:count" by
 # the symbol each instruction lies in (inlined code counts for its caller); with ISTEP_LINES,
 # the same runs by source line into that file. How

@@ -389,15 +389,20 @@ _Static_assert(sizeof(struct opf_switch_short) == __builtin_offsetof(struct opf_
 
 /* flags of OPF_WAKEUP */
 #define OPF_W_IRQ	0x0001	/* the waker was an interrupt handler (waker: who it interrupted) */
+#define OPF_W_RESUMED	0x0002	/* written by the switch that resumed tid (or the stop): in
+				   target_core's block, its tsc maybe earlier than records
+				   before it; the waker's core is waker_core */
 
-/* waker (on core) made tid, a thread of target_core, runnable at tsc. */
+/* waker (on core, or waker_core with OPF_W_RESUMED) made tid, a thread of target_core,
+   runnable at tsc. */
 struct opf_wakeup {
 	struct opf_rec h;
-	uint16_t core;		/* the waker's core: the block's */
+	uint16_t core;		/* the block's: the waker's, or with OPF_W_RESUMED target_core */
 	uint16_t target_core;
 	uint32_t tid;
 	uint32_t waker;
-	uint32_t pad;
+	uint16_t waker_core;	/* OPF_W_RESUMED: the waker's core (else 0) */
+	uint16_t pad;
 	uint64_t tsc;
 };
 

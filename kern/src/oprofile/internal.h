@@ -341,6 +341,8 @@ void hot_thread_leave(struct opcore *c);
 
 /* sched_events.c: the hooks a session with events registers (hooks->sched_events). */
 const struct schedev_ops *sched_events_ops(void);
+void sched_events_drain(void);
+void sched_events_forget(void);
 /* On the core, in its writer: a block it could not push took these events with it. */
 void sched_events_unwritten(struct opcore *c, const struct blk_gone *g);
 

@@ -3,9 +3,10 @@
  * started with "-e sched".
  *
  * Contexts: every hook runs on the core the event happens on, interrupts off -- the thread
- * the core switched to (on_switch, on_block), the waker, thread or interrupt handler
- * (on_wake), the thread or core that took a contended lock (on_lock) -- never in an NMI.
- * Each writes one record into that core's current block inside the hot path's writer guard
+ * the core switched to (on_switch, on_block), the thread or core that took a contended lock
+ * (on_lock) -- never in an NMI; and the stop's drain (sched_events_drain), in the ctl thread
+ * acting for the stopped cores. Each writes its records into that core's current block
+ * inside the hot path's writer guard
  * (nest; inlined here as ev_enter / ev_leave, hot_thread_leave for what NMIs left): no lock,
  * no allocation, no sleeping, and an NMI that lands inside leaves its sample in pend for us
  * to record on the way out, as it does for any writer.
@@ -15,6 +16,15 @@
  * written on the inline guard and reserve; a blocking switch walks prev's stack, unless the
  * stack cache below proves the walk would write what its last walk in the block wrote
  * (then the 40-byte OPF_SWITCH_SAME refers to that record).
+ *
+ * Wake-ups are folded into the switch that resumes the woken thread: the waker only leaves
+ * who, where and when in it (sched.c, schedev.h), and the switch event writes the
+ * OPF_WAKEUP (flagged OPF_W_RESUMED: in the woken thread's core's block, its time earlier
+ * than the records before it) just before the switch record, in the same guard and the
+ * same reservation. Counted where it is written: taken, written or lost with its switch.
+ * A wake-up no switch wrote when the session stops (the thread not yet resumed, or resumed
+ * once the hooks were off, even if it exited since) is written by the stop
+ * (sched_events_drain); one the thread layer had no room to keep is counted lost OTHER.
  *
  * Two hazards the guard alone does not cover:
  *  - Re-entry from inside the profiler: the hot path may kick the worker, whose wake-up is
@@ -40,6 +50,8 @@
 
 #define SPIN_REPORT_US	10	/* a spinlock held us this long or longer: an event */
 
+static struct schedev_ops ops;	/* the hooks (the table at the end); ops.gen: this session */
+
 static void ev_lose(struct opcore *c, unsigned reason)
 {
 	cnt_add(&c->ev.lost[reason], 1);
@@ -54,18 +66,35 @@ static void ev_lose(struct opcore *c, unsigned reason)
  * through hot_thread_leave itself, which records it and leaves. False from ev_enter: the
  * event is not written (counted: lost OTHER inside a writer, PAUSED while paused).
  */
-static inline bool ev_enter(struct opcore *c)
+static inline bool ev_enter_open(struct opcore *c, unsigned n)
 {
-	if (!__atomic_load_n(&c->on, __ATOMIC_ACQUIRE))
-		return false;
-	cnt_add(&c->ev.taken, 1);
-	if (unlikely(c->nest || flag_get(&oprof.paused))) {
-		ev_lose(c, c->nest ? OPF_LOST_OTHER : OPF_LOST_PAUSED);
+	cnt_add(&c->ev.taken, n);
+	if (unlikely(c->nest | flag_get(&oprof.paused))) {	/* one test for both */
+		cnt_add(&c->ev.lost[c->nest ? OPF_LOST_OTHER : OPF_LOST_PAUSED], n);
 		return false;
 	}
 	c->nest = 1;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	return true;
+}
+
+static inline bool ev_enter(struct opcore *c)
+{
+	return __atomic_load_n(&c->on, __ATOMIC_ACQUIRE) && ev_enter_open(c, 1);
+}
+
+/*
+ * A switch's guard: its event and (woke) next's wake-up taken together, the wake-up no
+ * longer pending once taken. A closed gate takes neither: the stop's drain writes it.
+ */
+static inline bool ev_enter_sw(struct opcore *c, const struct schedev_switch *sw,
+			       unsigned woke)
+{
+	if (!__atomic_load_n(&c->on, __ATOMIC_ACQUIRE))
+		return false;
+	if (woke)
+		sw->wk->gen = 0;
+	return ev_enter_open(c, 1 + woke);
 }
 
 /* Recording what NMIs left may push a block and kick the worker: deferred, as ever inside. */
@@ -129,6 +158,30 @@ static __noinline void *ev_reserve_slow(struct opcore *c, uint32_t len, uint64_t
 	return p;
 }
 
+/* tid's wake-up w, written on core (tid's: threads are pinned) as an OPF_W_RESUMED record. */
+static inline void ev_fill_wake(struct opcore *c, struct opf_wakeup *r,
+				const struct schedev_wake *w, uint32_t tid, uint16_t core)
+{
+	*r = (struct opf_wakeup){
+		.h = { OPF_WAKEUP, OPF_W_RESUMED, sizeof(*r) }, .core = core, .target_core = core,
+		.tid = tid, .waker = w->waker, .waker_core = w->core, .tsc = w->tsc,
+	};
+	cnt_add(&c->ev.written[OPF_EV_WAKEUP], 1);
+}
+
+/* A wake-up (taken) on its own, in cur or a block the slow reserve finds (now: its time). */
+static __noinline void ev_put_wake(struct opcore *c, const struct schedev_wake *w, uint32_t tid,
+				   uint16_t core, uint64_t now)
+{
+	struct opf_wakeup *r = ev_reserve_slow(c, sizeof(*r), now);
+
+	NMI_POINT();
+	if (r)
+		ev_fill_wake(c, r, w, tid, core);
+	else
+		ev_lose(c, OPF_LOST_NO_BLOCK);
+}
+
 /*
  * Room for a record of head bytes and up to the session's depth of frames (fewer if the
  * block could not hold them); *max: the frames it has room for. NULL: counted lost.
@@ -189,11 +242,11 @@ static void ev_name(char dst[OPF_OBJ_NAME], const char *name)
  * pointers its walk followed. A thread that blocks again where it blocked before (most do:
  * a server loop, a lock, a pipe) is written as a 40-byte OPF_SWITCH_SAME instead of a walk
  * and a stack -- but only when that is provably what a walk would write:
- *  - same block (the core's block count: cur changes only when pushed), and the record
- *    still there, an OPF_SWITCH of this tid (a block the core could not push is framed
- *    again in place, its wp back at the start);
- *  - same wait: set and why, and when set obj, site, holder and the name's address (the
- *    names handed to schedev_wait are constants: a lock's, given where it is created);
+ *  - same block (the core's block count: cur changes only when pushed), so the record is
+ *    still there, its thread's last OPF_SWITCH in it (a block the core could not push is
+ *    framed again in place, its wp back at the start: that empties the core's ways);
+ *  - same wait: set, why, holder, obj, site and the name's address (the names handed to
+ *    schedev_wait are constants: a lock's, given where it is created);
  *  - same stack: the same bounds and saved frame pointer, and every word the walk read
  *    reads the same now -- each frame's caller link and return address (the record's
  *    frames[i], as written), and the zero return address it stopped at (tail). Each frame
@@ -206,50 +259,51 @@ static void ev_name(char dst[OPF_OBJ_NAME], const char *name)
 #define EV_CACHE_FRAMES	16	/* a deeper stack is never cached (always walked) */
 
 struct ev_stack {
-	const struct opf_switch *rec;	/* the record, or NULL: nothing cached in this way */
 	uint64_t blocks;		/* the core's cnt.blocks when it was written */
-	uint32_t tid, n;		/* its thread; its frames */
-	uint32_t setwhy;		/* the wait it was written for: schedev_why's set and why, */
-	uint32_t holder;		/* ... and (when set) holder, obj, site and name */
+	uint32_t tid, n;		/* its thread (0: nothing cached in this way); its frames */
+	uint64_t key;			/* the wait it was written for: schedev_why's set, why and
+					   holder (ev_key), and its obj, site and name */
 	const void *obj, *site;
 	const char *name;
 	uintptr_t fp, lo, hi;		/* the saved frame pointer, the stack's bounds */
 	uintptr_t tail;			/* the walk stopped at this frame's zero return address */
 	uintptr_t fw[2 * EV_CACHE_FRAMES];	/* frame i's words: caller link, return address */
-};
+} __aligned(512);	/* a power of two: a way's address is a shift, not a multiply */
 
 static struct ev_stack ev_stacks[MAX_CPUS][EV_WAYS];
 
-/* schedev_why's set and why as one word (they are its first two 16-bit fields) */
-static inline uint32_t ev_setwhy(const struct schedev_why *w)
+/* schedev_why's set, why and holder as one word (its first 8 bytes) */
+static inline uint64_t ev_key(const struct schedev_why *w)
 {
-	uint32_t v;
+	uint64_t v;
 
 	__builtin_memcpy(&v, w, sizeof(v));
 	return v;
 }
+_Static_assert(__builtin_offsetof(struct schedev_why, holder) == 4 &&
+	       __builtin_offsetof(struct schedev_why, obj) == 8, "ev_key: set, why, holder");
 
 /*
- * Would a walk of sw's stack, and its wait, write exactly e->rec's? (see the cache above)
- * The frames: from the saved frame pointer, each frame's two words against the cache's,
- * the caller link that matched being the next frame -- one load and one compare a word.
+ * Would a walk of sw's stack, and its wait, write exactly e's record? (the cache above)
+ * The fixed part in one test: the thread (0, an empty way, is never a blocking thread's:
+ * idle threads do not block), the block (the record is still in it: cur changes only when
+ * pushed, which counts the block, and a block framed again in place empties the core's
+ * cache, sched_events_unwritten), the stack's frame pointer and bounds, the whole wait
+ * (compared whether set or not: stricter, never looser). The frames: from the saved frame
+ * pointer, each frame's two words against the cache's, the caller link that matched being
+ * the next frame -- one load and one compare a word.
  */
 static inline bool ev_same(const struct opcore *c, const struct ev_stack *e,
 			   const struct schedev_switch *sw)
 {
-	const struct opf_switch *r = e->rec;
 	const struct schedev_why *w = sw->w;
 	const uintptr_t *fw = e->fw;
 	uintptr_t fp = sw->fp;
 
-	if (!r || e->tid != sw->prev_tid || e->blocks != c->cnt.blocks || e->fp != fp ||
-	    e->lo != sw->lo || e->hi != sw->hi || e->setwhy != ev_setwhy(w))
-		return false;
-	if (w->set && (w->obj != e->obj || w->site != e->site || w->holder != e->holder ||
-		       w->name != e->name))
-		return false;
-	if ((const uint8_t *)r >= c->buf.cur->wp || r->h.type != OPF_SWITCH ||
-	    r->prev_tid != e->tid)
+	if (((e->tid ^ sw->prev_tid) | (e->blocks ^ c->cnt.blocks) | (e->fp ^ fp) |
+	     (e->lo ^ sw->lo) | (e->hi ^ sw->hi) | (e->key ^ ev_key(w)) |
+	     ((uintptr_t)e->obj ^ (uintptr_t)w->obj) | ((uintptr_t)e->site ^ (uintptr_t)w->site) |
+	     ((uintptr_t)e->name ^ (uintptr_t)w->name)) != 0)
 		return false;
 	/* two frames a round (the loop's own count and branch once for both), then the odd one */
 	for (const uintptr_t *end = fw + 4 * (e->n / 2); fw != end; fw += 4) {
@@ -278,7 +332,7 @@ static void ev_remember(struct opcore *c, struct ev_stack *e, const struct opf_s
 	uint32_t n = r->nframes;
 	uintptr_t fp = sw->fp, prev = 0;
 
-	e->rec = NULL;
+	e->tid = 0;
 	if (n > EV_CACHE_FRAMES)
 		return;
 	for (uint32_t i = 0; i < n; i++) {
@@ -293,26 +347,26 @@ static void ev_remember(struct opcore *c, struct ev_stack *e, const struct opf_s
 	e->blocks = c->cnt.blocks;
 	e->tid = sw->prev_tid;
 	e->n = n;
-	e->setwhy = ev_setwhy(w);
-	e->holder = w->holder;
+	e->key = ev_key(w);
 	e->obj = w->obj;
 	e->site = w->site;
 	e->name = w->name;
 	e->fp = sw->fp;
 	e->lo = sw->lo;
 	e->hi = sw->hi;
-	e->rec = r;
 }
 
 /* A blocking switch that is not the same as before: OPF_SWITCH with the wait and the stack. */
 static __noinline void ev_block_full(struct opcore *c, const struct schedev_switch *sw,
-				     struct ev_stack *e)
+				     struct ev_stack *e, unsigned woke)
 {
 	const struct schedev_why *w = sw->w;
 	struct opf_switch *r;
 	unsigned max;
 
 	c->ev.defer_kick = 1;
+	if (woke)
+		ev_put_wake(c, sw->wk, sw->next_tid, sw->core, sw->tsc);
 	if ((r = ev_reserve(c, sizeof(*r), sw->tsc, &max))) {
 		r->nframes = (uint16_t)ev_walk(c, r->frames, max, sw->fp, sw->lo, sw->hi);
 		r->h = (struct opf_rec){ OPF_SWITCH, 0, opf_switch_len(r->nframes) };
@@ -344,11 +398,15 @@ static inline void ev_fill_short(struct opcore *c, struct opf_switch_short *r,
 	cnt_add(&c->ev.written[OPF_EV_SWITCH], 1);
 }
 
-/* A short switch that found no room in cur: the slow reserve, then as ever. */
-static __noinline void ev_switch_short_slow(struct opcore *c, const struct schedev_switch *sw)
+/* A short switch (and woke: next's wake-up) that found no room in cur: the slow reserve. */
+static __noinline void ev_switch_short_slow(struct opcore *c, const struct schedev_switch *sw,
+					    unsigned woke)
 {
-	struct opf_switch_short *r = ev_reserve_slow(c, sizeof(*r), sw->tsc);
+	struct opf_switch_short *r;
 
+	if (woke)
+		ev_put_wake(c, sw->wk, sw->next_tid, sw->core, sw->tsc);
+	r = ev_reserve_slow(c, sizeof(*r), sw->tsc);
 	NMI_POINT();
 	if (r)
 		ev_fill_short(c, r, sw, OPF_SWITCH_SHORT);
@@ -362,100 +420,86 @@ static __noinline void ev_switch_short_slow(struct opcore *c, const struct sched
  * OPF_SWITCH_SHORT, no stack, on the leanest path the contract allows: the room in cur
  * taken inline, and every call (slow reserve, what NMIs left) in tail position, so the
  * common case saves no register. sw->core is this core (threads are pinned; on_switch runs
- * on the thread switched to).
+ * on the thread switched to). woke: next's pending wake-up goes just before the switch, in
+ * the same reservation (a constant: ev_switch_short has a copy for each case).
  */
-static void ev_switch_short(const struct schedev_switch *sw)
+static __force_inline void ev_switch_short_as(const struct schedev_switch *sw, unsigned woke)
 {
 	struct opcore *c = &opcores[sw->core];
-	struct opf_switch_short *r;
+	uint32_t len = sizeof(struct opf_switch_short) + woke * sizeof(struct opf_wakeup);
 	struct block *b;
+	uint8_t *p;
 
-	if (!ev_enter(c))
+	if (!ev_enter_sw(c, sw, woke))
 		return;
 	b = c->buf.cur;
-	if (unlikely(!b || BFREE(b) < sizeof(*r))) {
-		ev_switch_short_slow(c, sw);
+	if (unlikely(!b || BFREE(b) < len)) {
+		ev_switch_short_slow(c, sw, woke);
 		return;
 	}
-	r = (struct opf_switch_short *)b->wp;
-	b->wp += sizeof(*r);
+	p = b->wp;
+	b->wp += len;
 	NMI_POINT();
-	ev_fill_short(c, r, sw, OPF_SWITCH_SHORT);
+	if (woke) {
+		ev_fill_wake(c, (struct opf_wakeup *)p, sw->wk, sw->next_tid, sw->core);
+		p += sizeof(struct opf_wakeup);
+	}
+	ev_fill_short(c, (struct opf_switch_short *)p, sw, OPF_SWITCH_SHORT);
 	ev_leave(c);
+}
+
+static void ev_switch_short(const struct schedev_switch *sw)
+{
+	ev_switch_short_as(sw, 0);
+}
+
+static void ev_switch_short_woke(const struct schedev_switch *sw)
+{
+	ev_switch_short_as(sw, 1);
 }
 
 /*
  * on_block: prev waits. The same wait at the same stack as its last blocking switch in this
  * block is the 40-byte OPF_SWITCH_SAME, on the inline guard and reserve like a short switch;
  * anything else (or no room for the short record in cur: the reference must stay in the
- * block) an OPF_SWITCH with a walk of the stack. sw->core is this core.
+ * block) an OPF_SWITCH with a walk of the stack. sw->core is this core. woke: next's
+ * pending wake-up goes just before the switch, in the same reservation (a constant, as in
+ * ev_switch_short).
  */
-static void ev_block(const struct schedev_switch *sw)
+static __force_inline void ev_block_as(const struct schedev_switch *sw, unsigned woke)
 {
 	struct opcore *c = &opcores[sw->core];
 	struct ev_stack *e = &ev_stacks[sw->core][sw->prev_tid % EV_WAYS];
-	struct opf_switch_short *r;
+	uint32_t len = sizeof(struct opf_switch_short) + woke * sizeof(struct opf_wakeup);
 	struct block *b;
+	uint8_t *p;
 
-	if (!ev_enter(c))
+	if (!ev_enter_sw(c, sw, woke))
 		return;
 	b = c->buf.cur;
-	if (unlikely(!ev_same(c, e, sw) || BFREE(b) < sizeof(*r))) {
-		ev_block_full(c, sw, e);
+	if (unlikely(!ev_same(c, e, sw) || BFREE(b) < len)) {
+		ev_block_full(c, sw, e, woke);
 		return;
 	}
-	r = (struct opf_switch_short *)b->wp;
-	b->wp += sizeof(*r);
+	p = b->wp;
+	b->wp += len;
 	NMI_POINT();
-	ev_fill_short(c, r, sw, OPF_SWITCH_SAME);
-	ev_leave(c);
-}
-
-static inline void ev_fill_wake(struct opcore *c, unsigned core, struct opf_wakeup *r,
-				uint32_t tid, int target_core, uint32_t waker, uint64_t tsc)
-{
-	*r = (struct opf_wakeup){
-		.h = { OPF_WAKEUP, 0, sizeof(*r) }, .core = (uint16_t)core,
-		.target_core = (uint16_t)target_core, .tid = tid, .waker = waker, .tsc = tsc,
-	};
-	cnt_add(&c->ev.written[OPF_EV_WAKEUP], 1);
-}
-
-/* A wake-up that found no room in cur: the slow reserve, then as ever. */
-static __noinline void ev_wake_slow(struct opcore *c, unsigned core, uint32_t tid,
-				    int target_core, uint32_t waker, uint64_t tsc)
-{
-	struct opf_wakeup *r = ev_reserve_slow(c, sizeof(*r), tsc);
-
-	NMI_POINT();
-	if (r)
-		ev_fill_wake(c, core, r, tid, target_core, waker, tsc);
-	else
-		ev_lose(c, OPF_LOST_NO_BLOCK);
-	ev_leave(c);
-}
-
-/* on_wake: OPF_WAKEUP on the waker's core, on the same lean path as a short switch. */
-static void ev_wake(uint32_t tid, int target_core, uint32_t waker, unsigned core)
-{
-	struct opcore *c;
-	struct opf_wakeup *r;
-	struct block *b;
-	uint64_t tsc;
-
-	if (core >= MAX_CPUS || !ev_enter(c = &opcores[core]))
-		return;
-	tsc = tsc_read();
-	b = c->buf.cur;
-	if (unlikely(!b || BFREE(b) < sizeof(*r))) {
-		ev_wake_slow(c, core, tid, target_core, waker, tsc);
-		return;
+	if (woke) {
+		ev_fill_wake(c, (struct opf_wakeup *)p, sw->wk, sw->next_tid, sw->core);
+		p += sizeof(struct opf_wakeup);
 	}
-	r = (struct opf_wakeup *)b->wp;
-	b->wp += sizeof(*r);
-	NMI_POINT();
-	ev_fill_wake(c, core, r, tid, target_core, waker, tsc);
+	ev_fill_short(c, (struct opf_switch_short *)p, sw, OPF_SWITCH_SAME);
 	ev_leave(c);
+}
+
+static void ev_block(const struct schedev_switch *sw)
+{
+	ev_block_as(sw, 0);
+}
+
+static void ev_block_woke(const struct schedev_switch *sw)
+{
+	ev_block_as(sw, 1);
 }
 
 static void ev_lock(const struct schedev_lock *lk)
@@ -484,9 +528,8 @@ static void ev_lock(const struct schedev_lock *lk)
 }
 
 static struct schedev_ops ops = {
-	.on_switch = ev_switch_short,
-	.on_block = ev_block,
-	.on_wake = ev_wake,
+	.on_switch = { ev_switch_short, ev_switch_short_woke },
+	.on_block = { ev_block, ev_block_woke },
 	.on_lock = ev_lock,
 };
 
@@ -494,13 +537,58 @@ static struct schedev_ops ops = {
 const struct schedev_ops *sched_events_ops(void)
 {
 	ops.spin_min = tsc_hz() / 1000000 * SPIN_REPORT_US;
+	if (++ops.gen == 0)	/* a new stamp for this session's wake-ups; never 0 */
+		ops.gen = 1;
 	memset(ev_stacks, 0, sizeof(ev_stacks));	/* no hook runs: the last session's stopped */
 	return &ops;
+}
+
+/* One wake-up no switch wrote (w NULL: n the thread layer could not keep), as core writes. */
+static void ev_drain_one(const struct schedev_wake *w, uint32_t tid, unsigned core, uint32_t n,
+			 void *arg)
+{
+	struct opcore *c;
+
+	(void)arg;
+	if (core >= (unsigned)oprof.ncores)	/* cannot happen: threads live on the cores */
+		return;
+	c = &opcores[core];
+	cnt_add(&c->ev.taken, n);
+	if (!w || flag_get(&oprof.paused)) {
+		cnt_add(&c->ev.lost[w ? OPF_LOST_PAUSED : OPF_LOST_OTHER], n);
+		return;
+	}
+	ev_put_wake(c, w, tid, (uint16_t)core, tsc_read());
+}
+
+/*
+ * Stop, session lock held, after every core is stopped (session_stop_cores: no hook or
+ * waker is inside, none enters) and before their partial blocks are pushed: acting for the
+ * cores, the wake-ups no switch wrote, into their threads' cores' blocks.
+ */
+void sched_events_drain(void)
+{
+	schedev_drain(ops.gen, ev_drain_one, NULL);
+}
+
+static void ev_forget_one(const struct schedev_wake *w, uint32_t tid, unsigned core,
+			  uint32_t n, void *arg)
+{
+	(void)w, (void)tid, (void)core, (void)n, (void)arg;
+}
+
+/* A start that failed after the hooks went on (session_undo): its stream is thrown away,
+   and so are the wake-ups left pending for it (none stays behind for a later drain). */
+void sched_events_forget(void)
+{
+	schedev_drain(ops.gen, ev_forget_one, NULL);
 }
 
 /* A block the core could not push (hot_push): its events were never written, but lost. */
 void sched_events_unwritten(struct opcore *c, const struct blk_gone *g)
 {
+	/* framed again in place, its count unchanged: no record of the cache is in it now */
+	memset(ev_stacks[c - opcores], 0, sizeof(ev_stacks[0]));
 	for (unsigned k = 0; k < OPF_EV_N; k++) {
 		cnt_add(&c->ev.written[k], -g->ev[k]);
 		cnt_add(&c->ev.lost[OPF_LOST_OTHER], g->ev[k]);

@@ -198,6 +198,8 @@ static void session_undo(bool sampling)
 	struct block *b;
 
 	session_stop_cores(sampling);
+	if (oprof.cfg.events)
+		sched_events_forget();	/* wake-ups left pending, with the stream */
 	for (int i = 0; i < oprof.ncores; i++)
 		opcore_teardown(&opcores[i]);
 	session_free_reserve();
@@ -329,6 +331,8 @@ void session_stop(void)
 {
 	flag_set(&oprof.state, OPROF_STOPPING);
 	session_stop_cores(true);	/* no writer is inside any core after this */
+	if (oprof.cfg.events)
+		sched_events_drain();	/* the wake-ups no switch wrote */
 	for (int i = 0; i < oprof.ncores; i++)
 		opcore_flush_partial(&opcores[i]);
 	if (oprof.cfg.snapshot)

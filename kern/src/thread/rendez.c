@@ -14,7 +14,6 @@
 #include "error.h"
 #include "rendez.h"
 #include "sched.h"
-#include "schedev.h"
 #include "tsctime.h"
 
 void rendez_init(struct rendez *r)
@@ -39,7 +38,6 @@ int rendez_sleep_until(struct rendez *r, bool (*cond)(void *), void *arg, uint64
 	struct alarm *a = thread_sleep_alarm(t);
 	uint64_t deadline = usec ? tsc_read() + tsc_of_us(usec) : 0;
 	unsigned long f = irq_save();
-	bool said = schedev_wait(OPF_WHY_RENDEZ, r, (const void *)cond, NULL, 0);
 	int ret = 0;
 
 	if (deadline)
@@ -57,7 +55,8 @@ int rendez_sleep_until(struct rendez *r, bool (*cond)(void *), void *arg, uint64
 		*thread_rnext(t) = r->waiters;
 		r->waiters = t;
 		*thread_sleeping_on(t) = intr ? r : NULL;
-		sched_sleep_release(&r->lock);
+		/* the reason, unless one was said: a rendez wait on r for cond */
+		sched_sleep_release(&r->lock, r, (const void *)cond);
 		spin_lock(&r->lock);
 		*thread_sleeping_on(t) = NULL;
 		dequeue(r, t);
@@ -65,8 +64,6 @@ int rendez_sleep_until(struct rendez *r, bool (*cond)(void *), void *arg, uint64
 	spin_unlock(&r->lock);
 	if (deadline)
 		alarm_cancel(a);
-	if (said)
-		schedev_unwait();
 	irq_restore(f);
 	return ret;
 }

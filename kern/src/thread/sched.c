@@ -51,6 +51,8 @@ struct thread {
 	struct alarm sleep_alarm;	/* thread_sleep_us and timeouts */
 	struct fstate *fs;		/* descriptors and cwd (ns.c) */
 	struct schedev_why why;		/* what it is about to wait for (schedev.h) */
+	struct schedev_why rwhy;	/* ... unless set: a rendez wait (sched_sleep_release) */
+	struct schedev_wake wk;		/* its wake-up, until a switch writes it (schedev.h) */
 };
 
 struct runq {
@@ -182,9 +184,10 @@ static unsigned switch_why(const struct thread *prev, const struct runq *rq)
  * blocking switch hands it to on_block, the others go to on_switch without it.
  */
 static __noinline void switch_event(const struct schedev_ops *ops, struct runq *rq,
-				    struct thread *prev, unsigned why, const struct thread *next)
+				    struct thread *prev, unsigned why, struct thread *next)
 {
 	struct schedev_switch sw;	/* field by field: fp, lo, hi only where on_block reads them */
+	unsigned woke = next->wk.gen == ops->gen;	/* a wake-up for the hook to write */
 
 	sw.prev_tid = (uint32_t)prev->tid;
 	sw.next_tid = (uint32_t)next->tid;
@@ -193,17 +196,20 @@ static __noinline void switch_event(const struct schedev_ops *ops, struct runq *
 	sw.tsc = rq->sw_tsc;
 	sw.prev_cpu = prev->cpu_tsc;
 	sw.w = &prev->why;
+	sw.wk = &next->wk;
 	if (why > OPF_WHY_YIELD && why != OPF_WHY_EXIT) {
+		if (!prev->why.set)
+			sw.w = &prev->rwhy;
 		sw.fp = arch_switched_fp(prev->rsp);
 		thread_stack(prev, &sw.lo, &sw.hi);
-		ops->on_block(&sw);
+		ops->on_block[woke](&sw);
 		return;
 	}
-	ops->on_switch(&sw);
+	ops->on_switch[woke](&sw);
 }
 
 /* After a switch, on the new thread (me), rq lock held: release it, finish the old one. */
-static void switched(struct runq *rq, const struct thread *me)
+static void switched(struct runq *rq, struct thread *me)
 {
 	struct thread *prev = rq->prev;
 	const struct schedev_ops *ops = schedev();
@@ -251,28 +257,37 @@ void sched_preempt_irq(bool irq_was_on)
 	}
 }
 
-void sched_sleep_release(struct spinlock *lk)
+void sched_sleep_release(struct spinlock *lk, const void *obj, const void *site)
 {
 	struct runq *rq = rq_of(core_id());
+	struct thread *t = current();
 
+	t->rwhy.obj = obj;	/* the reason unless one was said: two stores, no call */
+	t->rwhy.site = site;
 	rq_lock(rq);
-	current()->state = T_SLEEPING;
+	t->state = T_SLEEPING;
 	spin_unlock(lk);
 	switch_and_finish(rq);
 }
 
 static void ipi_wake(int core);
 
-/* Interrupts off, rq lock released: tell the session's hook who woke t (schedev.h). */
-static inline void wake_event(struct thread *t)
+/*
+ * Interrupts off, t's rq lock held, t not yet queued: leave who woke t, where and when, for
+ * the switch that resumes it to write (schedev.h). The hooks are looked up under the lock:
+ * once the session's stop has unregistered them and quieted every core, no waker stores.
+ */
+static inline void wake_note(struct thread *t)
 {
 	const struct schedev_ops *ops = schedev();
 
 	if (unlikely(ops)) {
 		struct cpu *c = this_cpu();
 
-		ops->on_wake((uint32_t)t->tid, t->core, c->cur ? (uint32_t)c->cur->tid : 0,
-			     (unsigned)c->id);
+		t->wk.tsc = tsc_read();
+		t->wk.waker = c->cur ? (uint32_t)c->cur->tid : 0;
+		t->wk.core = (uint16_t)c->id;
+		t->wk.gen = ops->gen;
 	}
 }
 
@@ -285,12 +300,11 @@ void thread_wake(struct thread *t)
 	rq_lock(rq);
 	if (t->state == T_SLEEPING) {
 		t->state = T_RUNNABLE;
+		wake_note(t);
 		rq_push(rq, t);
 		woke = true;
 	}
 	rq_unlock(rq);
-	if (woke)
-		wake_event(t);
 	irq_restore(f);
 	/* pairs with the fence in idle_loop: either it sees our push or we see it idle */
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
@@ -340,6 +354,7 @@ struct thread *kthread_create(const char *name, int core, thread_fn fn, void *ar
 	t->fn = fn;
 	t->arg = arg;
 	t->state = T_SLEEPING;
+	t->rwhy = (struct schedev_why){ .set = 1, .why = OPF_WHY_RENDEZ };
 	rendez_init(&t->exited);
 	alarm_init(&t->sleep_alarm, sleep_alarm_fire, t);
 	thread_set_stack(t, 0, 0);
@@ -355,11 +370,78 @@ struct thread *kthread_create(const char *name, int core, thread_fn fn, void *ar
 	return t;
 }
 
+/*
+ * Wake-ups that no switch wrote, of threads that exited since (resumed once a session's
+ * hooks were off, before its stop drained them): kept for schedev_drain, under all_lock.
+ * Only a stopping session has any, and few (the threads that ran to their end in the
+ * moment between the hooks going off and the drain); more than fit are counted per core.
+ */
+#define ORPHAN_SLOTS	16
+
+static struct orphan {
+	struct schedev_wake wk;		/* wk.gen 0: a free slot */
+	uint32_t tid;
+	uint32_t core;
+} orphan[ORPHAN_SLOTS];
+static uint32_t orphan_gen;		/* the session of orphan_more's counts */
+static uint32_t orphan_more[MAX_CPUS];
+
+/* all_lock held: t leaves the list; a wake-up still pending in it is kept for the drain. */
+static void wake_orphan(struct thread *t)
+{
+	unsigned i;
+
+	if (likely(!t->wk.gen))
+		return;
+	for (i = 0; i < ORPHAN_SLOTS && orphan[i].wk.gen; i++)
+		;
+	if (i < ORPHAN_SLOTS) {
+		orphan[i] = (struct orphan){ t->wk, (uint32_t)t->tid, (uint32_t)t->core };
+	} else {
+		if (orphan_gen != t->wk.gen)
+			memset(orphan_more, 0, sizeof(orphan_more));
+		orphan_gen = t->wk.gen;
+		orphan_more[t->core]++;
+	}
+	t->wk.gen = 0;
+}
+
+/* all_lock held: the kept wake-ups of session gen to fn; the others' slots freed. */
+static void drain_orphans(uint32_t gen, void (*fn)(const struct schedev_wake *w, uint32_t tid,
+						   unsigned core, uint32_t n, void *arg),
+			  void *arg)
+{
+	for (unsigned i = 0; i < ORPHAN_SLOTS; i++) {
+		if (orphan[i].wk.gen == gen)
+			fn(&orphan[i].wk, orphan[i].tid, orphan[i].core, 1, arg);
+		orphan[i].wk.gen = 0;
+	}
+	for (unsigned k = 0; orphan_gen == gen && k < MAX_CPUS; k++)
+		if (orphan_more[k]) {
+			fn(NULL, 0, k, orphan_more[k], arg);
+			orphan_more[k] = 0;
+		}
+}
+
+void schedev_drain(uint32_t gen, void (*fn)(const struct schedev_wake *w, uint32_t tid,
+					    unsigned core, uint32_t n, void *arg), void *arg)
+{
+	spin_lock(&all_lock);
+	for (struct thread *t = all_threads; t; t = t->all_next)
+		if (t->wk.gen == gen) {
+			fn(&t->wk, (uint32_t)t->tid, (unsigned)t->core, 1, arg);
+			t->wk.gen = 0;
+		}
+	drain_orphans(gen, fn, arg);
+	spin_unlock(&all_lock);
+}
+
 static void unlink_thread(struct thread *t)
 {
 	struct thread **pp;
 
 	spin_lock(&all_lock);
+	wake_orphan(t);
 	for (pp = &all_threads; *pp; pp = &(*pp)->all_next)
 		if (*pp == t) {
 			*pp = t->all_next;

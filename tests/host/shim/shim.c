@@ -438,6 +438,12 @@ bool schedev_wait(unsigned why, const void *obj, const void *site, const char *n
 
 void schedev_unwait(void) { }
 
+void schedev_drain(uint32_t gen, void (*fn)(const struct schedev_wake *w, uint32_t tid,
+					    unsigned core, uint32_t n, void *arg), void *arg)
+{
+	(void)gen, (void)fn, (void)arg;
+}
+
 /* The host tests run on "hardware": what the profiler's clock fields say then. */
 const struct machine *arch_machine(void)
 {
