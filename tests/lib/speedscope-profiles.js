@@ -61,8 +61,13 @@ const probe = `JSON.stringify({
 async function main() {
 	const { targetId } = await send('Target.createTarget', { url });
 	const { sessionId } = await send('Target.attachToTarget', { targetId, flatten: true });
-	const page = async () => JSON.parse((await send('Runtime.evaluate',
-		{ expression: probe, returnByValue: true }, sessionId)).result.value);
+	/* a probe that lands while the page is still loading has no value: not drawn yet */
+	const page = async () => {
+		const r = await send('Runtime.evaluate', { expression: probe, returnByValue: true },
+				     sessionId);
+		return typeof r.result.value === 'string' ? JSON.parse(r.result.value) :
+			{ rows: 0, title: '', html: '' };
+	};
 	let prev = null;
 	for (;;) {
 		/* rows with cells, a new profile's name, and the page unchanged for 200 ms: the
