@@ -14,15 +14,10 @@ import re
 import subprocess
 import sys
 
+from checklines import check, finish
+
 stream, ms = sys.argv[1], float(sys.argv[2])
 top = __file__.rsplit("/tests/lib/", 1)[0]
-failed = []
-
-
-def check(ok, what):
-    print(("ok   " if ok else "FAIL ") + what)
-    if not ok:
-        failed.append(what)
 
 
 EPS = 0.01	# ms: opreport prints microseconds, --wall's shares to 0.01%
@@ -81,6 +76,4 @@ for line in run("--offcpu", "--folded", stream).splitlines():
         io_us += int(n)
 check(near(io_us / 1e3, on_ms), f"--offcpu --folded: [io 9p] stacks through iowrite_put "
       f"{io_us} us: {ms * 1e3:.0f} us")
-if failed:
-    print(f"{len(failed)} check(s) failed")
-    sys.exit(1)
+finish()

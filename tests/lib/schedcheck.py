@@ -24,16 +24,11 @@ import struct
 import subprocess
 import sys
 
+from checklines import check, finish
+
 share = sys.argv[1]
 top = __file__.rsplit("/tests/lib/", 1)[0]
 opreport = top + "/user/opreport"
-failed = []
-
-
-def check(ok, what):
-    print(("ok   " if ok else "FAIL ") + what)
-    if not ok:
-        failed.append(what)
 
 
 def run(*args, want_rc=0):
@@ -188,6 +183,4 @@ out = corrupt("gone", lambda d, o: struct.pack_into("<H", d, o, 19))
 check(re.search(r"core \d+: events taken \d+ != in stream", out) is not None,
       "an event missing from the stream: --stats exits 3 naming the core")
 
-if failed:
-    print(f"{len(failed)} check(s) failed")
-    sys.exit(1)
+finish()

@@ -27,19 +27,14 @@ import subprocess
 import sys
 import tempfile
 
+from checklines import check, finish
+
 share = sys.argv[1]
 top = __file__.rsplit("/tests/lib/", 1)[0]
 opreport = top + "/user/opreport"
 stream = share + "/sched.opf"
 home = tempfile.mkdtemp(prefix="sched-clients-home.")
 env = dict(os.environ, HOME=home, PPROF_TMPDIR=home, PERF_BUILDID_DIR=home + "/.debug")
-failed = []
-
-
-def check(ok, what):
-    print(("ok   " if ok else "FAIL ") + what)
-    if not ok:
-        failed.append(what)
 
 
 def run(*cmd):
@@ -167,7 +162,5 @@ locks()
 offcpu()
 perf()
 hotspot()
-if failed:
-    print(f"{len(failed)} checks failed (their files are in {home})")
-    sys.exit(1)
+finish(f" (their files are in {home})")
 shutil.rmtree(home)

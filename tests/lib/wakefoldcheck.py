@@ -14,15 +14,10 @@ import struct
 import subprocess
 import sys
 
+from checklines import check, finish
+
 stream = sys.argv[1]
 top = __file__.rsplit("/tests/lib/", 1)[0]
-failed = []
-
-
-def check(ok, what):
-    print(("ok   " if ok else "FAIL ") + what)
-    if not ok:
-        failed.append(what)
 
 
 def run(*args):
@@ -80,6 +75,4 @@ for w in mine:
           "resumed (0x2), in core 1's stream, woken from core 0")
 check(all(w[1] & 2 for w in wakes), f"all {len(wakes)} wake-ups are OPF_W_RESUMED")
 
-if failed:
-    print(f"{len(failed)} check(s) failed")
-    sys.exit(1)
+finish()
