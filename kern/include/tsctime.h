@@ -2,7 +2,7 @@
  * Converting between TSC ticks and wall units (us, ms), exactly. Any context.
  *
  * Why not tsc_hz() / 1000000 * us: that truncates the rate first, so a TSC calibrated at
- * 999,999,xxx Hz turns into 999 ticks a microsecond, a 0.1% error that every later
+ * 999,999,999 Hz turns into 999 ticks a microsecond, a 0.1% error that every later
  * multiplication carries (a 1 s wait ends 1 ms early, a 1 ms workload unit runs 999 us).
  * These split the multiplicand by the divisor first, so the product never overflows for
  * rates below 2^34 Hz and the result is the exact floor: n * hz / per, t * per / hz.
