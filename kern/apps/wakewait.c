@@ -18,6 +18,7 @@
 #include "schedev.h"
 #include "thread.h"
 #include "workloads.h"
+#include "tsctime.h"
 
 #define WAKEWAIT_US	1000
 #define WAKEHOLD_US	10000000
@@ -98,7 +99,7 @@ void wakewait_done(void *st, char *note, size_t n)
 
 uint64_t wakehold_step(void *st)
 {
-	uint64_t end = tsc_read() + WAKEHOLD_US * (tsc_hz() / 1000000);
+	uint64_t end = tsc_read() + tsc_of_us(WAKEHOLD_US);
 	unsigned long f = irq_save();
 
 	(void)st;

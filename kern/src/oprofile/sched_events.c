@@ -47,6 +47,7 @@
  */
 #include "internal.h"
 #include "backtrace.h"
+#include "tsctime.h"
 
 #define SPIN_REPORT_US	10	/* a spinlock held us this long or longer: an event */
 
@@ -536,7 +537,7 @@ static struct schedev_ops ops = {
 /* Session start, session lock held: the hooks, with this machine's spin threshold. */
 const struct schedev_ops *sched_events_ops(void)
 {
-	ops.spin_min = tsc_hz() / 1000000 * SPIN_REPORT_US;
+	ops.spin_min = tsc_of_us(SPIN_REPORT_US);
 	if (++ops.gen == 0)	/* a new stamp for this session's wake-ups; never 0 */
 		ops.gen = 1;
 	memset(ev_stacks, 0, sizeof(ev_stacks));	/* no hook runs: the last session's stopped */

@@ -39,6 +39,7 @@
  * calls back.
  */
 #include "internal.h"
+#include "tsctime.h"
 
 static struct rendez worker_r;	/* the worker sleeps here between passes */
 
@@ -230,7 +231,7 @@ static uint32_t worker_target(struct opcore *c, uint64_t now)
 {
 	uint64_t used = cnt_get(&c->cnt.blocks) - c->w.blocks, dt = now - c->w.tsc;
 	uint64_t noblock = cnt_get(&c->cnt.lost[OPF_LOST_NO_BLOCK]);
-	uint64_t period = tsc_hz() / 1000 * oprof.cfg.period_ms, want;
+	uint64_t period = tsc_of_ms(oprof.cfg.period_ms), want;
 	uint32_t t = c->w.target;
 
 	want = dt ? (used * period * OPROF_REFILL_HORIZON + dt - 1) / dt + 1 : 0;
