@@ -1,5 +1,5 @@
 /*
- * profile.c: the parser's sink (profile_sink, given to stream.c by opreport.c). Turns validated
+ * profile.c: the parser's sink (profile_sink, given to parser.c by opreport.c). Turns validated
  * records into struct profile: accounting per session and core, names, events, and sample
  * aggregation into the unique-stack table. One handler per record type, in the table at the
  * end; the report modules read the result.

@@ -1,7 +1,7 @@
 /*
  * ctx.c: per-function totals derived from the unique stacks, and the ranking every table
  * uses. Called by opreport.c once the symbols are resolved (ctx_aggregate), then read by the
- * report modules (report.c, lines.c, callgraph.c, ...).
+ * report modules (flat.c, lines.c, callgraph.c, ...).
  *
  * A stack's frames (struct stack.fids, leaf first) count once per sample for each function in
  * them however often it recurs, so inclusive counts never exceed the total.

@@ -1,7 +1,7 @@
 /*
- * timeline.h: a session's time per core as spans (which thread ran from when to when, and
+ * spans.h: a session's time per core as spans (which thread ran from when to when, and
  * why it stopped) and the profiler's own marks, for the --timeline page (timeline.c) and the
- * --trace JSON (trace_json.c). timeline_data.c computes both from what sched_analyze left
+ * --trace JSON (trace_json.c). spans.c computes both from what sched_analyze left
  * (the events in time order) and from the session's pause, throttle and snapshot records.
  */
 #ifndef OPREPORT_TIMELINE_H

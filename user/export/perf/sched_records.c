@@ -1,9 +1,9 @@
 /*
- * perf_sched.c: the scheduler events of a stream (OPF_S_SCHED sessions) as Linux's
+ * sched_records.c: the scheduler events of a stream (OPF_S_SCHED sessions) as Linux's
  * sched:sched_switch, sched_wakeup and sched_stat_runtime tracepoint samples in the
- * perf.data file that perf.c writes for --perf-data, so `perf sched timehist`, `perf sched
+ * perf.data file that perfdata.c writes for --perf-data, so `perf sched timehist`, `perf sched
  * latency`, `perf timechart`, `perf script` and hotspot's off-CPU view read them. Called by
- * perf.c (attributes, samples) and perfdata_feat.c (the tracing data), after sched_analyze
+ * perfdata.c (attributes, samples) and features.c (the tracing data), after sched_analyze
  * has put every session's events in time order.
  *
  * A tracepoint sample's payload (PERF_SAMPLE_RAW) is the event's record as the kernel's

@@ -1,6 +1,6 @@
 /*
  * perfdata.h: the on-disk pieces of a perf.data file (Linux perf's PERFILE2 format) shared by
- * perf.c (header, attribute, records) and perfdata_feat.c (the feature sections after the
+ * perfdata.c (header, attribute, records) and features.c (the feature sections after the
  * data). Little-endian host layout, as perf writes it on x86-64.
  */
 #ifndef OPREPORT_PERFDATA_H
@@ -40,16 +40,16 @@ struct perf_events {
 int perf_write_features(const struct ctx *c, const struct perf_events *ev, FILE *f,
 			uint64_t features[4]);
 
-/* perf.c: ns since boot of a timestamp of session s */
+/* perfdata.c: ns since boot of a timestamp of session s */
 struct session;
 uint64_t perf_ns_of(const struct session *s, uint64_t tsc);
 
-/* perf.c: a record other than a sample (body of n bytes), its sample_id trailer saying
+/* perfdata.c: a record other than a sample (body of n bytes), its sample_id trailer saying
  * pid/tid, time ns and cpu, as sample_id_all asks of every record */
 void perf_put_rec(FILE *f, uint32_t type, uint16_t misc, const void *body, size_t n,
 		  uint32_t pid, uint32_t tid, uint64_t ns, uint32_t cpu);
 
-/* perf_sched.c: the scheduler events as sched:sched_switch, sched_wakeup, sched_stat_runtime */
+/* sched_records.c: the scheduler events as sched:sched_switch, sched_wakeup, sched_stat_runtime */
 #define PERF_SCHED_NATTR	3
 int perf_sched_on(const struct ctx *c);		/* the stream has events to export */
 void perf_sched_attrs(struct file_attr a[PERF_SCHED_NATTR]);
@@ -57,7 +57,7 @@ extern const char *const perf_sched_names[PERF_SCHED_NATTR];
 int perf_sched_samples(const struct ctx *c, FILE *f);	/* 0, or -1: writing failed */
 void perf_sched_tracing_data(FILE *f);		/* HEADER_TRACING_DATA */
 
-/* perf_order.c: the records of two temporary files into out, in time order; 0, or -1 */
+/* order.c: the records of two temporary files into out, in time order; 0, or -1 */
 int perf_write_ordered(FILE *out, FILE *samples, FILE *sched);
 
 #endif

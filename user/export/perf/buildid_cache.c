@@ -2,7 +2,7 @@
  * buildid_cache.c: opreport --perf-data puts the kernel ELF into the user's perf build-id
  * cache, as Linux's `perf record` does for the kernel it ran on, so that perf report, perf
  * script, perf annotate and hotspot name the kernel's functions with no manual step.
- * Called by perf.c after the file is written (not with --no-buildid-cache).
+ * Called by perfdata.c after the file is written (not with --no-buildid-cache).
  *
  * The cache ($PERF_BUILDID_DIR, else ~/.debug) as `perf buildid-cache -a ELF` lays it out:
  *   DIR/<absolute path of ELF>/<build-id hex>/elf       a copy of the ELF

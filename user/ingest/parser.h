@@ -1,5 +1,5 @@
 /*
- * stream.h: the validating, incremental parser of a profiler stream
+ * parser.h: the validating, incremental parser of a profiler stream
  * (kern/include/abi/oprofile.h, format versions 1 and 2). Called by opreport.c (and the fuzz
  * target) through opf_parse_file or opf_feed/opf_finish; delivers records to a sink, which
  * profile.c provides.

@@ -1,8 +1,8 @@
 /*
- * perfdata_feat.c: the feature sections of a perf.data file, called by perf.c's report_perf
+ * features.c: the feature sections of a perf.data file, called by perfdata.c's report_perf
  * once the data is written. Readers rely on them: perf report --header and hotspot show the
  * host name, OS release, architecture, CPUs, CPU description (which names the clock the
- * samples weigh: clock.c) and command line; hotspot's parser takes the
+ * samples weigh: clockdesc.c) and command line; hotspot's parser takes the
  * event (its name and sample ids) from EVENT_DESC only, and without HOSTNAME or CMDLINE it
  * believes the feature bits are byte-swapped ("bad feature data"); perf finds the kernel ELF
  * through BUILD_ID.
@@ -97,7 +97,7 @@ static void feat_nrcpus(const struct ctx *c, const struct perf_events *ev, FILE 
 	put_u32(f, c->ncores);
 }
 
-/* The CPU description: what the samples weigh (clock.c), so `perf report --header` says it. */
+/* The CPU description: what the samples weigh (clockdesc.c), so `perf report --header` says it. */
 static void feat_cpudesc(const struct ctx *c, const struct perf_events *ev, FILE *f)
 {
 	char clk[128], s[192];

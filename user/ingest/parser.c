@@ -1,5 +1,5 @@
 /*
- * stream.c: framing and field validation of the profiler stream, incremental and zero-copy.
+ * parser.c: framing and field validation of the profiler stream, incremental and zero-copy.
  * Called by opreport.c through opf_parse_file (the fuzz target feeds opf_feed directly); hands
  * each valid record to the sink (profile.c).
  *
@@ -20,7 +20,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#include "stream.h"
+#include "parser.h"
 
 #define READ_CHUNK	(4u << 20)	/* bytes read per call; the buffer also holds one record */
 
@@ -232,7 +232,7 @@ static const struct kind kinds[OPF_NTYPES] = {
 	/* read as an OPF_SWITCH: the fixed part past its 40 bytes reads as zero */
 	[OPF_SWITCH_SHORT] = { "OPF_SWITCH_SHORT", { 0, SZ(opf_switch_short) }, SZ(opf_switch), 8,
 			       2, check_switch_short },
-	/* the same, its wait and frames from an OPF_SWITCH before it (sched.c finds them) */
+	/* the same, its wait and frames from an OPF_SWITCH before it (events.c finds them) */
 	[OPF_SWITCH_SAME] = { "OPF_SWITCH_SAME", { 0, SZ(opf_switch_short) }, SZ(opf_switch), 8,
 			      2, check_switch_same },
 	[OPF_SCHED_END] = { "OPF_SCHED_END", { 0, SZ(opf_sched_end) }, SZ(opf_sched_end), 8, 4,

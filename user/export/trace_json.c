@@ -12,7 +12,7 @@
 #include <inttypes.h>
 #include <string.h>
 
-#include "timeline.h"
+#include "spans.h"
 
 struct trace {
 	const struct profile *p;

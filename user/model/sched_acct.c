@@ -1,6 +1,6 @@
 /*
  * sched_acct.c: where every thread's time went, replayed from a session's events (the model
- * is described at the top of sched.c). Called once by opreport.c after the parse
+ * is described at the top of events.c). Called once by opreport.c after the parse
  * (sched_analyze); --stats calls sched_stats.
  */
 #include <inttypes.h>

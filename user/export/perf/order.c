@@ -1,7 +1,7 @@
 /*
- * perf_order.c: the data section of a perf.data file with scheduler events, in time order.
- * Called by perf.c's report_perf, with the samples (kept in stream order while the stream was
- * read) and perf_sched.c's records (each session's in time order), each in a temporary file.
+ * order.c: the data section of a perf.data file with scheduler events, in time order.
+ * Called by perfdata.c's report_perf, with the samples (kept in stream order while the stream was
+ * read) and sched_records.c's records (each session's in time order), each in a temporary file.
  *
  * Why: hotspot's parser puts records in time order only within a buffer (32 MB by default);
  * the samples coming first and the scheduler records after them, a longer file would reach
@@ -9,7 +9,7 @@
  * itself, so for it order does not matter. Records of equal time keep their order, samples
  * before scheduler records.
  *
- * The time of a record, from the layouts perf.c and perf_sched.c write: a cpu-clock sample
+ * The time of a record, from the layouts perfdata.c and sched_records.c write: a cpu-clock sample
  * (id PERF_SAMPLE_ID_VALUE) is id, ip, pid/tid, time; a tracepoint sample id, pid/tid, time;
  * any other record ends in the sample_id trailer pid/tid, time, cpu, id.
  */

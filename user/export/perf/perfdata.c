@@ -1,5 +1,5 @@
 /*
- * perf.c: --perf-data FILE, called by opreport.c: the profile as a perf.data file (the
+ * perfdata.c: --perf-data FILE, called by opreport.c: the profile as a perf.data file (the
  * PERFILE2 format of Linux perf) that `perf report`, `perf script`, `perf annotate` and
  * hotspot read.
  *
@@ -13,11 +13,11 @@
  * attribute (software cpu-clock; sample_id_all, so every record carries pid/tid, time, cpu
  * and the id) with its id list; the data: a kernel mmap named "[kernel.kallsyms]_text" over
  * the kernel's text, a comm per named thread, the samples; then the feature sections
- * (perfdata_feat.c), whose build-id is how perf finds the ELF in its build-id cache
+ * (features.c), whose build-id is how perf finds the ELF in its build-id cache
  * (buildid_cache.c puts it there). All samples are kernel samples (PERF_RECORD_MISC_KERNEL):
  * the profiled code is the kernel. A stream with scheduler events adds three tracepoint
- * attributes (ids 2 to 4), their samples and context switch records (perf_sched.c), all of
- * the data then in time order (perf_order.c).
+ * attributes (ids 2 to 4), their samples and context switch records (sched_records.c), all of
+ * the data then in time order (order.c).
  */
 #include <inttypes.h>
 #include <stdlib.h>
@@ -223,7 +223,7 @@ static void layout(struct file_header *h, struct file_attr *a, uint32_t n)
 }
 
 /* The data: the kernel's mmap, the comms, the samples; with sched, the samples and the
- * scheduler records in time order (perf_order.c). */
+ * scheduler records in time order (order.c). */
 static int put_data(const struct ctx *c, struct perf_samples *ps, FILE *f, int sched)
 {
 	FILE *tmp;

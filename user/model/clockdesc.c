@@ -1,8 +1,8 @@
 /*
- * clock.c: what a profile's samples weigh, named from the session header's clock fields
+ * clockdesc.c: what a profile's samples weigh, named from the session header's clock fields
  * (filled by the kernel's kern/src/oprofile/clock.c; docs/FORMAT.md, "The clock"). Called
  * by the text header (header.c), --stats (stats.c), the pprof comment (pprof.c) and the
- * perf.data header (perf.c), so they all say it in the same words. A stream from before
+ * perf.data header (perfdata.c), so they all say it in the same words. A stream from before
  * the fields has a shorter session record; the reader zero-fills it: "unknown clock".
  */
 #include <stdio.h>

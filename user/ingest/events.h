@@ -1,5 +1,5 @@
 /*
- * sched.h: the scheduler and lock events of a stream (sessions started with "-e sched",
+ * events.h: the scheduler and lock events of a stream (sessions started with "-e sched",
  * OPF_S_SCHED), kept by profile.c while parsing (sched_add, sched_sample) and turned into
  * time accounting by sched_analyze: per core, which thread ran when; per thread, its time
  * on a CPU, runnable and blocked by reason. The views (--wall, --offcpu, --locks,
@@ -11,7 +11,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "stream.h"
+#include "parser.h"
 
 enum sev_kind { SEV_SWITCH, SEV_WAKEUP, SEV_LOCK, SEV_CREATE };
 

@@ -1,6 +1,6 @@
 /*
  * profile.h: everything opreport keeps from a stream: per-session header and accounting, thread
- * names, throttle events, and the unique-stack table. Filled by the parser (stream.c) through
+ * names, throttle events, and the unique-stack table. Filled by the parser (parser.c) through
  * profile_sink; read by the report modules.
  */
 #ifndef OPREPORT_PROFILE_H
@@ -8,10 +8,10 @@
 
 #include <stdint.h>
 
-#include "crash.h"
-#include "sched.h"
+#include "crashinfo.h"
+#include "events.h"
 #include "stacks.h"
-#include "stream.h"
+#include "parser.h"
 
 /* Per session and core: what the stream says, counted while reading. */
 struct core_acct {
@@ -102,7 +102,7 @@ struct session {
 	/* later readers' files of this session, concatenated after it (profile.c, on_session) */
 	uint32_t joins;			/* their repeated session headers, skipped */
 	uint64_t join_bytes;		/* bytes they add to the stream: headers repeated */
-	struct crash_info *crash;	/* a crash dump's own records (crash.c), or NULL */
+	struct crash_info *crash;	/* a crash dump's own records (crashinfo.c), or NULL */
 	struct missed_gap *gaps;	/* OPF_S_SCHED sessions: in the order of the stream */
 	uint32_t ngaps;
 };
@@ -123,7 +123,7 @@ struct thread_name {
 
 struct session;
 
-/* Called for every reported sample with the periods it stands for (perf.c keeps them). */
+/* Called for every reported sample with the periods it stands for (perfdata.c keeps them). */
 typedef int (*sample_hook)(void *arg, const struct session *s, const struct opf_sample *h,
 			   const uint8_t *frames, uint64_t weight);
 
@@ -145,7 +145,7 @@ struct profile {
 	void *hook_arg;
 	uint16_t unknown_types[8];	/* the first distinct unknown types */
 	uint32_t nunknown_types;
-	struct sched_data sched;	/* scheduler events (sched.c) */
+	struct sched_data sched;	/* scheduler events (events.c) */
 };
 
 /* The first dump numbered seq in any session, or NULL; and how many dumps there are. */

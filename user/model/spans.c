@@ -1,5 +1,5 @@
 /*
- * timeline_data.c: the spans and marks of a session with scheduler events (timeline.h); called
+ * spans.c: the spans and marks of a session with scheduler events (spans.h); called
  * by timeline.c (--timeline) and trace_json.c (--trace) after sched_analyze sorted the
  * events. A core's first span runs from the session's start to its first switch, with the
  * thread that switch says left; its last from its last switch to the session's end. Spans of
@@ -10,7 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "timeline.h"
+#include "spans.h"
 
 double timeline_us(const struct sched_sess *s, uint64_t tsc)
 {

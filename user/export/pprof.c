@@ -380,7 +380,7 @@ static void functions(struct pp *w)
 	}
 }
 
-/* "clock: ..." for the comments: what the samples weigh (clock.c). */
+/* "clock: ..." for the comments: what the samples weigh (clockdesc.c). */
 static const char *clock_comment(const struct ctx *c, char *buf, size_t n)
 {
 	char t[128];

@@ -1,5 +1,5 @@
 /*
- * report.c: the flat tables, called by opreport.c: symbols (self or inclusive, optionally one
+ * flat.c: the flat tables, called by opreport.c: symbols (self or inclusive, optionally one
  * column per core) and threads. Both read the per-function totals of ctx.c or the unique
  * stacks directly.
  */

@@ -1,5 +1,5 @@
 /*
- * sched.c: scheduler and lock events (OPF_SWITCH(_SHORT, _SAME), OPF_WAKEUP, OPF_LOCKWAIT,
+ * events.c: scheduler and lock events (OPF_SWITCH(_SHORT, _SAME), OPF_WAKEUP, OPF_LOCKWAIT,
  * OPF_SCHED_END), kept while parsing and accounted afterwards. Called by profile.c's
  * handlers during the parse, then by opreport.c (sched_analyze) before any report reads
  * the result.

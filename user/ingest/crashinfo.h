@@ -1,5 +1,5 @@
 /*
- * crash.h: what opreport keeps of a crash dump (a session with OPF_S_CRASH; docs/FORMAT.md,
+ * crashinfo.h: what opreport keeps of a crash dump (a session with OPF_S_CRASH; docs/FORMAT.md,
  * "Crash dumps") and how it reports it: the cause, the panicking core's stack, every
  * core's state when the panic stopped it, and whether the dump arrived whole.
  */
@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <stdint.h>
 
-#include "stream.h"
+#include "parser.h"
 
 #define CRASH_MAX_FRAMES 64
 

@@ -78,7 +78,7 @@ uint32_t *ctx_ranked(const struct ctx *c, const uint64_t *key, uint32_t *n);
 /* n cut to the -n limit. */
 uint32_t ctx_limit(const struct ctx *c, uint32_t n);
 
-/* clock.c: what the samples weigh, in the same words everywhere */
+/* clockdesc.c: what the samples weigh, in the same words everywhere */
 const char *clock_text(const struct opf_session *h, char *buf, size_t n);
 const char *clock_advice(const struct opf_session *h);	/* plain TCG's caveat, or NULL */
 
@@ -134,7 +134,7 @@ int report_diff(const struct ctx *base, const struct ctx *c, FILE *out);
  */
 int buildid_cache_add(const char *elf, const uint8_t *id, size_t n);
 
-/* perf.c: keep every reported sample of p for report_perf (installs p's hook). */
+/* perfdata.c: keep every reported sample of p for report_perf (installs p's hook). */
 struct perf_samples *perf_collect(struct profile *p);
 void perf_free(struct perf_samples *ps);
 

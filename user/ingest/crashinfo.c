@@ -1,5 +1,5 @@
 /*
- * crash.c: crash dumps (docs/FORMAT.md, "Crash dumps"): the records only a dump holds, the
+ * crashinfo.c: crash dumps (docs/FORMAT.md, "Crash dumps"): the records only a dump holds, the
  * lines of its report header, and what --stats can check in it. Called by the parser
  * (profile.c's sink table), header.c, audit.c and opreport.c's load.
  *
@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "crash.h"
+#include "crashinfo.h"
 #include "profile.h"
 #include "report.h"
 #include "symbols.h"
