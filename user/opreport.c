@@ -18,7 +18,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "report.h"
+#include "export/export.h"
+#include "export/perf/perfdata.h"
+#include "model/sched_acct.h"
+#include "model/sched_offcpu.h"
+#include "text/text.h"
 
 static void usage(FILE *f)
 {

@@ -13,7 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report.h"
+#include "export/export.h"
+#include "util/textfmt.h"
 
 struct fstack {
 	const uint32_t *fids;	/* leaf first, as in struct stack */
@@ -96,24 +97,6 @@ struct node {
 
 extern const char flame_script[];
 
-void xml_escape(FILE *out, const char *s)
-{
-	for (; *s; s++) {
-		switch (*s) {
-		case '&': fputs("&amp;", out); break;
-		case '<': fputs("&lt;", out); break;
-		case '>': fputs("&gt;", out); break;
-		case '"': fputs("&quot;", out); break;
-		case '\'': fputs("&apos;", out); break;
-		default:
-			if ((unsigned char)*s < 0x20)
-				fputc('?', out);
-			else
-				fputc(*s, out);
-		}
-	}
-}
-
 /* The part of name that fits in w pixels, as the page script also computes. */
 static void label(FILE *out, const char *name, double w)
 {
@@ -131,15 +114,6 @@ static void label(FILE *out, const char *name, double w)
 	memcpy(buf, name, k);
 	strcpy(buf + k, "..");
 	xml_escape(out, buf);
-}
-
-unsigned name_hash(const char *s)
-{
-	unsigned h = 2166136261u;
-
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 16777619u;
-	return h;
 }
 
 /* One graph being drawn: the profile, and for a differential graph the base profile. */

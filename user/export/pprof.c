@@ -16,7 +16,9 @@
 #include <string.h>
 #include <zlib.h>
 
-#include "report.h"
+#include "export/export.h"
+#include "model/clockdesc.h"
+#include "util/u64map.h"
 
 /* Profile field numbers (profile.proto). */
 enum {

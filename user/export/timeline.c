@@ -16,7 +16,9 @@
 #include <inttypes.h>
 #include <string.h>
 
-#include "spans.h"
+#include "export/export.h"
+#include "model/spans.h"
+#include "util/textfmt.h"
 
 #define TL_W	1200.0	/* the drawing's width; timeline_script.c knows the same numbers */
 #define TL_LW	190.0	/* left of the plot: the core labels */

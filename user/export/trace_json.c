@@ -12,7 +12,8 @@
 #include <inttypes.h>
 #include <string.h>
 
-#include "spans.h"
+#include "export/export.h"
+#include "model/spans.h"
 
 struct trace {
 	const struct profile *p;

@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report.h"
+#include "ingest/audit.h"
 
 #define MAX_RUNS	8	/* unexplained gaps named per core; the rest are counted */
 

@@ -13,10 +13,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "crashinfo.h"
-#include "profile.h"
-#include "report.h"
-#include "symbols.h"
+#include "ingest/crashinfo.h"
+#include "ingest/profile.h"
+#include "model/ctx.h"
+#include "model/symbols.h"
 
 static struct crash_info *crash_of(struct profile *p, char *err, size_t errlen)
 {

@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <stdint.h>
 
-#include "parser.h"
+#include "ingest/parser.h"
 
 #define CRASH_MAX_FRAMES 64
 

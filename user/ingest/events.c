@@ -20,7 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "profile.h"
+#include "ingest/profile.h"
 
 static const char *const why_names[OPF_WHY_N] = {
 	"preempted", "yield", "sleep", "rendez", "qlock", "io", "exit",

@@ -11,7 +11,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "parser.h"
+#include "ingest/parser.h"
 
 enum sev_kind { SEV_SWITCH, SEV_WAKEUP, SEV_LOCK, SEV_CREATE };
 
@@ -137,24 +137,8 @@ int sched_sample(struct profile *p, const struct opf_sample *h);
 int sched_mark(struct profile *p, uint16_t type, uint64_t tsc, uint16_t core);
 void sched_free(struct sched_data *d);
 
-/* After parsing: sort and account every session. 0 or -1 (memory). */
-int sched_analyze(struct profile *p);
 /* Any session with events. */
 int sched_any(const struct profile *p);
-
-/* --stats: the events' accounting and the time checks; 0, or 3 when they do not add up. */
-int sched_stats(const struct profile *p, FILE *out);
-
-/*
- * --offcpu with --folded, --flame or --pprof: replace the profile's stacks by its stretches
- * off a CPU, each weighing its microseconds, rooted in a synthetic frame naming the reason
- * ("[sleep]", "[qlock lockpair]"); the roots are named once the symbols are resolved.
- * --locks likewise (locks true): each contended acquisition, the waiter's stack where it
- * asked, weighing its wait, rooted in "[qlock NAME]" or "[spin NAME]".
- */
-struct symbols;
-int sched_offcpu_stacks(struct profile *p, int locks);
-int sched_offcpu_roots(struct profile *p, struct symbols *sym);
 
 const char *sched_why_name(unsigned why);
 double sched_ms(const struct sched_sess *s, uint64_t ticks);

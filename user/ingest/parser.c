@@ -20,7 +20,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#include "parser.h"
+#include "ingest/parser.h"
 
 #define READ_CHUNK	(4u << 20)	/* bytes read per call; the buffer also holds one record */
 

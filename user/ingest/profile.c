@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "profile.h"
+#include "ingest/profile.h"
 
 const char *const lost_reason_name[OPF_LOST_NREASONS] = {
 	"no empty block", "output queue full", "paused", "other",

@@ -8,10 +8,10 @@
 
 #include <stdint.h>
 
-#include "crashinfo.h"
-#include "events.h"
-#include "stacks.h"
-#include "parser.h"
+#include "ingest/crashinfo.h"
+#include "ingest/events.h"
+#include "ingest/parser.h"
+#include "ingest/stacks.h"
 
 /* Per session and core: what the stream says, counted while reading. */
 struct core_acct {

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "stacks.h"
+#include "ingest/stacks.h"
 
 #define ARENA_CHUNK	(1u << 20)
 

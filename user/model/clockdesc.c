@@ -7,7 +7,7 @@
  */
 #include <stdio.h>
 
-#include "report.h"
+#include "model/clockdesc.h"
 
 /* The clock in a few words, e.g. "emulation time, QEMU TCG"; buf holds it (n >= 64). */
 const char *clock_text(const struct opf_session *h, char *buf, size_t n)

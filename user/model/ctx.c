@@ -9,12 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report.h"
-
-double pct(uint64_t part, uint64_t whole)
-{
-	return whole ? 100.0 * (double)part / (double)whole : 0.0;
-}
+#include "model/ctx.h"
 
 static int ctx_alloc(struct ctx *c)
 {

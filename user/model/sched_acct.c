@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "profile.h"
+#include "model/sched_acct.h"
 
 enum { ST_UNKNOWN, ST_ON, ST_RUNNABLE, ST_BLOCKED, ST_GONE };
 

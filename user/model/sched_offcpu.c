@@ -14,8 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "profile.h"
-#include "symbols.h"
+#include "model/sched_offcpu.h"
 
 /* One more root marker for event ev of session si; its address, or 0 (no memory). */
 static uint64_t new_root(struct sched_data *d, uint32_t si, uint32_t ev)

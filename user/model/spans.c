@@ -10,7 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "spans.h"
+#include "model/spans.h"
 
 double timeline_us(const struct sched_sess *s, uint64_t tsc)
 {

@@ -7,7 +7,7 @@
 #ifndef OPREPORT_TIMELINE_H
 #define OPREPORT_TIMELINE_H
 
-#include "report.h"
+#include "ingest/profile.h"
 
 /* Core runs tid (0: idle) over [t0, t1), TSC ticks; end: the switch that ended it, or NULL
  * when it still ran at the session's end. */

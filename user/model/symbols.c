@@ -12,7 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "symbols.h"
+#include "model/symbols.h"
 
 static const Dwfl_Callbacks offline_callbacks = {
 	.find_elf = dwfl_build_id_find_elf,

@@ -10,8 +10,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "stacks.h"
-#include "u64map.h"
+#include "ingest/stacks.h"
+#include "util/u64map.h"
 
 struct func {
 	char *name;

@@ -10,7 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report.h"
+#include "text/text.h"
+#include "util/textfmt.h"
+#include "util/u64map.h"
 
 struct edge {
 	uint32_t from, to;	/* caller, callee */

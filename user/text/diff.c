@@ -10,7 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report.h"
+#include "text/text.h"
+#include "util/textfmt.h"
 
 struct drow {
 	uint32_t f;

@@ -7,7 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report.h"
+#include "text/text.h"
+#include "util/textfmt.h"
+#include "util/u64map.h"
 
 static void cpu_header(uint32_t ncores, FILE *out)
 {

@@ -6,7 +6,9 @@
 #include <inttypes.h>
 #include <string.h>
 
-#include "report.h"
+#include "model/clockdesc.h"
+#include "text/text.h"
+#include "util/textfmt.h"
 
 /* Totals over every session and core. */
 struct totals {
@@ -68,12 +70,6 @@ static void marks_lost_line(const struct profile *p, FILE *out)
 	if (n)
 		fprintf(out, "WARNING: %" PRIu64 " mark(s) lost (pause, resume, throttle or "
 			"snapshot): pause times and weights may be off\n", n);
-}
-
-void print_hex(FILE *out, const uint8_t *b, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		fprintf(out, "%02x", b[i]);
 }
 
 static void kernel_line(const struct ctx *c, FILE *out)

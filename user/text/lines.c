@@ -7,7 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report.h"
+#include "text/text.h"
+#include "util/textfmt.h"
+#include "util/u64map.h"
 
 #define LINES_DEFAULT_SYMBOLS	10	/* symbols shown without -n */
 

@@ -11,7 +11,7 @@
  */
 #include <inttypes.h>
 
-#include "profile.h"
+#include "text/text.h"
 
 static uint64_t sum(const uint64_t *v, unsigned n)
 {

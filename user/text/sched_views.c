@@ -12,7 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report.h"
+#include "text/text.h"
+#include "util/textfmt.h"
 
 /*
  * The function at return address a (a frame: the innermost of its inlined chain), or the
@@ -49,11 +50,6 @@ static void print_stack(const struct ctx *c, const uint64_t *fr, unsigned n, int
 	fputs(shown ? "\n" : "-\n", out);
 }
 
-static double pc_of(uint64_t part, uint64_t whole)
-{
-	return whole ? 100.0 * (double)part / (double)whole : 0;
-}
-
 static uint64_t blocked_sum(const struct sthread *t)
 {
 	uint64_t b = 0;
@@ -70,11 +66,11 @@ static void wall_thread(const struct ctx *c, const struct sched_sess *s, const s
 
 	fprintf(out, "  %5u %-14.14s %4u %9.3f %9.3f %6.2f%% %6.2f%% %6.2f%% %6.2f%% %6.2f%% "
 		"%6.2f%% %6.2f%% %6.2f%% %6.2f%%  ", t->tid, sched_thread_name(c->p, t->tid),
-		t->core, sched_ms(s, life), sched_ms(s, t->on), pc_of(t->on, life),
-		pc_of(t->samples * s->period, life), pc_of(t->runnable, life),
-		pc_of(blocked_sum(t), life), pc_of(t->blocked[OPF_WHY_SLEEP], life),
-		pc_of(t->blocked[OPF_WHY_RENDEZ], life), pc_of(t->blocked[OPF_WHY_QLOCK], life),
-		pc_of(t->blocked[OPF_WHY_IO], life), pc_of(t->unknown, life));
+		t->core, sched_ms(s, life), sched_ms(s, t->on), pct(t->on, life),
+		pct(t->samples * s->period, life), pct(t->runnable, life),
+		pct(blocked_sum(t), life), pct(t->blocked[OPF_WHY_SLEEP], life),
+		pct(t->blocked[OPF_WHY_RENDEZ], life), pct(t->blocked[OPF_WHY_QLOCK], life),
+		pct(t->blocked[OPF_WHY_IO], life), pct(t->unknown, life));
 	if (t->created && t->exited)
 		fprintf(out, "%9.3f\n", sched_ms(s, t->kcpu));
 	else
@@ -112,7 +108,7 @@ int report_wall(const struct ctx *c, FILE *out)
 			uint64_t len = s->end - s->start;
 
 			fprintf(out, "  %4u %9.3f %6.2f%% %9.3f %6.2f%%\n", k, sched_ms(s, sc->busy),
-				pc_of(sc->busy, len), sched_ms(s, sc->idle), pc_of(sc->idle, len));
+				pct(sc->busy, len), sched_ms(s, sc->idle), pct(sc->idle, len));
 		}
 	}
 	return 0;
@@ -221,7 +217,7 @@ static int offcpu_session(const struct ctx *c, struct sched_sess *s, uint32_t si
 
 		reason(c, e, why, sizeof(why));
 		fprintf(out, "%9.3f %6.2f%% %10.3f %6u %8.3f  %-20.20s %5u %-9.9s ",
-			sched_ms(s, r[i].total), pc_of(r[i].total, all), sched_ms(s, r[i].blocked),
+			sched_ms(s, r[i].total), pct(r[i].total, all), sched_ms(s, r[i].blocked),
 			r[i].count, sched_ms(s, r[i].max), why, o->tid,
 			sched_thread_name(c->p, o->tid));
 		print_stack(c, c->p->sched.frames + e->frames, e->nframes, 5, out);

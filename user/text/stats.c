@@ -8,7 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report.h"
+#include "ingest/audit.h"
+#include "model/clockdesc.h"
+#include "text/text.h"
+#include "util/textfmt.h"
 
 /* Columns of the per-core table after "core": what the stream holds, then OPF_CORE_END. */
 enum { C_INFILE, C_TAKEN, C_DELIV, C_LOST0, C_OVERWR = C_LOST0 + OPF_LOST_NREASONS, C_TRUNC,

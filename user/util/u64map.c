@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "u64map.h"
+#include "util/u64map.h"
 
 static inline size_t slot(uint64_t k, size_t mask)
 {

@@ -16,12 +16,13 @@
 #include <gelf.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "report.h"
+#include "export/perf/buildid_cache.h"
 
 #define LONGPATH (2 * PATH_MAX + 256)	/* a cache path: cache dir + absolute path + id */
 

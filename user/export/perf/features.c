@@ -16,7 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "perfdata.h"
+#include "export/perf/perfdata.h"
+#include "model/clockdesc.h"
 
 enum {	/* perf's feature bits (HEADER_*) */
 	FEAT_TRACING_DATA = 1, FEAT_BUILD_ID = 2, FEAT_HOSTNAME = 3, FEAT_OSRELEASE = 4, FEAT_ARCH = 6, FEAT_NRCPUS = 7,

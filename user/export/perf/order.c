@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "perfdata.h"
+#include "export/perf/perfdata.h"
 
 struct rec_ix {
 	uint64_t time;

@@ -23,7 +23,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "perfdata.h"
+#include "export/perf/buildid_cache.h"
+#include "export/perf/perfdata.h"
 
 #define PERF_MAGIC	0x32454c4946524550ULL	/* "PERFILE2" */
 #define KERNEL_PID	((uint32_t)-1)		/* perf's pid of the host kernel */

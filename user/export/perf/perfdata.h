@@ -10,7 +10,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "report.h"
+#include "model/ctx.h"
 
 #define PERF_SAMPLE_ID_VALUE	1	/* the one event's id: in the attr, every record, EVENT_DESC */
 #define PERF_EVENT_NAME		"cpu-clock:k"	/* what perf report and hotspot call it */
@@ -59,5 +59,12 @@ void perf_sched_tracing_data(FILE *f);		/* HEADER_TRACING_DATA */
 
 /* order.c: the records of two temporary files into out, in time order; 0, or -1 */
 int perf_write_ordered(FILE *out, FILE *samples, FILE *sched);
+
+/* The writer's entry, for opreport.c. perf_collect: keep every reported sample of p for
+ * report_perf (installs p's hook before the parse); NULL when no temporary file. */
+struct perf_samples *perf_collect(struct profile *p);
+void perf_free(struct perf_samples *ps);
+/* --perf-data FILE: 0, or -1 (errno tells why when it was the file). */
+int report_perf(const struct ctx *c, const char *path);
 
 #endif

@@ -29,9 +29,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "perfdata.h"
-#include "profile.h"
-#include "u64map.h"
+#include "export/perf/perfdata.h"
+#include "util/u64map.h"
 
 #define TP_SWITCH_ID	316	/* the formats' ID lines: attr.config of each event */
 #define TP_WAKEUP_ID	318
