@@ -20,6 +20,7 @@
 
 #include "export/export.h"
 #include "export/perf/perfdata.h"
+#include "ingest/audit.h"
 #include "model/sched_acct.h"
 #include "model/sched_offcpu.h"
 #include "text/text.h"

@@ -9,7 +9,7 @@
  *
  * A stream without its closing records (reader closed, discarded, crash) or whose beginning
  * went to another reader (resumed) is incomplete: what it holds is still checked, and the
- * verdict says what could not be.
+ * verdict says what could not be; incomplete_status says what is missing, for the header.
  */
 #include <inttypes.h>
 #include <stdarg.h>
@@ -531,4 +531,34 @@ int audit_profile(const struct profile *p)
 	for (uint32_t i = 0; i < p->nsess; i++)
 		v |= audit_session(p, i, NULL, NULL);
 	return v;
+}
+
+int conservation_failed(const struct profile *p)
+{
+	return (audit_profile(p) & AUDIT_FAIL) != 0;
+}
+
+void incomplete_status(const struct profile *p, FILE *out)
+{
+	for (uint32_t i = 0; i < p->nsess; i++) {
+		const struct session *s = &p->sess[i];
+		int first = 1;
+
+		if (p->nsess > 1)
+			fprintf(out, " session %u:", i + 1);
+		if (session_resumed(s))
+			fprintf(out, " resumed (its beginning went to another reader);");
+		if (session_discarded(s))
+			fprintf(out, " discarded;");
+		if (!s->have_end)
+			fprintf(out, " no OPF_SESSION_END;");
+		for (uint32_t k = 0; k < s->hdr.ncores; k++) {
+			if (s->cores[k].have_end)
+				continue;
+			fprintf(out, first ? " no OPF_CORE_END for core %u" : ",%u", k);
+			first = 0;
+		}
+		if (!first)
+			fputc(';', out);
+	}
 }

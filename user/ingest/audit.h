@@ -18,4 +18,9 @@ enum { AUDIT_FAIL = 1, AUDIT_INCOMPLETE = 2 };
 int audit_session(const struct profile *p, uint32_t si, FILE *out, uint8_t *core_fail);
 int audit_profile(const struct profile *p);	/* AUDIT_* over every session */
 
+/* 1 when some complete core violates the conservation rule (for warnings outside --stats). */
+int conservation_failed(const struct profile *p);
+/* " no OPF_SESSION_END; no OPF_CORE_END for core 0,1;" for each session that lacks them. */
+void incomplete_status(const struct profile *p, FILE *out);
+
 #endif

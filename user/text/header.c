@@ -6,6 +6,7 @@
 #include <inttypes.h>
 #include <string.h>
 
+#include "ingest/audit.h"
 #include "model/clockdesc.h"
 #include "text/text.h"
 #include "util/textfmt.h"

@@ -17,36 +17,6 @@
 enum { C_INFILE, C_TAKEN, C_DELIV, C_LOST0, C_OVERWR = C_LOST0 + OPF_LOST_NREASONS, C_TRUNC,
        C_BLOCKS, C_THROTT, C_MISSED, C_N };
 
-int conservation_failed(const struct profile *p)
-{
-	return (audit_profile(p) & AUDIT_FAIL) != 0;
-}
-
-void incomplete_status(const struct profile *p, FILE *out)
-{
-	for (uint32_t i = 0; i < p->nsess; i++) {
-		const struct session *s = &p->sess[i];
-		int first = 1;
-
-		if (p->nsess > 1)
-			fprintf(out, " session %u:", i + 1);
-		if (session_resumed(s))
-			fprintf(out, " resumed (its beginning went to another reader);");
-		if (session_discarded(s))
-			fprintf(out, " discarded;");
-		if (!s->have_end)
-			fprintf(out, " no OPF_SESSION_END;");
-		for (uint32_t k = 0; k < s->hdr.ncores; k++) {
-			if (s->cores[k].have_end)
-				continue;
-			fprintf(out, first ? " no OPF_CORE_END for core %u" : ",%u", k);
-			first = 0;
-		}
-		if (!first)
-			fputc(';', out);
-	}
-}
-
 static void session_head(const struct session *s, uint32_t si, FILE *out)
 {
 	const struct opf_session *h = &s->hdr;

@@ -27,12 +27,6 @@ int report_stats(const struct ctx *c, FILE *out);
  * 0, or 3 when they do not add up. */
 int sched_stats(const struct profile *p, FILE *out);
 
-/* stats.c: 1 when some complete core violates the conservation rule (for warnings outside
- * --stats); " no OPF_SESSION_END; no OPF_CORE_END for core 0,1;" for each session that
- * lacks them. */
-int conservation_failed(const struct profile *p);
-void incomplete_status(const struct profile *p, FILE *out);
-
 /* --diff (diff.c): the change per function from base to c (both aggregated over one symbol
  * table). */
 int report_diff(const struct ctx *base, const struct ctx *c, FILE *out);
