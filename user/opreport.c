@@ -462,7 +462,7 @@ static int load(const struct options *o, struct profile *prof)
 		crash_warn(o->file, prof);
 	else if (!profile_complete(prof))
 		warn_incomplete(o->file, prof);
-	if (sched_any(prof) && sched_analyze(prof)) {
+	if (sched_any(&prof->sched) && sched_analyze(prof)) {
 		fprintf(stderr, "opreport: out of memory\n");
 		return 2;
 	}

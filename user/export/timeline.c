@@ -73,7 +73,7 @@ static void span_hover(const struct page *g, uint32_t core, const struct tspan *
 static int span(void *arg, uint32_t core, const struct tspan *sp)
 {
 	const struct page *g = arg;
-	const char *name = sp->tid ? sched_thread_name(g->p, sp->tid) : "idle";
+	const char *name = sp->tid ? profile_thread_label(g->p, sp->tid) : "idle";
 	double a = timeline_us(g->s, sp->t0), b = timeline_us(g->s, sp->t1);
 	double x = px(g, a), w = px(g, b) - x, y = TL_TOP + core * ROW_H;
 	char rgb[48];

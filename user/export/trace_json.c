@@ -59,7 +59,7 @@ static void meta(struct trace *t, const char *what, uint32_t tid, const char *na
 static int span(void *arg, uint32_t core, const struct tspan *sp)
 {
 	struct trace *t = arg;
-	const char *name = sp->tid ? sched_thread_name(t->p, sp->tid) : "idle";
+	const char *name = sp->tid ? profile_thread_label(t->p, sp->tid) : "idle";
 	char why[96], label[128];
 
 	snprintf(label, sizeof(label), sp->tid ? "%s (tid %" PRIu32 ")" : "%s", name, sp->tid);

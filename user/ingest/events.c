@@ -1,26 +1,18 @@
 /*
  * events.c: scheduler and lock events (OPF_SWITCH(_SHORT, _SAME), OPF_WAKEUP, OPF_LOCKWAIT,
- * OPF_SCHED_END), kept while parsing and accounted afterwards. Called by profile.c's
- * handlers during the parse, then by opreport.c (sched_analyze) before any report reads
- * the result.
+ * OPF_SCHED_END, and OPF_THREAD for when a thread began), kept while parsing. Called by
+ * profile.c's handlers during the parse, on the profile's struct sched_data only; the
+ * accounting (model/sched_acct.c) and every view of the events read what it keeps.
  *
- * The accounting replays each session's events in time order (ties in stream order):
- *	per core	the thread running between two switches: busy, or idle (tid 0). A
- *			switch whose prev is not the thread the last switch put there means
- *			a switch is missing: counted bad.
- *	per thread	a state machine: ON from a switch-in to a switch-out; then RUNNABLE
- *			(preempted, yield) or BLOCKED by reason until a wake-up; RUNNABLE
- *			until the next switch-in; gone at exit. Before its first event a
- *			thread alive at start is UNKNOWN, unless that event says otherwise (a
- *			switch-out: it ran since the start).
- * Two checks need nothing but the stream: every switch-out's prev_cpu (the kernel's count)
- * advances by exactly the time the switches say the thread ran since its last switch-out,
- * and every sample of a thread falls in its time on that core (to within a sampling period).
+ * Each event record becomes a struct sev of its session in stream order, its frames copied
+ * into one pool; an OPF_SWITCH_SAME takes the wait and frames of its thread's OPF_SWITCH
+ * earlier in the block (same_wait). The samples and pause marks of a session with events
+ * are kept too, for the checks and the timeline.
  */
 #include <stdlib.h>
 #include <string.h>
 
-#include "ingest/profile.h"
+#include "ingest/events.h"
 
 static const char *const why_names[OPF_WHY_N] = {
 	"preempted", "yield", "sleep", "rendez", "qlock", "io", "exit",
@@ -34,13 +26,6 @@ const char *sched_why_name(unsigned why)
 double sched_ms(const struct sched_sess *s, uint64_t ticks)
 {
 	return s->tsc_hz ? 1e3 * (double)ticks / (double)s->tsc_hz : 0;
-}
-
-const char *sched_thread_name(const struct profile *p, uint32_t tid)
-{
-	const char *n = profile_thread_name(p, tid);
-
-	return n ? n : "?";
 }
 
 /* Room for one more of an array of elem-sized things with *n used of *cap. 0 or -1. */
@@ -58,14 +43,13 @@ static int grow(void **arr, uint32_t *cap, uint32_t n, size_t elem)
 	return 0;
 }
 
-static struct sched_sess *cur_sess(struct profile *p)
+static struct sched_sess *cur_sess(struct sched_data *d)
 {
-	return p->sched.nsess ? &p->sched.sess[p->sched.nsess - 1] : NULL;
+	return d->nsess ? &d->sess[d->nsess - 1] : NULL;
 }
 
-int sched_session(struct profile *p, const struct session *s)
+int sched_session(struct sched_data *d, const struct opf_session *h)
 {
-	struct sched_data *d = &p->sched;
 	struct sched_sess *ns = realloc(d->sess, (d->nsess + 1) * sizeof(*ns));
 
 	if (!ns)
@@ -73,11 +57,11 @@ int sched_session(struct profile *p, const struct session *s)
 	d->sess = ns;
 	ns = &d->sess[d->nsess++];
 	memset(ns, 0, sizeof(*ns));
-	ns->on = (s->hdr.flags & OPF_S_SCHED) != 0;
-	ns->ncores = s->hdr.ncores;
-	ns->start = s->hdr.start_tsc;
-	ns->tsc_hz = s->hdr.tsc_hz;
-	ns->period = s->hdr.hz ? s->hdr.tsc_hz / s->hdr.hz : 0;
+	ns->on = (h->flags & OPF_S_SCHED) != 0;
+	ns->ncores = h->ncores;
+	ns->start = h->start_tsc;
+	ns->tsc_hz = h->tsc_hz;
+	ns->period = h->hz ? h->tsc_hz / h->hz : 0;
 	ns->cores = calloc(ns->ncores, sizeof(*ns->cores));
 	return ns->cores ? 0 : -1;
 }
@@ -150,9 +134,9 @@ static int decode(struct sched_data *d, const struct opf_view *v, struct sev *e)
 	return at < 0 ? -1 : 0;
 }
 
-void sched_block(struct profile *p, uint32_t core, int partial)
+void sched_block(struct sched_data *d, uint32_t core, int partial)
 {
-	struct sched_sess *s = cur_sess(p);
+	struct sched_sess *s = cur_sess(d);
 
 	if (s && core < s->ncores) {
 		s->cores[core].nsame = 0;
@@ -205,9 +189,9 @@ static int same_wait(struct sched_sess *s, uint16_t type, struct sev *e, char *e
 	return -1;
 }
 
-int sched_add(struct profile *p, const struct opf_view *v, char *err, size_t errlen)
+int sched_add(struct sched_data *d, const struct opf_view *v, char *err, size_t errlen)
 {
-	struct sched_sess *s = cur_sess(p);
+	struct sched_sess *s = cur_sess(d);
 	uint16_t type = v->r->h.type;
 	struct sev e;
 
@@ -220,7 +204,7 @@ int sched_add(struct profile *p, const struct opf_view *v, char *err, size_t err
 		}
 		return 0;
 	}
-	if (decode(&p->sched, v, &e) || grow((void **)&s->ev, &s->evcap, s->nev, sizeof(e)))
+	if (decode(d, v, &e) || grow((void **)&s->ev, &s->evcap, s->nev, sizeof(e)))
 		return -1;
 	if ((type == OPF_SWITCH || type == OPF_SWITCH_SAME) && e.core < s->ncores &&
 	    same_wait(s, type, &e, err, errlen))
@@ -234,9 +218,9 @@ int sched_add(struct profile *p, const struct opf_view *v, char *err, size_t err
 	return 0;
 }
 
-int sched_sample(struct profile *p, const struct opf_sample *h)
+int sched_sample(struct sched_data *d, const struct opf_sample *h)
 {
-	struct sched_sess *s = cur_sess(p);
+	struct sched_sess *s = cur_sess(d);
 
 	if (!s || !s->on)
 		return 0;
@@ -246,9 +230,9 @@ int sched_sample(struct profile *p, const struct opf_sample *h)
 	return 0;
 }
 
-int sched_mark(struct profile *p, uint16_t type, uint64_t tsc, uint16_t core)
+int sched_mark(struct sched_data *d, uint16_t type, uint64_t tsc, uint16_t core)
 {
-	struct sched_sess *s = cur_sess(p);
+	struct sched_sess *s = cur_sess(d);
 
 	if (!s || !s->on)
 		return 0;
@@ -277,10 +261,10 @@ void sched_free(struct sched_data *d)
 	memset(d, 0, sizeof(*d));
 }
 
-int sched_any(const struct profile *p)
+int sched_any(const struct sched_data *d)
 {
-	for (uint32_t i = 0; i < p->sched.nsess; i++)
-		if (p->sched.sess[i].on)
+	for (uint32_t i = 0; i < d->nsess; i++)
+		if (d->sess[i].on)
 			return 1;
 	return 0;
 }

@@ -1,12 +1,14 @@
 /*
  * events.h: the scheduler and lock events of a stream (sessions started with "-e sched",
- * OPF_S_SCHED), kept by profile.c while parsing (sched_add, sched_sample) and turned into
- * time accounting by sched_analyze: per core, which thread ran when; per thread, its time
- * on a CPU, runnable and blocked by reason. The views (--wall, --offcpu, --locks,
- * --timeline), the checks of --stats and the perf.data/pprof writers read the result.
+ * OPF_S_SCHED), kept by profile.c while parsing (sched_add, sched_sample; events.c) in the
+ * profile's struct sched_data, and turned into time accounting by model/sched_acct.c's
+ * sched_analyze, which fills the fields marked "derived": per core, which thread ran when;
+ * per thread, its time on a CPU, runnable and blocked by reason. The views (--wall,
+ * --offcpu, --locks, --timeline), the checks of --stats and the perf.data/pprof writers
+ * read the result.
  */
-#ifndef OPREPORT_SCHED_H
-#define OPREPORT_SCHED_H
+#ifndef OPREPORT_EVENTS_H
+#define OPREPORT_EVENTS_H
 
 #include <stdint.h>
 #include <stdio.h>
@@ -125,23 +127,25 @@ struct sched_data {
 	uint32_t nroots;
 };
 
-struct profile;
-struct session;
-
-/* profile.c, while parsing: a session began; an event record; a sample. 0 or -1 (memory). */
-int sched_session(struct profile *p, const struct session *s);
-int sched_add(struct profile *p, const struct opf_view *v, char *err, size_t errlen);
+/*
+ * profile.c, while parsing, each on the profile's d: a session began (its header h); an
+ * event record (OPF_THREAD included); a sample; a pause or resume mark (core SMARK_ALL in
+ * format 1). Each 0, or -1 (memory; sched_add: or an error in err).
+ */
+int sched_session(struct sched_data *d, const struct opf_session *h);
+int sched_add(struct sched_data *d, const struct opf_view *v, char *err, size_t errlen);
 /* profile.c: a new block of core opened (not the rest of one already open). */
-void sched_block(struct profile *p, uint32_t core, int partial);
-int sched_sample(struct profile *p, const struct opf_sample *h);
-int sched_mark(struct profile *p, uint16_t type, uint64_t tsc, uint16_t core);
+void sched_block(struct sched_data *d, uint32_t core, int partial);
+int sched_sample(struct sched_data *d, const struct opf_sample *h);
+int sched_mark(struct sched_data *d, uint16_t type, uint64_t tsc, uint16_t core);
 void sched_free(struct sched_data *d);
 
 /* Any session with events. */
-int sched_any(const struct profile *p);
+int sched_any(const struct sched_data *d);
 
+/* A switch's or block's reason (enum opf_why) in a word: "sleep", "qlock", ... */
 const char *sched_why_name(unsigned why);
+/* ticks of session s's TSC in milliseconds (0 when its rate is unknown). */
 double sched_ms(const struct sched_sess *s, uint64_t ticks);
-const char *sched_thread_name(const struct profile *p, uint32_t tid);
 
 #endif

@@ -115,7 +115,7 @@ HANDLER(on_session)
 		s->open_writer = -1;
 		return 0;
 	}
-	return new_session(p, v) || sched_session(p, cur(p));
+	return new_session(p, v) || sched_session(&p->sched, h);
 }
 
 /*
@@ -219,7 +219,7 @@ HANDLER(on_sample)
 	p->reported++;
 	if (p->hook && p->hook(p->hook_arg, s, h, v->tail, w))
 		return -1;
-	if ((s->hdr.flags & OPF_S_SCHED) && sched_sample(p, h))
+	if ((s->hdr.flags & OPF_S_SCHED) && sched_sample(&p->sched, h))
 		return -1;
 	return stacks_add(&p->stacks, h->tid, h->core, stack_cut(h->h.flags), w, h->pc, v->tail,
 			  h->nframes);
@@ -239,12 +239,14 @@ HANDLER(on_thread)
 	tn->core = t->core;
 	memcpy(tn->name, v->tail, (size_t)n);
 	tn->name[n] = 0;
-	return sched_add(p, v, err, errlen);
+	return sched_add(&p->sched, v, err, errlen);
 }
 
 HANDLER(on_sched)
 {
-	return sched_add(arg, v, err, errlen);
+	struct profile *p = arg;
+
+	return sched_add(&p->sched, v, err, errlen);
 }
 
 HANDLER(on_lost)
@@ -363,7 +365,7 @@ HANDLER(on_mark)
 		if (v->version < 2 || k == v->r->mark.core)
 			core_mark(&s->cores[k], v->r->h.type, v->r->mark.tsc);
 	saw_tsc(p, v->r->mark.tsc);
-	return sched_mark(p, v->r->h.type, v->r->mark.tsc,
+	return sched_mark(&p->sched, v->r->h.type, v->r->mark.tsc,
 			  v->version < 2 ? SMARK_ALL : (uint16_t)v->r->mark.core);
 }
 
@@ -395,7 +397,7 @@ HANDLER(on_block)
 	w->b[w->n++] = (struct blk){ b->seq, v->off, b->samples, b->bytes, 0, 0, 0, b->h.flags };
 	s->open_writer = (int32_t)wi;
 	if (wi < s->hdr.ncores)
-		sched_block(p, wi, (b->h.flags & OPF_B_PARTIAL) != 0);
+		sched_block(&p->sched, wi, (b->h.flags & OPF_B_PARTIAL) != 0);
 	return 0;
 }
 
@@ -517,6 +519,13 @@ const char *profile_thread_name(const struct profile *p, uint32_t tid)
 		if (p->threads[i].tid == tid)
 			return p->threads[i].name;
 	return tid == 0 ? "idle" : NULL;
+}
+
+const char *profile_thread_label(const struct profile *p, uint32_t tid)
+{
+	const char *n = profile_thread_name(p, tid);
+
+	return n ? n : "?";
 }
 
 double session_seconds(const struct session *s)

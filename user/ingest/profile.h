@@ -158,6 +158,8 @@ void profile_free(struct profile *p);
 
 /* Name of thread tid ("idle" for 0), or NULL if the stream never named it. Latest wins. */
 const char *profile_thread_name(const struct profile *p, uint32_t tid);
+/* The same, "?" for a thread the stream never named: for the views of the events. */
+const char *profile_thread_label(const struct profile *p, uint32_t tid);
 
 /* Session duration in seconds (start_tsc to OPF_SESSION_END, else to the last timestamp
  * seen), or -1 if tsc_hz is 0 or the timestamps run backwards. */

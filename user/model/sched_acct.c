@@ -1,7 +1,20 @@
 /*
- * sched_acct.c: where every thread's time went, replayed from a session's events (the model
- * is described at the top of events.c). Called once by opreport.c after the parse
- * (sched_analyze); --stats calls sched_stats.
+ * sched_acct.c: where every thread's time went, replayed from a session's events (kept by
+ * ingest/events.c). Called once by opreport.c after the parse (sched_analyze); --stats
+ * (text/sched_stats.c), the views, the timeline and the exports read the result.
+ *
+ * The accounting replays each session's events in time order (ties in stream order):
+ *	per core	the thread running between two switches: busy, or idle (tid 0). A
+ *			switch whose prev is not the thread the last switch put there means
+ *			a switch is missing: counted bad.
+ *	per thread	a state machine: ON from a switch-in to a switch-out; then RUNNABLE
+ *			(preempted, yield) or BLOCKED by reason until a wake-up; RUNNABLE
+ *			until the next switch-in; gone at exit. Before its first event a
+ *			thread alive at start is UNKNOWN, unless that event says otherwise (a
+ *			switch-out: it ran since the start).
+ * Two checks need nothing but the stream: every switch-out's prev_cpu (the kernel's count)
+ * advances by exactly the time the switches say the thread ran since its last switch-out,
+ * and every sample of a thread falls in its time on that core (to within a sampling period).
  */
 #include <inttypes.h>
 #include <stdlib.h>

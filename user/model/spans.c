@@ -135,7 +135,7 @@ int timeline_marks(const struct profile *p, uint32_t si, tmark_fn fn, void *arg)
 
 int timeline_check(const struct profile *p, const char *opt)
 {
-	if (sched_any(p))
+	if (sched_any(&p->sched))
 		return 1;
 	fprintf(stderr, "opreport: %s: the stream has no scheduler events (start the session "
 		"with \"oprofile start -e sched\")\n", opt);

@@ -90,11 +90,11 @@ static int thread_checks(const struct profile *p, const struct sched_sess *s, FI
 
 		if (t->bad_cpu)
 			fprintf(out, "  thread %u (%s): %u switch-out(s) where the kernel's CPU time "
-				"disagrees with the switches\n", t->tid, sched_thread_name(p, t->tid),
-				t->bad_cpu);
+				"disagrees with the switches\n", t->tid,
+				profile_thread_label(p, t->tid), t->bad_cpu);
 		if (t->bad_samples)
 			fprintf(out, "  thread %u (%s): %u sample(s) outside its time on core %u by "
-				"the switches\n", t->tid, sched_thread_name(p, t->tid),
+				"the switches\n", t->tid, profile_thread_label(p, t->tid),
 				t->bad_samples, t->core);
 		bad += t->bad_cpu || t->bad_samples;
 	}

@@ -65,7 +65,7 @@ static void wall_thread(const struct ctx *c, const struct sched_sess *s, const s
 	uint64_t life = t->last - t->first;
 
 	fprintf(out, "  %5u %-14.14s %4u %9.3f %9.3f %6.2f%% %6.2f%% %6.2f%% %6.2f%% %6.2f%% "
-		"%6.2f%% %6.2f%% %6.2f%% %6.2f%%  ", t->tid, sched_thread_name(c->p, t->tid),
+		"%6.2f%% %6.2f%% %6.2f%% %6.2f%%  ", t->tid, profile_thread_label(c->p, t->tid),
 		t->core, sched_ms(s, life), sched_ms(s, t->on), pct(t->on, life),
 		pct(t->samples * s->period, life), pct(t->runnable, life),
 		pct(blocked_sum(t), life), pct(t->blocked[OPF_WHY_SLEEP], life),
@@ -219,7 +219,7 @@ static int offcpu_session(const struct ctx *c, struct sched_sess *s, uint32_t si
 		fprintf(out, "%9.3f %6.2f%% %10.3f %6u %8.3f  %-20.20s %5u %-9.9s ",
 			sched_ms(s, r[i].total), pct(r[i].total, all), sched_ms(s, r[i].blocked),
 			r[i].count, sched_ms(s, r[i].max), why, o->tid,
-			sched_thread_name(c->p, o->tid));
+			profile_thread_label(c->p, o->tid));
 		print_stack(c, c->p->sched.frames + e->frames, e->nframes, 5, out);
 	}
 	free(r);

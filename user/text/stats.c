@@ -256,7 +256,7 @@ int report_stats(const struct ctx *c, FILE *out)
 	fprintf(out, "Threads named: %u\n", p->nthreads);
 	fprintf(out, "Unique stacks: %zu\n", p->stacks.n);
 	verdict_line(p, v, out);
-	if (sched_any(p) && sched_stats(p, out))
+	if (sched_any(&p->sched) && sched_stats(p, out))
 		v |= AUDIT_FAIL;
 	return v & AUDIT_FAIL ? 3 : v & AUDIT_INCOMPLETE ? 4 : 0;
 }

@@ -150,12 +150,12 @@ static int64_t prev_state(unsigned why)
 static void comm(const struct profile *p, uint32_t tid, char out[16])
 {
 	memset(out, 0, 16);
-	strncpy(out, tid ? sched_thread_name(p, tid) : "swapper", 15);
+	strncpy(out, tid ? profile_thread_label(p, tid) : "swapper", 15);
 }
 
 int perf_sched_on(const struct ctx *c)
 {
-	return sched_any(c->p);
+	return sched_any(&c->p->sched);
 }
 
 const char *const perf_sched_names[PERF_SCHED_NATTR] = {
