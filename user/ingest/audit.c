@@ -6,6 +6,8 @@
  * it, or the core's unlisted or overwritten counts cover it; otherwise it is silent loss, named
  * by core, seq range and the stream offsets around it), then per core the totals of
  * OPF_CORE_END against the records counted. Format 1 has no blocks: the per-core totals only.
+ * A crash dump has no OPF_CORE_END: its windows' blocks are checked against its own records
+ * (crash_audit).
  *
  * A stream without its closing records (reader closed, discarded, crash) or whose beginning
  * went to another reader (resumed) is incomplete: what it holds is still checked, and the
@@ -471,6 +473,54 @@ static void append(char *buf, size_t cap, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(buf + n, cap - n, fmt, ap);
 	va_end(ap);
+}
+
+/* A complete dump: each core's OPF_CRASH_CORE against the blocks that followed. */
+static void audit_blocks(const struct session *s, FILE *out, int *fail)
+{
+	const struct crash_info *ci = s->crash;
+
+	for (uint32_t k = 0; k < ci->ncores; k++) {
+		const struct crash_core *cc = &ci->cores[k];
+
+		if (!cc->seen) {
+			*fail = 1;
+			if (out)
+				fprintf(out, "  FAIL crash dump: no OPF_CRASH_CORE for core %u\n", k);
+		} else if (cc->r.blocks != s->writers[k].n) {
+			*fail = 1;
+			if (out)
+				fprintf(out, "  FAIL crash dump: core %u: OPF_CRASH_CORE says %u blocks, "
+					"the dump holds %u\n", k, cc->r.blocks, s->writers[k].n);
+		}
+	}
+	if (ci->end.bytes != ci->end_off - sizeof(struct opf_block)) {
+		*fail = 1;
+		if (out)
+			fprintf(out, "  FAIL crash dump: OPF_CRASH_END says %" PRIu64 " bytes came "
+				"before it, the dump has %" PRIu64 "\n", ci->end.bytes,
+				ci->end_off - (uint64_t)sizeof(struct opf_block));
+	}
+}
+
+/* What --stats can check in a crash dump, and what not; sets *fail, *incomplete. */
+static void crash_audit(const struct session *s, FILE *out, int *fail, int *incomplete)
+{
+	const struct crash_info *ci = s->crash;
+	int whole = ci && ci->seen && ci->have_end && !ci->cut_at;
+
+	if (whole)
+		audit_blocks(s, out, fail);
+	else
+		*incomplete = 1;
+	if (!out)
+		return;
+	fprintf(out, "  crash dump: checked: per core, the blocks of its window are consecutive "
+		"(no gap, no repeat) and each holds what its header says%s\n", whole ?
+		"; each core's block count and the dump's length match its records" : "");
+	fprintf(out, "  crash dump: cannot check: the cores' totals (a dump has no OPF_CORE_END: "
+		"what was taken, lost or overwritten before each window is the kernel's word "
+		"only)%s\n", whole ? "" : "; the dump was CUT SHORT: what came after the cut");
 }
 
 /* What could not be checked, on one line; sets a->incomplete. */

@@ -1,12 +1,12 @@
 /*
- * crashinfo.h: what opreport keeps of a crash dump (a session with OPF_S_CRASH; docs/FORMAT.md,
- * "Crash dumps") and how it reports it: the cause, the panicking core's stack, every
- * core's state when the panic stopped it, and whether the dump arrived whole.
+ * crashinfo.h: what opreport keeps of a crash dump (a session with OPF_S_CRASH;
+ * docs/FORMAT.md, "Crash dumps"): the cause, the panicking core's stack, every core's state
+ * when the panic stopped it, and whether the dump arrived whole (crashinfo.c keeps it; the
+ * text header and the audit read it).
  */
-#ifndef OPREPORT_CRASH_H
-#define OPREPORT_CRASH_H
+#ifndef OPREPORT_CRASHINFO_H
+#define OPREPORT_CRASHINFO_H
 
-#include <stdio.h>
 #include <stdint.h>
 
 #include "ingest/parser.h"
@@ -33,22 +33,13 @@ struct crash_info {
 	struct opf_crash r;		/* last: see crash_core */
 };
 
-struct profile;
-struct session;
-struct ctx;
-
-/* Sink handlers (profile.c's table) for OPF_CRASH, OPF_CRASH_CORE, OPF_CRASH_END. */
-int crash_on_crash(void *arg, const struct opf_view *v, char *err, size_t errlen);
-int crash_on_core(void *arg, const struct opf_view *v, char *err, size_t errlen);
-int crash_on_end(void *arg, const struct opf_view *v, char *err, size_t errlen);
-
-int session_is_crash(const struct session *s);
-/* The profile's crash dump (its first session's), or NULL. */
-const struct crash_info *profile_crash(const struct profile *p);
-/* Header lines of a crash dump's report (nothing for another stream). */
-void crash_header(const struct ctx *c, FILE *out);
-/* --stats: what a crash dump lets be checked, and what not; sets *fail, *incomplete. */
-void crash_audit(const struct session *s, FILE *out, int *fail, int *incomplete);
+/*
+ * profile.c's sink, for OPF_CRASH, OPF_CRASH_CORE and OPF_CRASH_END of the session whose
+ * header is h, at stream offset session_off: keep the record in *cip (made at the first).
+ * 0, or -1 with a reason in err (the session is not a crash dump; out of memory).
+ */
+int crash_add(struct crash_info **cip, const struct opf_session *h, uint64_t session_off,
+	      const struct opf_view *v, char *err, size_t errlen);
 void crash_free(struct crash_info *ci);
 
 #endif

@@ -436,6 +436,14 @@ HANDLER(on_every)
 	return 0;
 }
 
+/* A crash dump's own records: crashinfo.c keeps them with their session. */
+static int on_crash(void *arg, const struct opf_view *v, char *err, size_t errlen)
+{
+	struct session *s = cur(arg);
+
+	return crash_add(&s->crash, &s->hdr, s->off, v, err, errlen);
+}
+
 HANDLER(on_unknown)
 {
 	struct profile *p = arg;
@@ -471,9 +479,9 @@ const struct opf_sink profile_sink = {
 		[OPF_RESUME] = on_mark,
 		[OPF_BLOCK] = on_block,
 		[OPF_DROP] = on_drop,
-		[OPF_CRASH] = crash_on_crash,
-		[OPF_CRASH_CORE] = crash_on_core,
-		[OPF_CRASH_END] = crash_on_end,
+		[OPF_CRASH] = on_crash,
+		[OPF_CRASH_CORE] = on_crash,
+		[OPF_CRASH_END] = on_crash,
 		[OPF_SWITCH] = on_sched,
 		[OPF_WAKEUP] = on_sched,
 		[OPF_LOCKWAIT] = on_sched,
@@ -558,6 +566,11 @@ uint64_t profile_dumps(const struct profile *p)
 int session_resumed(const struct session *s)
 {
 	return (s->hdr.flags & OPF_S_RESUMED) != 0;
+}
+
+int session_is_crash(const struct session *s)
+{
+	return (s->hdr.flags & OPF_S_CRASH) != 0;
 }
 
 int session_discarded(const struct session *s)

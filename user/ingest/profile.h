@@ -168,9 +168,11 @@ double session_seconds(const struct session *s);
 /* Lost samples of core c: OPF_CORE_END.lost[] when present, else the OPF_LOST records. */
 uint64_t core_lost(const struct core_acct *c, int reason);
 
-/* A session whose beginning went to another reader; one the user discarded. */
+/* A session whose beginning went to another reader; one the user discarded; a crash dump
+ * (OPF_S_CRASH: its own records in crash). */
 int session_resumed(const struct session *s);
 int session_discarded(const struct session *s);
+int session_is_crash(const struct session *s);
 
 /* 1 when every session has its OPF_SESSION_END and every core its OPF_CORE_END, and no
  * session was resumed or discarded. */

@@ -12,6 +12,8 @@
 #include "model/ctx.h"
 
 int report_header(const struct ctx *c, FILE *out);	/* header.c */
+/* Its lines for a crash dump (crash_header.c; nothing for another stream). */
+void crash_header(const struct ctx *c, FILE *out);
 int report_symbols(const struct ctx *c, FILE *out);	/* flat.c */
 int report_threads(const struct ctx *c, FILE *out);	/* flat.c */
 int report_lines(const struct ctx *c, FILE *out);	/* lines.c */
