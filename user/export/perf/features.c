@@ -16,7 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "export/perf/perfdata.h"
+#include "export/perf/features.h"
+#include "export/perf/tracepoints.h"
 #include "model/clockdesc.h"
 
 enum {	/* perf's feature bits (HEADER_*) */
@@ -36,17 +37,12 @@ struct build_id_rec {
 	uint16_t res2;
 };
 
-static void put_u32(FILE *f, uint32_t v)
-{
-	fwrite(&v, sizeof(v), 1, f);
-}
-
 static void put_string(FILE *f, const char *s)
 {
 	static const char zero[NAME_ALIGN];
 	size_t n = strlen(s) + 1, len = (n + NAME_ALIGN - 1) / NAME_ALIGN * NAME_ALIGN;
 
-	put_u32(f, (uint32_t)len);
+	perf_put_u32(f, (uint32_t)len);
 	fwrite(s, 1, n, f);
 	fwrite(zero, 1, len - n, f);
 }
@@ -94,8 +90,8 @@ static void feat_arch(const struct ctx *c, const struct perf_events *ev, FILE *f
 static void feat_nrcpus(const struct ctx *c, const struct perf_events *ev, FILE *f)
 {
 	(void)ev;
-	put_u32(f, c->ncores);
-	put_u32(f, c->ncores);
+	perf_put_u32(f, c->ncores);
+	perf_put_u32(f, c->ncores);
 }
 
 /* The CPU description: what the samples weigh (clockdesc.c), so `perf report --header` says it. */
@@ -113,7 +109,7 @@ static void feat_cpudesc(const struct ctx *c, const struct perf_events *ev, FILE
 static void feat_cmdline(const struct ctx *c, const struct perf_events *ev, FILE *f)
 {
 	(void)ev;
-	put_u32(f, (uint32_t)c->o->argc);
+	perf_put_u32(f, (uint32_t)c->o->argc);
 	for (int i = 0; i < c->o->argc; i++)
 		put_string(f, c->o->argv[i]);
 }
@@ -122,13 +118,13 @@ static void feat_cmdline(const struct ctx *c, const struct perf_events *ev, FILE
 static void feat_event_desc(const struct ctx *c, const struct perf_events *ev, FILE *f)
 {
 	(void)c;
-	put_u32(f, ev->n);
-	put_u32(f, sizeof(ev->a[0].attr));
+	perf_put_u32(f, ev->n);
+	perf_put_u32(f, sizeof(ev->a[0].attr));
 	for (uint32_t i = 0; i < ev->n; i++) {
 		uint64_t id = PERF_SAMPLE_ID_VALUE + i;
 
 		fwrite(&ev->a[i].attr, sizeof(ev->a[i].attr), 1, f);
-		put_u32(f, 1);
+		perf_put_u32(f, 1);
 		put_string(f, ev->names[i]);
 		fwrite(&id, sizeof(id), 1, f);
 	}

@@ -9,14 +9,15 @@
  * itself, so for it order does not matter. Records of equal time keep their order, samples
  * before scheduler records.
  *
- * The time of a record, from the layouts perfdata.c and sched_records.c write: a cpu-clock sample
- * (id PERF_SAMPLE_ID_VALUE) is id, ip, pid/tid, time; a tracepoint sample id, pid/tid, time;
- * any other record ends in the sample_id trailer pid/tid, time, cpu, id.
+ * The time of a record, from the layouts perfdata.c and sched_records.c write (records.h): a
+ * cpu-clock sample (id PERF_SAMPLE_ID_VALUE) starts with struct cpu_sample_head, a tracepoint
+ * sample with struct tp_sample_head; any other record ends in struct sample_id.
  */
 #include <stdlib.h>
 #include <string.h>
 
-#include "export/perf/perfdata.h"
+#include "export/perf/order.h"
+#include "export/perf/records.h"
 
 struct rec_ix {
 	uint64_t time;
@@ -38,13 +39,19 @@ static uint64_t load64(const uint8_t *p)
 	return v;
 }
 
+/* The time of record r (type, len bytes), where records.h's layouts put it. */
 static uint64_t rec_time(const uint8_t *r, uint16_t type, uint16_t len)
 {
+	const size_t trailer = sizeof(struct sample_id) - offsetof(struct sample_id, time);
+
 	if (type != PERF_RECORD_SAMPLE)
-		return len >= 8 + 24 ? load64(r + len - 24) : 0;
-	if (len < 40)
+		return len >= sizeof(struct perf_event_header) + trailer ? load64(r + len - trailer)
+									: 0;
+	if (len < offsetof(struct cpu_sample_head, time) + 8)
 		return 0;
-	return load64(r + 8) == PERF_SAMPLE_ID_VALUE ? load64(r + 32) : load64(r + 24);
+	return load64(r + offsetof(struct cpu_sample_head, id)) == PERF_SAMPLE_ID_VALUE ?
+	       load64(r + offsetof(struct cpu_sample_head, time)) :
+	       load64(r + offsetof(struct tp_sample_head, time));
 }
 
 /* The whole of temporary file f. 0, or -1 (reading, memory). */

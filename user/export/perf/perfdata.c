@@ -16,34 +16,29 @@
  * (features.c), whose build-id is how perf finds the ELF in its build-id cache
  * (buildid_cache.c puts it there). All samples are kernel samples (PERF_RECORD_MISC_KERNEL):
  * the profiled code is the kernel. A stream with scheduler events adds three tracepoint
- * attributes (ids 2 to 4), their samples and context switch records (sched_records.c), all of
- * the data then in time order (order.c).
+ * attributes (ids 2 to 4; tracepoints.c), their samples and context switch records
+ * (sched_records.c), all of the data then in time order (order.c). The layouts of the
+ * records are records.h's.
  */
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "export/perf/buildid_cache.h"
+#include "export/perf/features.h"
+#include "export/perf/order.h"
 #include "export/perf/perfdata.h"
+#include "export/perf/records.h"
+#include "export/perf/sched_records.h"
+#include "export/perf/tracepoints.h"
 
 #define PERF_MAGIC	0x32454c4946524550ULL	/* "PERFILE2" */
 #define KERNEL_PID	((uint32_t)-1)		/* perf's pid of the host kernel */
-#define SAMPLE_TYPE	(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | \
-			 PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD | \
-			 PERF_SAMPLE_CALLCHAIN)
 
 struct file_header {
 	uint64_t magic, size, attr_size;
 	struct file_section attrs, data, event_types;
 	uint64_t features[4];		/* 256 feature bits */
-};
-
-/* What sample_id_all appends to every other record: pid/tid, time, cpu, the id. */
-struct sample_id {
-	uint32_t pid, tid;
-	uint64_t time;
-	uint32_t cpu, res;
-	uint64_t id;
 };
 
 struct perf_samples {
@@ -53,31 +48,18 @@ struct perf_samples {
 	int err;
 };
 
-/* ns since boot of a timestamp of session s. */
-uint64_t perf_ns_of(const struct session *s, uint64_t tsc)
-{
-	const struct opf_session *h = &s->hdr;
-
-	if (!h->tsc_hz || tsc < h->start_tsc)
-		return h->start_ns;
-	return h->start_ns + (uint64_t)((unsigned __int128)(tsc - h->start_tsc) * 1000000000u /
-					h->tsc_hz);
-}
-
-/* profile.c's hook: one reported sample. */
+/* profile.c's hook: one reported sample, as records.h's cpu_sample_head and its chain. */
 static int keep_sample(void *arg, const struct session *s, const struct opf_sample *h,
 		       const uint8_t *frames, uint64_t weight)
 {
 	struct perf_samples *ps = arg;
-	uint64_t rec[9 + 2 + OPF_MAX_DEPTH], *r = rec + 1;
-	struct perf_event_header eh = { PERF_RECORD_SAMPLE, PERF_RECORD_MISC_KERNEL, 0 };
+	uint64_t rec[sizeof(struct cpu_sample_head) / 8 + 4 + OPF_MAX_DEPTH];
+	uint64_t *r = rec + sizeof(struct cpu_sample_head) / 8;
+	struct cpu_sample_head hd = { { PERF_RECORD_SAMPLE, PERF_RECORD_MISC_KERNEL, 0 },
+				      PERF_SAMPLE_ID_VALUE, h->pc, h->tid, h->tid,
+				      perf_ns_of(s, h->tsc), h->core, 0,
+				      weight * (s->hdr.hz ? 1000000000ULL / s->hdr.hz : 1) };
 
-	*r++ = PERF_SAMPLE_ID_VALUE;
-	*r++ = h->pc;
-	*r++ = (uint64_t)h->tid << 32 | h->tid;
-	*r++ = perf_ns_of(s, h->tsc);
-	*r++ = h->core;
-	*r++ = weight * (s->hdr.hz ? 1000000000ULL / s->hdr.hz : 1);
 	*r++ = 2u + h->nframes;
 	*r++ = PERF_CONTEXT_KERNEL;
 	*r++ = h->pc;
@@ -85,12 +67,12 @@ static int keep_sample(void *arg, const struct session *s, const struct opf_samp
 		memcpy(r, frames + 8u * i, 8);
 		*r -= *r ? 1 : 0;	/* inside the call, as opreport looks it up */
 	}
-	eh.size = (uint16_t)((char *)r - (char *)rec);
-	memcpy(rec, &eh, sizeof(eh));
+	hd.h.size = (uint16_t)((char *)r - (char *)rec);
+	memcpy(rec, &hd, sizeof(hd));
 	ps->lo = h->pc < ps->lo ? h->pc : ps->lo;
 	ps->hi = h->pc > ps->hi ? h->pc : ps->hi;
 	ps->n++;
-	if (fwrite(rec, 1, eh.size, ps->tmp) != eh.size)
+	if (fwrite(rec, 1, hd.h.size, ps->tmp) != hd.h.size)
 		ps->err = 1;
 	return 0;
 }
@@ -114,21 +96,6 @@ void perf_free(struct perf_samples *ps)
 	if (ps)
 		fclose(ps->tmp);
 	free(ps);
-}
-
-/* A non-sample record: header, body, zero padding to 8, the sample_id trailer. */
-void perf_put_rec(FILE *f, uint32_t type, uint16_t misc, const void *body, size_t n,
-		  uint32_t pid, uint32_t tid, uint64_t ns, uint32_t cpu)
-{
-	static const uint8_t zero[8];
-	size_t pad = (8 - n % 8) % 8;
-	struct sample_id id = { pid, tid, ns, cpu, 0, PERF_SAMPLE_ID_VALUE };
-	struct perf_event_header h = { type, misc, (uint16_t)(sizeof(h) + n + pad + sizeof(id)) };
-
-	fwrite(&h, sizeof(h), 1, f);
-	fwrite(body, 1, n, f);
-	fwrite(zero, 1, pad, f);
-	fwrite(&id, sizeof(id), 1, f);
 }
 
 /* The kernel's text as an mmap of "[kernel.kallsyms]_text", at its link addresses. */
@@ -171,7 +138,7 @@ static struct file_attr cpu_clock(const struct ctx *c)
 	a.attr.size = sizeof(a.attr);
 	a.attr.config = PERF_COUNT_SW_CPU_CLOCK;
 	a.attr.sample_period = hz ? 1000000000ULL / hz : 1;
-	a.attr.sample_type = SAMPLE_TYPE;
+	a.attr.sample_type = PERF_CPU_SAMPLE_TYPE;	/* records.h's cpu_sample_head */
 	a.attr.sample_id_all = 1;
 	a.attr.exclude_user = a.attr.exclude_hv = 1;
 	a.attr.mmap = a.attr.comm = 1;

@@ -1,16 +1,10 @@
 /*
  * sched_records.c: the scheduler events of a stream (OPF_S_SCHED sessions) as Linux's
  * sched:sched_switch, sched_wakeup and sched_stat_runtime tracepoint samples in the
- * perf.data file that perfdata.c writes for --perf-data, so `perf sched timehist`, `perf sched
- * latency`, `perf timechart`, `perf script` and hotspot's off-CPU view read them. Called by
- * perfdata.c (attributes, samples) and features.c (the tracing data), after sched_analyze
- * has put every session's events in time order.
- *
- * A tracepoint sample's payload (PERF_SAMPLE_RAW) is the event's record as the kernel's
- * trace buffer holds it: the common header (type, flags, preempt count, pid), then the
- * fields at the offsets its format file states. perf parses them only through those format
- * files, which travel in the HEADER_TRACING_DATA feature (tools/perf/util/trace-event-read.c
- * reads it): so the formats below are the contract, and the structs must match them.
+ * perf.data file that perfdata.c writes for --perf-data, so `perf sched timehist`, `perf
+ * sched latency`, `perf timechart`, `perf script` and hotspot's off-CPU view read them.
+ * Called by perfdata.c, after sched_analyze has put every session's events in time order.
+ * The tracepoints themselves (formats, raw records, attributes) are tracepoints.c's.
  *
  * Mapping: a switch is emitted on its core by prev (sample pid/tid prev), prev_state from
  * the reason (preempted or yielded: R; sleep, rendez, qlock: S; I/O: D; exit: X); a wake-up
@@ -29,112 +23,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "export/perf/perfdata.h"
+#include "export/perf/sched_records.h"
+#include "export/perf/tracepoints.h"
 #include "util/u64map.h"
-
-#define TP_SWITCH_ID	316	/* the formats' ID lines: attr.config of each event */
-#define TP_WAKEUP_ID	318
-#define TP_RUNTIME_ID	319
-#define TP_PRIO		120
-
-/* The fields every tracepoint record starts with (struct trace_entry). */
-#define TP_COMMON_FIELDS \
-	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n" \
-	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n" \
-	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n" \
-	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n"
-
-static const char switch_format[] =
-	"name: sched_switch\n"
-	"ID: 316\n"
-	"format:\n"
-	TP_COMMON_FIELDS
-	"\n"
-	"\tfield:char prev_comm[16];\toffset:8;\tsize:16;\tsigned:0;\n"
-	"\tfield:pid_t prev_pid;\toffset:24;\tsize:4;\tsigned:1;\n"
-	"\tfield:int prev_prio;\toffset:28;\tsize:4;\tsigned:1;\n"
-	"\tfield:long prev_state;\toffset:32;\tsize:8;\tsigned:1;\n"
-	"\tfield:char next_comm[16];\toffset:40;\tsize:16;\tsigned:0;\n"
-	"\tfield:pid_t next_pid;\toffset:56;\tsize:4;\tsigned:1;\n"
-	"\tfield:int next_prio;\toffset:60;\tsize:4;\tsigned:1;\n"
-	"\n"
-	"print fmt: \"prev_comm=%s prev_pid=%d prev_prio=%d prev_state=%ld ==> next_comm=%s "
-	"next_pid=%d next_prio=%d\", REC->prev_comm, REC->prev_pid, REC->prev_prio, "
-	"REC->prev_state, REC->next_comm, REC->next_pid, REC->next_prio\n";
-
-static const char wakeup_format[] =
-	"name: sched_wakeup\n"
-	"ID: 318\n"
-	"format:\n"
-	TP_COMMON_FIELDS
-	"\n"
-	"\tfield:char comm[16];\toffset:8;\tsize:16;\tsigned:0;\n"
-	"\tfield:pid_t pid;\toffset:24;\tsize:4;\tsigned:1;\n"
-	"\tfield:int prio;\toffset:28;\tsize:4;\tsigned:1;\n"
-	"\tfield:int target_cpu;\toffset:32;\tsize:4;\tsigned:1;\n"
-	"\n"
-	"print fmt: \"comm=%s pid=%d prio=%d target_cpu=%03d\", REC->comm, REC->pid, REC->prio, "
-	"REC->target_cpu\n";
-
-/* The trace buffer's page and event headers as a 6.1 x86-64 kernel describes them. */
-static const char header_page[] =
-	"\tfield: u64 timestamp;\toffset:0;\tsize:8;\tsigned:0;\n"
-	"\tfield: local_t commit;\toffset:8;\tsize:8;\tsigned:1;\n"
-	"\tfield: int overwrite;\toffset:8;\tsize:1;\tsigned:1;\n"
-	"\tfield: char data;\toffset:16;\tsize:4080;\tsigned:1;\n";
-
-static const char header_event[] =
-	"# compressed entry header\n"
-	"\ttype_len    :    5 bits\n"
-	"\ttime_delta  :   27 bits\n"
-	"\tarray       :   32 bits\n"
-	"\n"
-	"\tpadding     : type == 29\n"
-	"\ttime_extend : type == 30\n"
-	"\ttime_stamp : type == 31\n"
-	"\tdata max type_len  == 28\n";
-
-static const char runtime_format[] =
-	"name: sched_stat_runtime\n"
-	"ID: 319\n"
-	"format:\n"
-	TP_COMMON_FIELDS
-	"\n"
-	"\tfield:char comm[16];\toffset:8;\tsize:16;\tsigned:0;\n"
-	"\tfield:pid_t pid;\toffset:24;\tsize:4;\tsigned:1;\n"
-	"\tfield:u64 runtime;\toffset:32;\tsize:8;\tsigned:0;\n"
-	"\tfield:u64 vruntime;\toffset:40;\tsize:8;\tsigned:0;\n"
-	"\n"
-	"print fmt: \"comm=%s pid=%d runtime=%Lu [ns] vruntime=%Lu [ns]\", REC->comm, REC->pid, "
-	"(unsigned long long)REC->runtime, (unsigned long long)REC->vruntime\n";
-
-struct tp_common {
-	uint16_t type;
-	uint8_t flags, preempt_count;
-	int32_t pid;
-};
-
-struct tp_switch {	/* switch_format */
-	struct tp_common h;
-	char prev_comm[16];
-	int32_t prev_pid, prev_prio;
-	int64_t prev_state;
-	char next_comm[16];
-	int32_t next_pid, next_prio;
-};
-
-struct tp_wakeup {	/* wakeup_format */
-	struct tp_common h;
-	char comm[16];
-	int32_t pid, prio, target_cpu;
-};
-
-struct tp_runtime {	/* runtime_format */
-	struct tp_common h;
-	char comm[16];
-	int32_t pid, pad;
-	uint64_t runtime, vruntime;
-};
 
 /* Linux's task state bits, as perf prints them (R S D ... X) */
 static int64_t prev_state(unsigned why)
@@ -158,27 +49,6 @@ int perf_sched_on(const struct ctx *c)
 	return sched_any(&c->p->sched);
 }
 
-const char *const perf_sched_names[PERF_SCHED_NATTR] = {
-	"sched:sched_switch", "sched:sched_wakeup", "sched:sched_stat_runtime"
-};
-
-/* The tracepoint attributes, ids PERF_SAMPLE_ID_VALUE + 1, + 2, + 3. */
-void perf_sched_attrs(struct file_attr a[PERF_SCHED_NATTR])
-{
-	memset(a, 0, PERF_SCHED_NATTR * sizeof(*a));
-	for (int i = 0; i < PERF_SCHED_NATTR; i++) {
-		a[i].attr.type = PERF_TYPE_TRACEPOINT;
-		a[i].attr.size = sizeof(a[i].attr);
-		a[i].attr.config = i == 0 ? TP_SWITCH_ID : i == 1 ? TP_WAKEUP_ID : TP_RUNTIME_ID;
-		a[i].attr.sample_period = 1;
-		a[i].attr.sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID |
-					PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD |
-					PERF_SAMPLE_RAW;
-		a[i].attr.sample_id_all = 1;
-	}
-	a[0].attr.sample_type |= PERF_SAMPLE_CALLCHAIN;	/* prev's stack: hotspot's off-CPU */
-}
-
 /* Where a session's samples go, and what writing them keeps. */
 struct tp_writer {
 	const struct profile *p;
@@ -188,7 +58,7 @@ struct tp_writer {
 	struct u64map out;	/* tid -> 1 + the core it left, while switched out */
 };
 
-/* A tracepoint sample's own fields (before the raw record). */
+/* What a tracepoint sample says besides its raw record. */
 struct tp_sample {
 	uint64_t id, ns;
 	uint32_t tid, cpu;
@@ -196,20 +66,19 @@ struct tp_sample {
 	uint16_t nchain;
 };
 
-/* One tracepoint sample: id, pid/tid, time, cpu, period 1, [call chain], the raw record,
- * padded. */
+/* One tracepoint sample: records.h's tp_sample_head (period 1), [call chain], the raw
+ * record, padded. */
 static int put_tp(FILE *f, const struct tp_sample *t, const void *raw, uint32_t n)
 {
 	static const uint8_t zero[8];
 	uint32_t size = n + (8 - (n + 4) % 8) % 8;	/* the u32 and the record fill 8s */
-	uint64_t body[5] = { t->id, (uint64_t)t->tid << 32 | t->tid, t->ns, t->cpu, 1 };
 	uint64_t nr = t->nchain;
 	size_t chain = t->chain ? 8 * (1 + (size_t)nr) : 0;
-	struct perf_event_header h = { PERF_RECORD_SAMPLE, PERF_RECORD_MISC_KERNEL,
-				       (uint16_t)(sizeof(h) + sizeof(body) + chain + 4 + size) };
+	struct tp_sample_head h = { { PERF_RECORD_SAMPLE, PERF_RECORD_MISC_KERNEL,
+				      (uint16_t)(sizeof(h) + chain + 4 + size) },
+				    t->id, t->tid, t->tid, t->ns, t->cpu, 0, 1 };
 
 	fwrite(&h, sizeof(h), 1, f);
-	fwrite(body, sizeof(body), 1, f);
 	if (t->chain) {
 		fwrite(&nr, 8, 1, f);
 		fwrite(t->chain, 8, nr, f);
@@ -361,48 +230,4 @@ int perf_sched_samples(const struct ctx *c, FILE *f)
 		if (p->sched.sess[si].on && put_session(p, si, f))
 			return -1;
 	return 0;
-}
-
-static void put_u32(FILE *f, uint32_t v)
-{
-	fwrite(&v, 4, 1, f);
-}
-
-static void put_u64(FILE *f, uint64_t v)
-{
-	fwrite(&v, 8, 1, f);
-}
-
-/*
- * HEADER_TRACING_DATA, as perf's trace-event-read.c reads it (version 0.6): magic, version,
- * endianness, long size, page size; header_page and header_event (perf reads the first, which
- * may not be empty, and skips the second); no ftrace formats; one system "sched" with the two formats;
- * empty kallsyms, printk formats and saved command lines.
- */
-void perf_sched_tracing_data(FILE *f)
-{
-	static const char magic[] = "\027\010\104tracing0.6";
-	const char *fmts[PERF_SCHED_NATTR] = { switch_format, wakeup_format, runtime_format };
-
-	fwrite(magic, 1, sizeof(magic), f);	/* with its NUL: the version is a C string */
-	fputc(0, f);				/* file little-endian */
-	fputc(8, f);				/* sizeof(long) */
-	put_u32(f, 4096);			/* page size */
-	fwrite("header_page", 1, 12, f);
-	put_u64(f, sizeof(header_page) - 1);
-	fwrite(header_page, 1, sizeof(header_page) - 1, f);
-	fwrite("header_event", 1, 13, f);
-	put_u64(f, sizeof(header_event) - 1);
-	fwrite(header_event, 1, sizeof(header_event) - 1, f);
-	put_u32(f, 0);				/* ftrace formats */
-	put_u32(f, 1);				/* systems */
-	fwrite("sched", 1, 6, f);
-	put_u32(f, PERF_SCHED_NATTR);
-	for (int i = 0; i < PERF_SCHED_NATTR; i++) {
-		put_u64(f, strlen(fmts[i]));
-		fwrite(fmts[i], 1, strlen(fmts[i]), f);
-	}
-	put_u32(f, 0);				/* kallsyms */
-	put_u32(f, 0);				/* printk formats */
-	put_u64(f, 0);				/* saved cmdlines */
 }
