@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "export/export.h"
+#include "util/strhash.h"
 #include "util/textfmt.h"
 
 struct fstack {

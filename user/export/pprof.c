@@ -18,6 +18,7 @@
 
 #include "export/export.h"
 #include "model/clockdesc.h"
+#include "util/strhash.h"
 #include "util/u64map.h"
 
 /* Profile field numbers (profile.proto). */
@@ -106,19 +107,10 @@ struct strtab {
 	uint64_t n;
 };
 
-static uint64_t fnv(const char *s)
-{
-	uint64_t h = 14695981039346656037ULL;
-
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
-	return h;
-}
-
 static uint64_t intern(struct strtab *t, const char *s)
 {
 	/* Probe successive hashes until the string or a free entry turns up. */
-	for (uint64_t h = fnv(s);; h++) {
+	for (uint64_t h = str_hash(s);; h++) {
 		uint64_t *v = u64map_get(&t->idx, h);
 
 		if (!v) {

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "model/symbols.h"
+#include "util/strhash.h"
 
 static const Dwfl_Callbacks offline_callbacks = {
 	.find_elf = dwfl_build_id_find_elf,
@@ -105,15 +106,6 @@ static uint32_t new_func(struct symbols *s, const char *name, uint64_t start, in
 	return f->name ? s->nfuncs++ : UINT32_MAX;
 }
 
-static uint64_t fnv(const char *p)
-{
-	uint64_t h = 14695981039346656037ULL;
-
-	for (; *p; p++)
-		h = (h ^ (unsigned char)*p) * 1099511628211ULL;
-	return h;
-}
-
 /*
  * The function named name: the first symbol of that name if one was seen, else a function
  * made for the name (an inlined function, or a synthetic frame). *made says which.
@@ -121,7 +113,7 @@ static uint64_t fnv(const char *p)
 static uint32_t named_func(struct symbols *s, const char *name, int *made)
 {
 	*made = 0;
-	for (uint64_t h = fnv(name);; h++) {	/* probe successive hashes past collisions */
+	for (uint64_t h = str_hash(name);; h++) {	/* probe successive hashes past collisions */
 		uint64_t *v = u64map_get(&s->name2func, h);
 
 		if (!v)

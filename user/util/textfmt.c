@@ -1,6 +1,6 @@
 /*
  * textfmt.c: the writers of textfmt.h, used by the text sections (pct, print_hex) and the
- * files of export/ (xml_escape, name_hash; pct in the flame graph's titles).
+ * files of export/ (xml_escape; pct in the flame graph's titles).
  */
 #include "util/textfmt.h"
 
@@ -31,13 +31,4 @@ void xml_escape(FILE *out, const char *s)
 				fputc(*s, out);
 		}
 	}
-}
-
-unsigned name_hash(const char *s)
-{
-	unsigned h = 2166136261u;
-
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 16777619u;
-	return h;
 }

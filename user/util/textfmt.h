@@ -1,6 +1,6 @@
 /*
  * textfmt.h: how every stage writes a number or a name into its output, so a percentage, a
- * build-id, an XML attribute or a name's colour reads the same in every report and file.
+ * build-id or an XML attribute reads the same in every report and file.
  * Pure functions of their arguments (textfmt.c); no stage-specific type comes in.
  */
 #ifndef OPREPORT_TEXTFMT_H
@@ -19,8 +19,5 @@ void print_hex(FILE *out, const uint8_t *b, size_t n);
 /* s escaped for XML and HTML text and attributes (control characters as '?'): the flame
  * graph's SVG and the timeline's page. */
 void xml_escape(FILE *out, const char *s);
-
-/* A stable hash of a name (32-bit FNV-1a), for the colour it gets in every run. */
-unsigned name_hash(const char *s);
 
 #endif
