@@ -34,6 +34,7 @@ struct app_inst {
 	bool stop;			/* Ctrl-C */
 	bool done;			/* release: results are final */
 	const char *why;		/* how it ended when it did not return: a fault, "stopped" */
+	char why_buf[APP_WHY_MAX];	/* app_abort's why, copied: it may be on the app's stack */
 	uint64_t start, end;		/* TSC */
 };
 
@@ -99,16 +100,26 @@ __noreturn void app_exit(int status)
 	arch_app_leave(&in->ctx, status & 0xff);
 }
 
+/*
+ * The app's bytes are copied to this stack before the write takes any lock: a bad pointer
+ * faults here, in the instance's thread with interrupts on and nothing held, which ends
+ * the instance (appfault.c), never inside the console's or a file's lock.
+ */
 void app_write(const char *s, size_t n)
 {
 	struct app_inst *in = app_current();
+	char buf[512];		/* libc's printf buffer: one printf stays one write */
 
 	if (in && READ_ONCE(in->stop)) {
 		in->why = "stopped";
 		arch_app_leave(&in->ctx, APP_ST_INT);
 	}
-	if (kwrite(1, s, n) == -EBADF)	/* inherited from the shell: its "> FILE" too */
-		cons_write(s, n);
+	for (size_t o = 0, k; o < n; o += k) {
+		k = MIN(n - o, sizeof(buf));
+		memcpy(buf, s + o, k);
+		if (kwrite(1, buf, k) == -EBADF)	/* inherited from the shell: its "> FILE" too */
+			cons_write(buf, k);
+	}
 }
 
 void app_abort(const char *why)
@@ -117,8 +128,10 @@ void app_abort(const char *why)
 
 	printk("\napp %s on cpu %d: %s\n", in ? in->app->name : "?", core_id(), why);
 	arch_backtrace_here();
-	if (in)
-		in->why = why;
+	if (in) {
+		strlcpy(in->why_buf, why, sizeof(in->why_buf));
+		in->why = in->why_buf;
+	}
 	app_exit(APP_ST_ABRT);
 }
 
