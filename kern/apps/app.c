@@ -91,13 +91,14 @@ void app_tick(struct trapframe *tf)
 	arch_tf_app_leave(tf, &in->ctx, APP_ST_INT);
 }
 
+/* The status is taken modulo 256 where main returns (inst_main), for both ways out. */
 __noreturn void app_exit(int status)
 {
 	struct app_inst *in = app_current();
 
 	if (!in)
 		panic("app_exit outside an app");
-	arch_app_leave(&in->ctx, status & 0xff);
+	arch_app_leave(&in->ctx, status);
 }
 
 /*
@@ -167,7 +168,8 @@ static void inst_main(void *arg)
 	thread_set_stack(in->t, lo, hi);
 	in->start = tsc_read();
 	WRITE_ONCE(in->in_main, true);
-	in->status = arch_app_enter(&in->ctx, in->app->main, in->argc, in->argv, hi);
+	/* main's value or exit's argument modulo 256, as a POSIX parent sees it */
+	in->status = arch_app_enter(&in->ctx, in->app->main, in->argc, in->argv, hi) & 0xff;
 	WRITE_ONCE(in->in_main, false);
 	in->end = tsc_read();
 	thread_set_stack(in->t, 0, 0);
