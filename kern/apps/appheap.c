@@ -238,6 +238,14 @@ static const uint8_t *redzone_written(const uint8_t *p, size_t n)
 	return NULL;
 }
 
+/* heap_lock held: c, a chunk of slots with a free one, heads its class's partial list. */
+static void partial_push(struct app_heap *h, struct chunk *c)
+{
+	c->pnext = h->partial[c->cls];
+	h->partial[c->cls] = c;
+	c->listed = true;
+}
+
 /* heap_lock held: c is h's, in the table, and (a new chunk of slots) on its partial list. */
 static void chunk_link(struct app_heap *h, struct chunk *c)
 {
@@ -247,11 +255,8 @@ static void chunk_link(struct app_heap *h, struct chunk *c)
 		h->chunks->prev = c;
 	h->chunks = c;
 	table_add(c);
-	if (c->cls != LARGE) {
-		c->pnext = h->partial[c->cls];
-		h->partial[c->cls] = c;
-		c->listed = true;
-	}
+	if (c->cls != LARGE)
+		partial_push(h, c);
 }
 
 /* heap_lock held: the reverse, for a large block (never on a partial list). */
@@ -303,8 +308,8 @@ void *app_malloc(size_t n)
 }
 
 /*
- * Ends the instance that handed the heap a bad pointer or a block it corrupted: what
- * says which call (free, realloc), fmt what was wrong. Never returns.
+ * Ends the instance that handed the heap a bad pointer or a block it corrupted, fmt saying
+ * what was wrong (app_abort prints it with the backtrace). heap_lock is not held.
  */
 static __noreturn void heap_abort(const char *fmt, ...)
 {
@@ -388,11 +393,8 @@ void app_free(void *p)
 	}
 	c->slot[i].state = SLOT_FREED;
 	c->stack[c->nfree++] = i;
-	if (!c->listed) {
-		c->pnext = c->heap->partial[c->cls];
-		c->heap->partial[c->cls] = c;
-		c->listed = true;
-	}
+	if (!c->listed)
+		partial_push(c->heap, c);
 	spin_unlock(&heap_lock);
 }
 
