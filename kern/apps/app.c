@@ -123,16 +123,17 @@ void app_write(const char *s, size_t n)
 	}
 }
 
+/* why may be on the app's stack: copied first (no lock held), then printed from the copy. */
 void app_abort(const char *why)
 {
 	struct app_inst *in = app_current();
 
-	printk("\napp %s on cpu %d: %s\n", in ? in->app->name : "?", core_id(), why);
+	if (!in)
+		panic("app_abort outside an app");
+	strlcpy(in->why_buf, why, sizeof(in->why_buf));
+	in->why = in->why_buf;
+	printk("\napp %s on cpu %d: %s\n", in->app->name, core_id(), in->why);
 	arch_backtrace_here();
-	if (in) {
-		strlcpy(in->why_buf, why, sizeof(in->why_buf));
-		in->why = in->why_buf;
-	}
 	app_exit(APP_ST_ABRT);
 }
 
