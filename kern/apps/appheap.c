@@ -34,6 +34,8 @@
  * only if it lands in a redzone), a use after free (the block may be handed out again),
  * and any write into kernel memory (README, "Bring your own program").
  *
+ * Portable: tests/host/appheap_test.c runs it under pthreads, TSan and ASan.
+ *
  * Locking: heap_lock guards every record (the table, each heap's lists, each chunk's slot
  * states and free stack); it is held only while records are read or changed, never while
  * app memory is read or written (redzones are filled before a block is handed out and
