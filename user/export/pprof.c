@@ -19,6 +19,7 @@
 #include "export/export.h"
 #include "model/clockdesc.h"
 #include "util/strhash.h"
+#include "util/textenc.h"
 #include "util/u64map.h"
 
 /* Profile field numbers (profile.proto). */
@@ -122,15 +123,18 @@ static uint64_t intern(struct strtab *t, const char *s)
 				return *v - 1;
 			continue;
 		}
-		char **ns = realloc(t->str, (t->n + 1) * sizeof(*ns));
-		if (!ns || !(ns[t->n] = strdup(s))) {
+		char **ns = realloc(t->str, (t->n + 1) * sizeof(*ns)), *shown = shown_dup(s);
+		if (!ns || !shown || !(ns[t->n] = strdup(s))) {
 			t->str = ns ? ns : t->str;
 			t->out.oom = 1;
+			free(shown);
 			return 0;
 		}
 		t->str = ns;
 		*v = ++t->n;
-		f_bytes(&t->out, P_STRING_TABLE, s, strlen(s));
+		/* protobuf strings are UTF-8: the name as every output shows it */
+		f_bytes(&t->out, P_STRING_TABLE, shown, strlen(shown));
+		free(shown);
 		return t->n - 1;
 	}
 }

@@ -14,6 +14,7 @@
 
 #include "export/export.h"
 #include "model/spans.h"
+#include "util/textenc.h"
 
 struct trace {
 	const struct profile *p;
@@ -22,23 +23,6 @@ struct trace {
 	FILE *out;
 	int first;
 };
-
-/* s as a JSON string, quotes included. */
-static void json_str(FILE *out, const char *s)
-{
-	fputc('"', out);
-	for (; *s; s++) {
-		unsigned char ch = (unsigned char)*s;
-
-		if (ch == '"' || ch == '\\')
-			fprintf(out, "\\%c", ch);
-		else if (ch < 0x20)
-			fprintf(out, "\\u%04x", ch);
-		else
-			fputc(ch, out);
-	}
-	fputc('"', out);
-}
 
 /* The separator before the next event. */
 static FILE *next(struct trace *t)
