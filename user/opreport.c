@@ -540,7 +540,9 @@ static int run_diff(struct ctx *c)
 	return rc;
 }
 
-int main(int argc, char **argv)
+/* The whole program; main, and the fuzz target (tests/fuzz), which runs it many times in one
+ * process: so every path frees what it took and leaves no state behind but getopt's. */
+int opreport_main(int argc, char **argv)
 {
 	struct options o;
 	struct profile prof = { 0 };
@@ -585,3 +587,10 @@ int main(int argc, char **argv)
 	free(defk);
 	return rc;
 }
+
+#ifndef OPREPORT_NO_MAIN
+int main(int argc, char **argv)
+{
+	return opreport_main(argc, argv);
+}
+#endif

@@ -22,7 +22,9 @@
 
 #include "ingest/parser.h"
 
-#define READ_CHUNK	(4u << 20)	/* bytes read per call; the buffer also holds one record */
+#define READ_CHUNK	(4u << 20)	/* bytes read per call at most; the buffer also holds one record */
+#define READ_FIRST	(64u << 10)	/* the buffer's first size: it doubles while reads fill it, */
+#define READ_MAX	(READ_CHUNK + OPF_MAX_REC)	/* up to this: a small stream takes little */
 
 static long fail(struct opf_parser *p, uint64_t off, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
@@ -445,11 +447,18 @@ static void close_input(struct input *in)
 		close(in->fd);
 }
 
-/* Feed the rest of the input through the parser in READ_CHUNK pieces. */
-static int feed_all(struct opf_parser *p, struct input *in, uint8_t *buf, size_t have)
+/*
+ * Feed the rest of the input through the parser, read into *buf (*cap bytes, have of them
+ * already read). A read that fills the buffer doubles it before the next, up to READ_MAX, so
+ * every read has room: below READ_MAX the buffer grew since it filled, and at READ_MAX what
+ * the parser left (part of one record, less than OPF_MAX_REC) leaves READ_CHUNK free.
+ */
+static int feed_all(struct opf_parser *p, struct input *in, uint8_t **bufp, size_t *cap,
+		    size_t have)
 {
 	for (;;) {
-		ssize_t n = read_full(in, buf + have, READ_CHUNK);
+		uint8_t *buf = *bufp;
+		ssize_t n = read_full(in, buf + have, *cap - have);
 
 		if (n < 0) {
 			int e;
@@ -461,6 +470,7 @@ static int feed_all(struct opf_parser *p, struct input *in, uint8_t *buf, size_t
 				snprintf(p->err, sizeof(p->err), "read error: %s", strerror(errno));
 			return -1;
 		}
+		int full = have + (size_t)n == *cap;
 		have += (size_t)n;
 		long used = opf_feed(p, buf, have);
 		if (used < 0)
@@ -469,20 +479,31 @@ static int feed_all(struct opf_parser *p, struct input *in, uint8_t *buf, size_t
 		memmove(buf, buf + used, have);
 		if (n == 0)
 			return opf_finish(p, buf, have);
+		if (full && *cap < READ_MAX) {
+			size_t ncap = 2 * *cap < READ_MAX ? 2 * *cap : READ_MAX;
+			uint8_t *nb = realloc(buf, ncap);	/* malloc's alignment: >= OPF_ALIGN */
+
+			if (!nb) {
+				snprintf(p->err, sizeof(p->err), "out of memory");
+				return -1;
+			}
+			*bufp = nb;
+			*cap = ncap;
+		}
 	}
 }
 
 int opf_parse_file(struct opf_parser *p, const char *path)
 {
 	struct input in = { -1, NULL };
-	uint8_t *buf = aligned_alloc(OPF_ALIGN, READ_CHUNK + OPF_MAX_REC);
-	size_t have = 0;
+	size_t cap = READ_FIRST, have = 0;
+	uint8_t *buf = malloc(cap);
 	int rc = -1;
 
 	if (!buf)
 		snprintf(p->err, sizeof(p->err), "out of memory");
 	else if (open_input(p, path, &in, buf, &have) == 0)
-		rc = feed_all(p, &in, buf, have);
+		rc = feed_all(p, &in, &buf, &cap, have);
 	free(buf);
 	close_input(&in);
 	return rc;
