@@ -95,7 +95,8 @@ int report_wall(const struct ctx *c, FILE *out)
 
 		if (!s->on)
 			continue;
-		qsort(s->thr, s->nthr, sizeof(*s->thr), by_on);
+		if (s->nthr)	/* thr is NULL while there is none */
+			qsort(s->thr, s->nthr, sizeof(*s->thr), by_on);
 		fprintf(out, "Wall time per thread, session %u (%.3f ms): percent of each thread's "
 			"time in the session\n", i + 1, sched_ms(s, s->end - s->start));
 		fprintf(out, "    tid name           core   time ms     on ms  on-cpu samples runnable"
@@ -169,7 +170,8 @@ static struct offrow *off_rows(const struct profile *p, struct sched_sess *s, ui
 		return NULL;
 	g_s = s;
 	g_fr = p->sched.frames;
-	qsort(s->off, s->noff, sizeof(*s->off), off_sort);
+	if (s->noff)	/* off is NULL while there is none */
+		qsort(s->off, s->noff, sizeof(*s->off), off_sort);
 	for (uint32_t i = 0; i < s->noff; i++) {
 		const struct offcpu *o = &s->off[i];
 
