@@ -2,9 +2,10 @@
  * opreport.c: the program's entry: command line, kernel ELF location and build-id check, and
  * the order of output (the sections[] and files[] tables). Run by users and the tests.
  *
- * Exit status: 0 report written; 2 usage error or invalid/unreadable stream (one line on
- * stderr naming the file, the offset and the problem); 3 --stats found that the per-core
- * accounting does not add up; 1 any other failure (out of memory, cannot write an output).
+ * Exit status: 0 report written; 2 usage error, invalid/unreadable stream, or a view the
+ * stream cannot make (scheduler events not recorded) -- one line on stderr naming the file
+ * and the problem; 3 --stats found that the accounting does not add up; 4 --stats on an
+ * incomplete stream whose part adds up; 1 any other failure (out of memory, cannot write).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -441,6 +442,38 @@ static void crash_warn(const char *file, const struct profile *p)
 			ci->cut_at);
 }
 
+/* The views made of scheduler events: a flag, or a file's path, in struct options. */
+static const struct { const char *name; size_t off; int path; } sched_views[] = {
+	{ "--wall", offsetof(struct options, wall), 0 },
+	{ "--offcpu", offsetof(struct options, offcpu), 0 },
+	{ "--locks", offsetof(struct options, locks), 0 },
+	{ "--timeline", offsetof(struct options, timeline), 1 },
+	{ "--trace", offsetof(struct options, trace), 1 },
+};
+
+/*
+ * A view of scheduler events asked of a stream without them: it could only print nothing,
+ * or a file of nothing. One line saying how to record them, and 2 (before any file is made
+ * and before any other warning, so that this is all the user reads); 0 when nothing is
+ * missing.
+ */
+static int sched_views_possible(const struct options *o, const struct profile *prof)
+{
+	for (size_t i = 0; i < sizeof(sched_views) / sizeof(sched_views[0]); i++) {
+		const char *at = (const char *)o + sched_views[i].off;
+
+		if (sched_views[i].path ? !*(const char *const *)at : !*(const int *)at)
+			continue;
+		if (sched_any(&prof->sched))
+			return 0;
+		fprintf(stderr, "opreport: %s: %s needs scheduler events, which this session did not "
+			"record: start it with \"oprofile start -e sched\"\n", o->file,
+			sched_views[i].name);
+		return 2;
+	}
+	return 0;
+}
+
 /* Parse the stream into prof; on failure say why (one line) and return 2. */
 static int load(const struct options *o, struct profile *prof)
 {
@@ -452,6 +485,8 @@ static int load(const struct options *o, struct profile *prof)
 		fprintf(stderr, "opreport: %s: %s\n", o->file, ps.err);
 		return 2;
 	}
+	if (sched_views_possible(o, prof))
+		return 2;
 	if (o->snapshot && !profile_dump(prof, prof->snapshot)) {
 		fprintf(stderr, "opreport: %s: no snapshot dump %ld: the stream has %" PRIu64 "%s\n",
 			o->file, o->snapshot, profile_dumps(prof),
