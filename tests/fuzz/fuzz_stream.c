@@ -8,15 +8,17 @@
  * delay profiles of --offcpu and --locks, --snapshot, --weight samples and --diff (the
  * stream against itself, with the differential flame graph). So the parser, the crash-dump
  * cut, the scheduler analysis, symbol resolution and each writer see every input, by the
- * same paths as on the command line. Before them the parser alone reads the input in two
+ * same paths as on the command line (the views of scheduler events in lines of their own:
+ * a session without events refuses them, and the others would be left out). Before them the parser alone reads the input in two
  * pieces cut where its last byte says, as a streaming reader gets it: its verdict and what it
  * kept must be those of the input read whole (a difference aborts, a finding).
  *
  * Any input must end in a report or an error message: no crash, leak, undefined behaviour
  * or exit (libFuzzer reports each). Text goes to stdout and messages to stderr, which the
  * make rule's -close_fd_mask=3 discards; files go to /dev/null. Symbols come from the ELF
- * in OPREPORT_FUZZ_KERNEL (the make rule names the kernel the real sessions of the corpus
- * came from) in the first three command lines; the others report raw addresses.
+ * in OPREPORT_FUZZ_KERNEL (the make rule names the tree's kernel, whose functions the real
+ * sessions of the corpus sampled), forced on every stream whatever its build-id
+ * (--force-kernel: an input's build-id is as random as the rest); the last line needs none.
  */
 #include <getopt.h>
 #include <stdint.h>
@@ -36,14 +38,18 @@ int opreport_main(int argc, char **argv);
 /* KERNEL and INPUT stand for the ELF's path and the input's; NULL ends a command line. */
 static const char KERNEL[] = "KERNEL", INPUT[] = "INPUT";
 static const char *const runs[][ARGS_MAX] = {
-	{ "-k", KERNEL, "--stats", "--cpu", "--inclusive", "--thread", "--lines", "--callgraph",
-	  "--wall", "--offcpu", "--locks", "--perf-data", "/dev/null", "--no-buildid-cache",
-	  "--timeline", "/dev/null", "--trace", "/dev/null", "-n", "3", INPUT, NULL },
-	{ "-k", KERNEL, "--folded", "--flame", "/dev/null", "--pprof", "/dev/null", INPUT, NULL },
-	{ "-k", KERNEL, "--diff", "--flame", "/dev/null", INPUT, INPUT, NULL },
-	{ "--offcpu", "--folded", "--flame", "/dev/null", "--pprof", "/dev/null", INPUT, NULL },
-	{ "--locks", "--folded", "--flame", "/dev/null", "--pprof", "/dev/null", INPUT, NULL },
-	{ "--snapshot", "1", "--weight", "samples", "--thread", "--stats", INPUT, NULL },
+	{ "-k", KERNEL, "--force-kernel", "--stats", "--cpu", "--inclusive", "--thread", "--lines",
+	  "--callgraph", "--perf-data", "/dev/null", "--no-buildid-cache", "-n", "3", INPUT, NULL },
+	{ "-k", KERNEL, "--force-kernel", "--wall", "--offcpu", "--locks", "--timeline",
+	  "/dev/null", "--trace", "/dev/null", INPUT, NULL },
+	{ "-k", KERNEL, "--force-kernel", "--folded", "--flame", "/dev/null", "--pprof", "/dev/null",
+	  INPUT, NULL },
+	{ "-k", KERNEL, "--force-kernel", "--diff", "--flame", "/dev/null", INPUT, INPUT, NULL },
+	{ "-k", KERNEL, "--force-kernel", "--offcpu", "--folded", "--flame", "/dev/null", "--pprof",
+	  "/dev/null", INPUT, NULL },
+	{ "-k", KERNEL, "--force-kernel", "--locks", "--folded", "--flame", "/dev/null", "--pprof",
+	  "/dev/null", INPUT, NULL },
+	{ "--snapshot", "1", "--weight", "samples", "--stats", INPUT, NULL },
 };
 
 /*

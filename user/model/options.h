@@ -26,6 +26,8 @@ struct options {
 	const char *timeline;	/* --timeline FILE.html: per core over time (export/timeline.c) */
 	const char *trace;	/* --trace FILE.json: the same as Chrome trace events */
 	int no_buildid_cache;	/* --no-buildid-cache: leave perf's build-id cache alone */
+	int force_kernel;	/* --force-kernel: -k ELF even when it is another kernel's */
+	const char *add_kernel;	/* --add-kernel ELF: keep it in the store and cache, and exit */
 	int argc;		/* the command line, for perf.data's cmdline feature */
 	char **argv;
 };
