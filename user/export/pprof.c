@@ -357,7 +357,7 @@ static void functions(struct pp *w)
 	for (uint32_t f = 0; f < sym->nfuncs; f++) {
 		const struct func *fn = &sym->funcs[f];
 		const char *file = NULL;
-		int line = 0;
+		int line = 0, r = 0;
 
 		if (!w->funcs_used[f])
 			continue;
@@ -367,10 +367,11 @@ static void functions(struct pp *w)
 		if (fn->decl_line && fn->decl_file) {	/* where DWARF says it is declared */
 			f_int(&w->m, F_FILENAME, intern(&w->t, fn->decl_file));
 			f_int(&w->m, F_START_LINE, (uint64_t)fn->decl_line);
-		} else if (fn->resolved && !sym_line(sym, fn->start, &file, &line)) {
+		} else if (fn->resolved && !(r = sym_line(sym, fn->start, &file, &line))) {
 			f_int(&w->m, F_FILENAME, intern(&w->t, file));
 			f_int(&w->m, F_START_LINE, (uint64_t)line);
 		}
+		w->m.oom |= r < 0;
 		f_msg(&w->body, P_FUNCTION, &w->m);
 	}
 }

@@ -272,8 +272,10 @@ static long deliver(struct opf_parser *p, opf_handler h, const struct opf_view *
 {
 	char why[192] = "";
 
-	if (h && h(p->arg, v, why, sizeof(why)))
+	if (h && h(p->arg, v, why, sizeof(why))) {
+		p->nomem = !why[0];
 		return fail(p, v->off, "%s", why[0] ? why : "out of memory");
+	}
 	return 0;
 }
 
@@ -310,18 +312,19 @@ static long record(struct opf_parser *p, const uint8_t *r, const struct opf_rec 
 	return 0;
 }
 
-/* Framing of the header at p->off: 0, or fail(). */
+/* Framing of the header at p->off: 0, or fail(). What is no stream at all (a text, another
+ * format) is said so first, rather than as a record of bad length. */
 static long check_header(struct opf_parser *p, const struct opf_rec *h)
 {
+	if (!p->have_session && h->type != OPF_SESSION)
+		return fail(p, p->off,
+			    "first record has type %u, not OPF_SESSION: not a profiler stream", h->type);
 	if (h->len < sizeof(struct opf_rec))
 		return fail(p, p->off, "record length %u is less than 8", h->len);
 	if (h->len % OPF_ALIGN)
 		return fail(p, p->off, "record length %u is not a multiple of 8", h->len);
 	if (h->len > OPF_MAX_REC)
 		return fail(p, p->off, "record length %u exceeds the maximum %u", h->len, OPF_MAX_REC);
-	if (!p->have_session && h->type != OPF_SESSION)
-		return fail(p, p->off,
-			    "first record has type %u, not OPF_SESSION: not a profiler stream", h->type);
 	return 0;
 }
 
@@ -349,8 +352,10 @@ long opf_feed(struct opf_parser *p, const uint8_t *buf, size_t len)
 		pos += h.len;
 		p->off += h.len;
 	}
-	if (p->sink->flush && p->sink->flush(p->arg))
+	if (p->sink->flush && p->sink->flush(p->arg)) {
+		p->nomem = 1;
 		return fail(p, p->off, "out of memory");
+	}
 	return (long)pos;
 }
 
@@ -485,6 +490,7 @@ static int feed_all(struct opf_parser *p, struct input *in, uint8_t **bufp, size
 
 			if (!nb) {
 				snprintf(p->err, sizeof(p->err), "out of memory");
+				p->nomem = 1;
 				return -1;
 			}
 			*bufp = nb;
@@ -500,9 +506,10 @@ int opf_parse_file(struct opf_parser *p, const char *path)
 	uint8_t *buf = malloc(cap);
 	int rc = -1;
 
-	if (!buf)
+	if (!buf) {
 		snprintf(p->err, sizeof(p->err), "out of memory");
-	else if (open_input(p, path, &in, buf, &have) == 0)
+		p->nomem = 1;
+	} else if (open_input(p, path, &in, buf, &have) == 0)
 		rc = feed_all(p, &in, &buf, &cap, have);
 	free(buf);
 	close_input(&in);

@@ -45,8 +45,8 @@ struct symbols {
 	char cwd[4096];
 };
 
-/* Open path. Returns 0, or -1 with a reason in err (the symbols are then unusable: call
- * sym_init_raw). */
+/* Open path. Returns 0; 1 when the ELF cannot be read or loaded, the reason in err; -1 when
+ * out of memory. After a failure the symbols are unusable: call sym_init_raw. */
 int sym_open(struct symbols *s, const char *path, char *err, size_t errlen);
 
 /* Set up for raw addresses only. Returns 0 or -1 (out of memory). */
@@ -73,7 +73,8 @@ uint32_t sym_truncated(struct symbols *s);
 /* The function id of a synthetic frame named name (an off-CPU reason), made if new. */
 uint32_t sym_synthetic(struct symbols *s, const char *name);
 
-/* Source file and line of a lookup address; returns 0, or -1 when DWARF does not say. */
+/* Source file and line of a lookup address; returns 0, 1 when DWARF does not say, or -1 when
+ * out of memory. */
 int sym_line(struct symbols *s, uint64_t addr, const char **file, int *line);
 
 /* Fill stack->fids for every stack: the frames of the pc as is and of the return addresses
