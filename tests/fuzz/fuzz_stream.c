@@ -8,10 +8,11 @@
  * delay profiles of --offcpu and --locks, --snapshot, --weight samples and --diff (the
  * stream against itself, with the differential flame graph). So the parser, the crash-dump
  * cut, the scheduler analysis, symbol resolution and each writer see every input, by the
- * same paths as on the command line (the views of scheduler events in lines of their own:
- * a session without events refuses them, and the others would be left out). Before them the parser alone reads the input in two
- * pieces cut where its last byte says, as a streaming reader gets it: its verdict and what it
- * kept must be those of the input read whole (a difference aborts, a finding).
+ * same paths as on the command line (the views of scheduler events in lines of their own: a
+ * session without events refuses them, and the others would be left out). Before them the
+ * parser alone reads the input in two pieces cut where its last byte says, as a streaming
+ * reader gets it: its verdict and what it kept must be those of the input read whole (a
+ * difference aborts, a finding).
  *
  * Any input must end in a report or an error message: no crash, leak, undefined behaviour
  * or exit (libFuzzer reports each). Text goes to stdout and messages to stderr, which the
@@ -42,8 +43,8 @@ static const char *const runs[][ARGS_MAX] = {
 	  "--callgraph", "--perf-data", "/dev/null", "--no-buildid-cache", "-n", "3", INPUT, NULL },
 	{ "-k", KERNEL, "--force-kernel", "--wall", "--offcpu", "--locks", "--timeline",
 	  "/dev/null", "--trace", "/dev/null", INPUT, NULL },
-	{ "-k", KERNEL, "--force-kernel", "--folded", "--flame", "/dev/null", "--pprof", "/dev/null",
-	  INPUT, NULL },
+	{ "-k", KERNEL, "--force-kernel", "--folded", "--flame", "/dev/null", "--pprof",
+	  "/dev/null", INPUT, NULL },
 	{ "-k", KERNEL, "--force-kernel", "--diff", "--flame", "/dev/null", INPUT, INPUT, NULL },
 	{ "-k", KERNEL, "--force-kernel", "--offcpu", "--folded", "--flame", "/dev/null", "--pprof",
 	  "/dev/null", INPUT, NULL },
@@ -135,7 +136,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		int argc = 1;
 
 		for (const char *const *a = runs[r]; *a; a++)
-			argv[argc++] = (char *)(*a == KERNEL ? kernel : *a == INPUT ? input_path : *a);
+			argv[argc++] = (char *)(*a == KERNEL ? kernel :
+						*a == INPUT ? input_path : *a);
 		optind = 0;	/* getopt starts afresh on a new argument vector */
 		opreport_main(argc, argv);
 	}

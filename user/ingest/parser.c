@@ -22,9 +22,12 @@
 
 #include "ingest/parser.h"
 
-#define READ_CHUNK	(4u << 20)	/* bytes read per call at most; the buffer also holds one record */
-#define READ_FIRST	(64u << 10)	/* the buffer's first size: it doubles while reads fill it, */
-#define READ_MAX	(READ_CHUNK + OPF_MAX_REC)	/* up to this: a small stream takes little */
+/* The read buffer starts at READ_FIRST and doubles while reads fill it, up to READ_MAX: room
+ * for READ_CHUNK bytes a read beside the part of a record left over. A small stream takes
+ * little memory, a large one is read in READ_CHUNK pieces. */
+#define READ_CHUNK	(4u << 20)
+#define READ_FIRST	(64u << 10)
+#define READ_MAX	(READ_CHUNK + OPF_MAX_REC)
 
 static long fail(struct opf_parser *p, uint64_t off, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
@@ -317,8 +320,8 @@ static long record(struct opf_parser *p, const uint8_t *r, const struct opf_rec 
 static long check_header(struct opf_parser *p, const struct opf_rec *h)
 {
 	if (!p->have_session && h->type != OPF_SESSION)
-		return fail(p, p->off,
-			    "first record has type %u, not OPF_SESSION: not a profiler stream", h->type);
+		return fail(p, p->off, "first record has type %u, not OPF_SESSION: not a profiler "
+			    "stream", h->type);
 	if (h->len < sizeof(struct opf_rec))
 		return fail(p, p->off, "record length %u is less than 8", h->len);
 	if (h->len % OPF_ALIGN)
@@ -486,7 +489,7 @@ static int feed_all(struct opf_parser *p, struct input *in, uint8_t **bufp, size
 			return opf_finish(p, buf, have);
 		if (full && *cap < READ_MAX) {
 			size_t ncap = 2 * *cap < READ_MAX ? 2 * *cap : READ_MAX;
-			uint8_t *nb = realloc(buf, ncap);	/* malloc's alignment: >= OPF_ALIGN */
+			uint8_t *nb = realloc(buf, ncap);	/* aligned as malloc: >= 8 */
 
 			if (!nb) {
 				snprintf(p->err, sizeof(p->err), "out of memory");

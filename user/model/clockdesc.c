@@ -30,8 +30,9 @@ const char *clock_text(const struct opf_session *h, char *buf, size_t n)
 		int k = snprintf(buf, n, "hardware time, %s", h->machine == OPF_MACH_KVM ? "KVM" :
 				 h->machine == OPF_MACH_BARE ? "bare hardware" : "hypervisor ");
 
+		memcpy(sig, h->hv_sig, sizeof(h->hv_sig));
 		if (h->machine == OPF_MACH_OTHER && k >= 0 && (size_t)k < n)
-			shown_copy(buf + k, n - (size_t)k, memcpy(sig, h->hv_sig, sizeof(h->hv_sig)));
+			shown_copy(buf + k, n - (size_t)k, sig);
 		break;
 	}
 	default:

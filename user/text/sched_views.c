@@ -68,7 +68,8 @@ static void wall_thread(const struct ctx *c, const struct sched_sess *s, const s
 
 	fprintf(out, "  %5u %s %4u %9.3f %9.3f %6.2f%% %6.2f%% %6.2f%% %6.2f%% %6.2f%% "
 		"%6.2f%% %6.2f%% %6.2f%% %6.2f%%  ", t->tid,
-		term_cell(name, sizeof(name), profile_thread_label(c->p, t->tid), 14), t->core, sched_ms(s, life), sched_ms(s, t->on), pct(t->on, life),
+		term_cell(name, sizeof(name), profile_thread_label(c->p, t->tid), 14), t->core,
+		sched_ms(s, life), sched_ms(s, t->on), pct(t->on, life),
 		pct(t->samples * s->period, life), pct(t->runnable, life),
 		pct(blocked_sum(t), life), pct(t->blocked[OPF_WHY_SLEEP], life),
 		pct(t->blocked[OPF_WHY_RENDEZ], life), pct(t->blocked[OPF_WHY_QLOCK], life),
@@ -223,7 +224,8 @@ static int offcpu_session(const struct ctx *c, struct sched_sess *s, uint32_t si
 		fprintf(out, "%9.3f %6.2f%% %10.3f %6u %8.3f  %s %5u %s ",
 			sched_ms(s, r[i].total), pct(r[i].total, all), sched_ms(s, r[i].blocked),
 			r[i].count, sched_ms(s, r[i].max), term_cell(wcell, sizeof(wcell), why, 20),
-			o->tid, term_cell(tcell, sizeof(tcell), profile_thread_label(c->p, o->tid), 9));
+			o->tid,
+			term_cell(tcell, sizeof(tcell), profile_thread_label(c->p, o->tid), 9));
 		print_stack(c, c->p->sched.frames + e->frames, e->nframes, 5, out);
 	}
 	free(r);

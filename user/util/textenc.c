@@ -1,8 +1,9 @@
 /*
- * textenc.c: the writers of textenc.h. One walk over a name, next_unit, decides what is
+ * textenc.c: the writers of textenc.h, called by every stage that writes a name (the text
+ * views, the files of export/, clockdesc). One walk over a name, next_unit, decides what is
  * shown (a printable character as it is, any other byte as \xNN); the writers differ only
  * in what they do with a unit: the terminal and the C strings take it as it is, XML and JSON
- * escape their own special characters on top (the table quote_of).
+ * escape their own special characters on top (xml_quote, json_quote).
  *
  * Invariant: a shown name is valid UTF-8 without control characters, whatever bytes came
  * in, because next_unit passes a byte through only inside a sequence printable() checked

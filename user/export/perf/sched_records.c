@@ -42,7 +42,7 @@ static int64_t prev_state(unsigned why)
 static void comm(const struct profile *p, uint32_t tid, char out[16])
 {
 	memset(out, 0, 16);
-	shown_copy(out, 16, tid ? profile_thread_label(p, tid) : "swapper");	/* whole characters */
+	shown_copy(out, 16, tid ? profile_thread_label(p, tid) : "swapper");	/* whole chars */
 }
 
 int perf_sched_on(const struct ctx *c)
