@@ -21,6 +21,7 @@
 #include "export/export.h"
 #include "export/perf/perfdata.h"
 #include "ingest/audit.h"
+#include "model/filter.h"
 #include "model/sched_acct.h"
 #include "model/sched_offcpu.h"
 #include "text/text.h"
@@ -65,7 +66,8 @@ static void usage(FILE *f)
 		"threads, lines, call graph, folded.\n");
 }
 
-/* What a command-line option does: set a flag, take a path, or something of its own. */
+/* What a command-line option does: set a flag, take a string (a path, a list, a pattern), or
+ * something of its own. */
 enum opt_kind { OK_FLAG, OK_PATH, OK_LIMIT, OK_HELP, OK_KERNEL, OK_SNAPSHOT, OK_WEIGHT };
 
 struct opt_row {
@@ -101,6 +103,14 @@ static const struct opt_row opt_rows[] = {
 	{ "snapshot", 0, OK_SNAPSHOT, 0 },
 	{ "weight", 0, OK_WEIGHT, 0 },
 	{ "bench-stats", 0, FLAG(bench_stats) },	/* hidden: timing for the bench */
+	/* the filters (model/filter.c) */
+	{ "tid", 0, PATH(f_tid) },
+	{ "comm", 0, PATH(f_comm) },
+	{ "cores", 0, PATH(f_cores) },
+	{ "time", 0, PATH(f_time) },
+	{ "no-idle", 0, FLAG(no_idle) },
+	{ "focus", 0, PATH(f_focus) },
+	{ "ignore", 0, PATH(f_ignore) },
 };
 #define NOPTS (sizeof(opt_rows) / sizeof(opt_rows[0]))
 
@@ -441,11 +451,14 @@ static void crash_warn(const char *file, const struct profile *p)
 			ci->cut_at);
 }
 
-/* Parse the stream into prof; on failure say why (one line) and return 2. */
-static int load(const struct options *o, struct profile *prof)
+/* Parse the stream into prof, each sample judged by the filters of u; on failure say why
+ * (one line) and return 2. */
+static int load(const struct options *o, struct filter_use *u, struct profile *prof)
 {
 	struct opf_parser ps;
 
+	if (u->f && u->f->on)
+		filter_attach(u, prof);
 	opf_parser_init(&ps, &profile_sink, prof);
 	prof->snapshot = (uint64_t)o->snapshot;
 	if (opf_parse_file(&ps, o->file) && !crash_cut(&ps, prof)) {
@@ -462,6 +475,7 @@ static int load(const struct options *o, struct profile *prof)
 		crash_warn(o->file, prof);
 	else if (!profile_complete(prof))
 		warn_incomplete(o->file, prof);
+	filter_window(u->f, prof);
 	if (sched_any(&prof->sched) && sched_analyze(prof)) {
 		fprintf(stderr, "opreport: out of memory\n");
 		return 2;
@@ -516,18 +530,19 @@ static int run_diff(struct ctx *c)
 {
 	struct options ob = *c->o;
 	struct profile bprof = { 0 };
-	struct ctx b = { .o = &ob, .p = &bprof, .sym = c->sym, .kernel_path = c->kernel_path };
+	struct ctx b = { .o = &ob, .p = &bprof, .sym = c->sym, .kernel_path = c->kernel_path,
+			 .fu = { .f = c->fu.f } };
 	int rc;
 
 	ob.file = c->o->base;
-	if ((rc = load(&ob, &bprof))) {
+	if ((rc = load(&ob, &b.fu, &bprof))) {
 		profile_free(&bprof);
 		return rc;
 	}
 	b.ncores = bprof.ncores;
 	rc = -1;
-	if (!sym_resolve(c->sym, &bprof.stacks) && !ctx_aggregate(c) && !ctx_aggregate(&b) &&
-	    !report_diff(&b, c, stdout))
+	if (!sym_resolve(c->sym, &bprof.stacks) && !filter_stacks(&b.fu, &bprof, c->sym) &&
+	    !ctx_aggregate(c) && !ctx_aggregate(&b) && !report_diff(&b, c, stdout))
 		rc = 0;
 	errno = 0;
 	if (!rc && c->o->flame && report_diff_flame(&b, c, c->o->flame)) {
@@ -540,18 +555,51 @@ static int run_diff(struct ctx *c)
 	return rc;
 }
 
+/* The filters of the command line into f; 0, or 2 after saying what is wrong. */
+static int parse_filters(const struct options *o, struct filter *f)
+{
+	char err[256];
+
+	if (filter_parse(f, o, err, sizeof(err))) {
+		fprintf(stderr, "opreport: %s\n", err);
+		return 2;
+	}
+	if (f->on && o->stats) {
+		fprintf(stderr, "opreport: --stats checks the whole stream: it takes no filters\n");
+		return 2;
+	}
+	return 0;
+}
+
+/*
+ * What the reports read, once the symbols are open, in this order: the filters on the
+ * events (on their stacks too, unless the off-CPU or lock stacks are made of them and
+ * judged below), those stacks, every stack resolved, the filters on the stacks. 0 or -1.
+ */
+static int derive(struct ctx *c)
+{
+	const struct options *o = c->o;
+	struct profile *p = c->p;
+
+	return filter_sched(&c->fu, p, c->sym, !o->delay) ||
+	       (o->delay && sched_offcpu_stacks(p, o->locks)) || sym_resolve(c->sym, &p->stacks) ||
+	       (o->delay && sched_offcpu_roots(p, c->sym)) || filter_stacks(&c->fu, p, c->sym);
+}
+
 int main(int argc, char **argv)
 {
 	struct options o;
+	struct filter filt = { 0 };
 	struct profile prof = { 0 };
 	struct symbols sym;
-	struct ctx c = { .o = &o, .p = &prof };
+	struct ctx c = { .o = &o, .p = &prof, .fu = { .f = &filt } };
 	char *defk = NULL;
 	int rc = parse_args(argc, argv, &o);
 	double t0 = now(), t1;
 
-	if (rc) {
+	if (rc || (rc = parse_filters(&o, &filt))) {
 		usage(stderr);
+		filter_free(&filt);
 		return rc;
 	}
 	plan(&o);
@@ -559,15 +607,15 @@ int main(int argc, char **argv)
 		fprintf(stderr, "opreport: cannot write %s: no temporary file\n", o.perf_data);
 		return 1;
 	}
-	if ((rc = load(&o, &prof))) {
+	if ((rc = load(&o, &c.fu, &prof))) {
 		perf_free(c.perf);
 		profile_free(&prof);
+		filter_free(&filt);
 		return rc;
 	}
 	t1 = now();
 	c.ncores = prof.ncores;
-	if (open_symbols(&c, &sym, &defk) || (o.delay && sched_offcpu_stacks(&prof, o.locks)) ||
-	    sym_resolve(&sym, &prof.stacks) || (o.delay && sched_offcpu_roots(&prof, &sym)) ||
+	if (open_symbols(&c, &sym, &defk) || derive(&c) ||
 	    (o.diff ? (rc = run_diff(&c)) < 0 : ctx_aggregate(&c) || (rc = run_reports(&c)) < 0)) {
 		fprintf(stderr, "opreport: out of memory\n");
 		return 1;
@@ -582,6 +630,7 @@ int main(int argc, char **argv)
 	perf_free(c.perf);
 	sym_close(&sym);
 	profile_free(&prof);
+	filter_free(&filt);
 	free(defk);
 	return rc;
 }

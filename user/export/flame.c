@@ -314,6 +314,10 @@ static void svg_head(const struct svg *g)
 		fprintf(out, " to ");
 	}
 	xml_escape(out, c->o->file);
+	if (c->fu.f && c->fu.f->on) {	/* which filters shaped it */
+		fputs(", ", out);
+		xml_escape(out, c->fu.f->desc);
+	}
 	if (g->base)
 		fprintf(out, " (%" PRIu64 " %s; red grew, blue shrank)</text>\n", c->total,
 			ctx_unit(c));

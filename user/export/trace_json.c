@@ -17,6 +17,7 @@
 
 struct trace {
 	const struct profile *p;
+	struct filter *f;	/* the report's filters, or NULL */
 	const struct sched_sess *s;
 	uint32_t si;
 	FILE *out;
@@ -117,13 +118,13 @@ static void session(struct trace *t)
 		meta(t, "thread_name", k, name);
 	}
 	for (uint32_t k = 0; k < t->s->ncores; k++)
-		timeline_spans(t->s, k, span, t);
-	timeline_marks(t->p, t->si, mark, t);
+		timeline_spans(t->p, t->si, k, t->f, span, t);
+	timeline_marks(t->p, t->si, t->f, mark, t);
 }
 
 int report_trace(const struct ctx *c, const char *path)
 {
-	struct trace t = { c->p, NULL, 0, NULL, 1 };
+	struct trace t = { c->p, c->fu.f, NULL, 0, NULL, 1 };
 	int rc;
 
 	if (!timeline_check(c->p, "--trace") || !(t.out = fopen(path, "w")))

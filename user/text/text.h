@@ -12,6 +12,9 @@
 #include "model/ctx.h"
 
 int report_header(const struct ctx *c, FILE *out);	/* header.c */
+/* Its lines saying which filters shaped the report and what --no-idle left out (nothing
+ * without filters): of the samples, or (sched) of the scheduler views' threads. */
+void report_filter_lines(const struct ctx *c, int sched, FILE *out);
 /* Its lines for a crash dump (crash_header.c; nothing for another stream). */
 void crash_header(const struct ctx *c, FILE *out);
 int report_symbols(const struct ctx *c, FILE *out);	/* flat.c */
