@@ -70,6 +70,7 @@ static size_t nspecs;
 static struct {
 	uint32_t cores, hz, depth, unknown, snapshots, pause, no_core_end, no_session_end, v1_end;
 	uint32_t version, block_bytes, discard, nmi, machine, clock, long_switches, same_switches;
+	uint32_t in_order;
 	int32_t icount_shift;
 	uint64_t seed, random_n, templates, tsc_hz, resumed, marks_lost;
 	const char *out, *funcs;
@@ -907,6 +908,8 @@ static void usage(void)
 		"                      /d cut at the depth limit, /i interrupts off; ~GAP: each sample\n"
 		"                      GAP periods after the core's previous one (GAP-1 missed ticks);\n"
 		"                      TID 0 is idle (default core 0, tid 1); repeatable\n"
+		"  --in-order          each -S's samples after the previous one's (default: a\n"
+		"                      sample of each in turn), so each has its own stretch of time\n"
 		"  -t TID:CORE:NAME    thread name record (repeatable)\n"
 		"  -l CORE:REASON:N    N samples lost for REASON 0..3 (repeatable; not 1 in format 2)\n"
 		"  --overwritten CORE:N, --taken-bias CORE:N, --delivered-bias CORE:N\n"
@@ -951,7 +954,7 @@ static void pair(const char *arg, uint32_t *core, uint64_t *n)
 
 enum { O_OVER = 256, O_TAKEN, O_DELIV, O_THROTTLE, O_UNKNOWN, O_SNAP, O_PAUSE, O_NOCE, O_NOSE,
        O_TSCHZ, O_MISSED, O_V1END, O_V1, O_DROP, O_UNLISTED, O_BREAK, O_RESUMED, O_DISCARD,
-       O_LOSTBIAS, O_NMI, O_MARKSLOST, O_CLOCK, O_LONGSW, O_SAMESW };
+       O_LOSTBIAS, O_NMI, O_MARKSLOST, O_CLOCK, O_LONGSW, O_SAMESW, O_INORDER };
 
 /* Options whose meaning depends on -c are kept and applied after the whole line is read. */
 struct deferred_opt {
@@ -1120,6 +1123,7 @@ static int simple_opt(int ch, const char *a)
 	case O_CLOCK: clock_opt(a); return 1;
 	case O_LONGSW: opt.long_switches = 1; return 1;
 	case O_SAMESW: opt.same_switches = 1; return 1;
+	case O_INORDER: opt.in_order = 1; return 1;
 	}
 	return 0;
 }
@@ -1139,6 +1143,7 @@ static const char *parse_options(int argc, char **argv, char **spec_args, size_t
 		{ "lost-bias", 1, NULL, O_LOSTBIAS }, { "nmi", 0, NULL, O_NMI },
 		{ "marks-lost", 1, NULL, O_MARKSLOST }, { "clock", 1, NULL, O_CLOCK },
 		{ "long-switches", 0, NULL, O_LONGSW }, { "same-switches", 0, NULL, O_SAMESW },
+		{ "in-order", 0, NULL, O_INORDER },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *elfpath = NULL;
@@ -1209,7 +1214,8 @@ static void emit_random(const uint64_t *tmpl, size_t naddr)
 	emit_next(core, 1 + (uint32_t)(t % (2 * opt.cores)), 0, addr, (uint16_t)naddr, 1);
 }
 
-/* Rounds of one sample of each spec with samples left, then a chunk of random ones. */
+/* Rounds of one sample of each spec with samples left (--in-order: a spec's all before the
+ * next one's), then a chunk of random ones. */
 static void emit_samples(void)
 {
 	size_t naddr = (size_t)opt.depth + 1;
@@ -1231,6 +1237,8 @@ static void emit_samples(void)
 			emit_next(specs[i].core, specs[i].tid, specs[i].flags, specs[i].addr,
 				  specs[i].naddr, specs[i].gap);
 			left[i]--;
+			if (opt.in_order)
+				break;
 		}
 		for (int k = 0; k < 64 && rand_left; k++, rand_left--, any = 1)
 			emit_random(tmpl, naddr);
