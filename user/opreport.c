@@ -30,19 +30,26 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: opreport [options] FILE\n"
-		"       opreport --diff [-k ELF] [-n N] [--weight W] [--flame F.svg] BASE NEW\n"
+		"       opreport --diff [-k ELF] [-n N] [--weight W] [--flame F.svg] [filters] BASE NEW\n"
 		"Report a kernel profiler stream (from /dev/oprofile); FILE may be - for stdin\n"
 		"and may be gzip-compressed.\n"
 		"\n"
 		"  -k, --kernel ELF    kernel ELF for symbols (default: build/kernel.elf of this tree)\n"
 		"  -n, --limit N       at most N rows (symbols, threads, call graph blocks;\n"
 		"                      --lines: N symbols, default 10)\n"
+		"Views of the samples:\n"
 		"      --inclusive     rank symbols by samples anywhere on the stack\n"
 		"      --cpu           one column per core\n"
 		"  -c, --callgraph     callers and callees of each function\n"
 		"      --thread        samples per thread\n"
 		"      --lines         hottest source lines of the top symbols\n"
+		"      --annotate FUNC FUNC's source lines and instructions, each with its samples\n"
 		"      --folded        folded stacks (root;...;leaf count) for flame graph tools\n"
+		"Views of the scheduler events (sessions started with oprofile start -e sched):\n"
+		"      --wall          per thread: on a CPU, runnable, blocked by reason; per core\n"
+		"      --offcpu        time off a CPU by reason, thread and stack\n"
+		"      --locks         contended locks: waits, holders, the stacks that waited\n"
+		"Files for other tools:\n"
 		"      --flame FILE    write an SVG flame graph\n"
 		"      --pprof FILE    write a gzipped pprof profile (profile.proto); with --offcpu\n"
 		"                      or --locks, waits: contentions/count and delay/nanoseconds\n"
@@ -51,9 +58,20 @@ static void usage(FILE *f)
 		"      --no-buildid-cache  with --perf-data: leave the build-id cache alone\n"
 		"      --timeline FILE write an HTML page: per core over time, the thread that ran,\n"
 		"                      idle, and the profiler's marks (sessions with -e sched)\n"
-		"      --trace FILE    the same as Chrome trace-event JSON (Perfetto, chrome://tracing)\n"
+		"      --trace FILE    the same as Chrome trace-event JSON (speedscope, Perfetto,\n"
+		"                      chrome://tracing)\n"
+		"Filters (for every view and file; the header says which shaped the report):\n"
+		"      --tid LIST      these threads (N, A-B, a comma list)\n"
+		"      --comm NAMES    threads of these names (a comma list)\n"
+		"      --cores LIST    samples and events of these cores (--cpu is the per-core view)\n"
+		"      --time START,END  seconds from the session's start; either may be empty\n"
+		"      --no-idle       leave out the idle loop (and, in the scheduler views, threads\n"
+		"                      on a CPU less than 1%% of the time); the header says how much\n"
+		"      --focus RE      samples with a frame matching RE (as pprof's -focus)\n"
+		"      --ignore RE     leave out samples with a frame matching RE (pprof's -ignore)\n"
+		"Checks and more:\n"
 		"      --stats         session and per-core accounting; exit 3 if it does not add up,\n"
-		"                      4 if the stream is incomplete\n"
+		"                      4 if the stream is incomplete (no filters)\n"
 		"      --snapshot N    report flight-recorder dump N alone\n"
 		"      --diff          BASE NEW: per function, the change of its self and inclusive\n"
 		"                      share; with --flame, a differential flame graph\n"
@@ -63,7 +81,7 @@ static void usage(FILE *f)
 		"\n"
 		"Without a report option the flat profile (self samples per symbol) is printed.\n"
 		"Report options combine; their sections print in the order stats, symbols,\n"
-		"threads, lines, call graph, folded.\n");
+		"threads, lines, annotate, call graph, folded, wall, offcpu, locks.\n");
 }
 
 /* What a command-line option does: set a flag, take a string (a path, a list, a pattern), or
@@ -88,6 +106,7 @@ static const struct opt_row opt_rows[] = {
 	{ "cpu", 0, FLAG(cpu) },
 	{ "thread", 0, FLAG(thread) },
 	{ "lines", 0, FLAG(lines) },
+	{ "annotate", 0, PATH(annotate) },
 	{ "folded", 0, FLAG(folded) },
 	{ "flame", 0, PATH(flame) },
 	{ "pprof", 0, PATH(pprof) },
@@ -202,9 +221,11 @@ static int diff_args(int argc, char **argv, struct options *o)
 		fprintf(stderr, "opreport: --diff wants two files, BASE and NEW\n");
 		return 2;
 	}
-	if (o->stats || o->thread || o->lines || o->callgraph || o->folded || o->pprof ||
-	    o->perf_data || o->inclusive || o->cpu || o->snapshot) {
-		fprintf(stderr, "opreport: --diff combines only with -k, -n, --weight and --flame\n");
+	if (o->stats || o->thread || o->lines || o->annotate || o->callgraph || o->folded || o->pprof ||
+	    o->perf_data || o->inclusive || o->cpu || o->snapshot || o->wall || o->offcpu ||
+	    o->locks || o->timeline || o->trace) {
+		fprintf(stderr, "opreport: --diff compares CPU profiles: it combines only with -k, "
+			"-n, --weight, --flame and the filters\n");
 		return 2;
 	}
 	o->base = argv[optind];
@@ -312,12 +333,14 @@ static double now(void)
 static void plan(struct options *o)
 {
 	int sched = o->wall || o->offcpu || o->locks;
-	int text = o->stats || o->thread || o->lines || o->callgraph || o->folded || sched;
+	int text = o->stats || o->thread || o->lines || o->callgraph || o->folded || sched ||
+		   o->annotate;
 
 	o->symbols = (!text && !o->flame && !o->pprof && !o->perf_data && !o->timeline &&
 		      !o->trace) || o->inclusive ||
 		     (o->cpu && !o->thread);
-	o->header = o->symbols || o->thread || o->lines || o->callgraph;
+	o->annotated = o->annotate != NULL;
+	o->header = o->symbols || o->thread || o->lines || o->callgraph || o->annotated;
 	o->delay = (o->offcpu || o->locks) && (o->folded || o->flame || o->pprof);
 	o->offcpu_text = o->offcpu && !o->delay;
 	o->locks_text = o->locks && !o->delay;
@@ -345,6 +368,7 @@ static const struct section sections[] = {
 	{ WANT(symbols), report_symbols, 1, 1 },
 	{ WANT(thread), report_threads, 1, 1 },
 	{ WANT(lines), report_lines, 1, 1 },
+	{ WANT(annotated), report_annotate, 1, 1 },
 	{ WANT(callgraph), report_callgraph, 1, 1 },
 	{ WANT(folded), report_folded, 0, 0 },
 	{ WANT(wall), report_wall, 1, 1 },
@@ -586,6 +610,26 @@ static int derive(struct ctx *c)
 	       (o->delay && sched_offcpu_roots(p, c->sym)) || filter_stacks(&c->fu, p, c->sym);
 }
 
+/* --annotate FUNC needs an ELF with a function symbol of that name: 0, or 2 saying why. */
+static int check_annotate(const struct ctx *c)
+{
+	uint64_t lo, hi;
+	uint32_t n;
+
+	if (!c->o->annotate || (n = sym_named(c->sym, c->o->annotate, &lo, &hi)) == 1)
+		return 0;
+	if (!c->kernel_path)
+		fprintf(stderr, "opreport: --annotate needs the kernel ELF\n");
+	else if (n)
+		fprintf(stderr, "opreport: --annotate %s: %u functions have that name in %s; "
+			"annotating the first\n", c->o->annotate, n, c->kernel_path);
+	else
+		fprintf(stderr, "opreport: --annotate: no function %s in %s (a function inlined "
+			"everywhere has no symbol: annotate its caller)\n", c->o->annotate,
+			c->kernel_path);
+	return n ? 0 : 2;
+}
+
 int main(int argc, char **argv)
 {
 	struct options o;
@@ -615,7 +659,15 @@ int main(int argc, char **argv)
 	}
 	t1 = now();
 	c.ncores = prof.ncores;
-	if (open_symbols(&c, &sym, &defk) || derive(&c) ||
+	if (open_symbols(&c, &sym, &defk)) {
+		fprintf(stderr, "opreport: out of memory\n");
+		return 1;
+	}
+	if ((rc = check_annotate(&c))) {
+		sym_close(&sym);
+		return rc;
+	}
+	if (derive(&c) ||
 	    (o.diff ? (rc = run_diff(&c)) < 0 : ctx_aggregate(&c) || (rc = run_reports(&c)) < 0)) {
 		fprintf(stderr, "opreport: out of memory\n");
 		return 1;

@@ -29,6 +29,8 @@ struct options {
 	/* the filters, as given (model/filter.c parses them); NULL or 0 when not */
 	const char *f_tid, *f_comm, *f_cores, *f_time, *f_focus, *f_ignore;
 	int no_idle;
+	const char *annotate;	/* --annotate FUNC */
+	int annotated;		/* derived: annotate given (its section's flag) */
 	int argc;		/* the command line, for perf.data's cmdline feature */
 	char **argv;
 };

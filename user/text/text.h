@@ -20,6 +20,9 @@ void crash_header(const struct ctx *c, FILE *out);
 int report_symbols(const struct ctx *c, FILE *out);	/* flat.c */
 int report_threads(const struct ctx *c, FILE *out);	/* flat.c */
 int report_lines(const struct ctx *c, FILE *out);	/* lines.c */
+/* --annotate FUNC (annotate.c): its source lines and instructions with their samples; the
+ * caller checked that the ELF has a function symbol of that name. */
+int report_annotate(const struct ctx *c, FILE *out);
 int report_callgraph(const struct ctx *c, FILE *out);	/* callgraph.c */
 int report_wall(const struct ctx *c, FILE *out);	/* sched_views.c */
 int report_offcpu(const struct ctx *c, FILE *out);
