@@ -26,9 +26,8 @@
 #include "model/sched_offcpu.h"
 #include "text/text.h"
 
-static void usage(FILE *f)
-{
-	fprintf(f,
+/* opreport --help, and after a usage error. */
+static const char usage_text[] =
 		"usage: opreport [options] FILE\n"
 		"       opreport --diff [-k ELF] [-n N] [--weight W] [--flame F.svg] [filters] BASE NEW\n"
 		"Report a kernel profiler stream (from /dev/oprofile); FILE may be - for stdin\n"
@@ -66,7 +65,7 @@ static void usage(FILE *f)
 		"      --cores LIST    samples and events of these cores (--cpu is the per-core view)\n"
 		"      --time START,END  seconds from the session's start; either may be empty\n"
 		"      --no-idle       leave out the idle loop (and, in the scheduler views, threads\n"
-		"                      on a CPU less than 1%% of the time); the header says how much\n"
+		"                      on a CPU less than 1% of the time); the header says how much\n"
 		"      --focus RE      samples with a frame matching RE (as pprof's -focus)\n"
 		"      --ignore RE     leave out samples with a frame matching RE (pprof's -ignore)\n"
 		"Checks and more:\n"
@@ -81,7 +80,11 @@ static void usage(FILE *f)
 		"\n"
 		"Without a report option the flat profile (self samples per symbol) is printed.\n"
 		"Report options combine; their sections print in the order stats, symbols,\n"
-		"threads, lines, annotate, call graph, folded, wall, offcpu, locks.\n");
+		"threads, lines, annotate, call graph, folded, wall, offcpu, locks.\n";
+
+static void usage(FILE *f)
+{
+	fputs(usage_text, f);
 }
 
 /* What a command-line option does: set a flag, take a string (a path, a list, a pattern), or
@@ -630,12 +633,36 @@ static int check_annotate(const struct ctx *c)
 	return n ? 0 : 2;
 }
 
+/* With the stream read: the symbols, what the reports derive, the reports, or --diff. Returns
+ * the exit status. */
+static int report(struct ctx *c, struct symbols *sym, char **defk)
+{
+	int rc;
+
+	if (open_symbols(c, sym, defk)) {
+		fprintf(stderr, "opreport: out of memory\n");
+		return 1;
+	}
+	if ((rc = check_annotate(c)))
+		return rc;
+	if (derive(c) || (c->o->diff ? (rc = run_diff(c)) < 0 :
+			  ctx_aggregate(c) || (rc = run_reports(c)) < 0)) {
+		fprintf(stderr, "opreport: out of memory\n");
+		return 1;
+	}
+	if (fflush(stdout) || ferror(stdout)) {
+		fprintf(stderr, "opreport: error writing output: %s\n", strerror(errno));
+		rc = 1;
+	}
+	return rc;
+}
+
 int main(int argc, char **argv)
 {
 	struct options o;
 	struct filter filt = { 0 };
 	struct profile prof = { 0 };
-	struct symbols sym;
+	struct symbols sym = { 0 };
 	struct ctx c = { .o = &o, .p = &prof, .fu = { .f = &filt } };
 	char *defk = NULL;
 	int rc = parse_args(argc, argv, &o);
@@ -651,33 +678,13 @@ int main(int argc, char **argv)
 		fprintf(stderr, "opreport: cannot write %s: no temporary file\n", o.perf_data);
 		return 1;
 	}
-	if ((rc = load(&o, &c.fu, &prof))) {
-		perf_free(c.perf);
-		profile_free(&prof);
-		filter_free(&filt);
-		return rc;
+	if (!(rc = load(&o, &c.fu, &prof))) {
+		t1 = now();
+		c.ncores = prof.ncores;
+		rc = report(&c, &sym, &defk);
+		if (o.bench_stats)
+			bench_stats(&prof, &sym, t0, t1);
 	}
-	t1 = now();
-	c.ncores = prof.ncores;
-	if (open_symbols(&c, &sym, &defk)) {
-		fprintf(stderr, "opreport: out of memory\n");
-		return 1;
-	}
-	if ((rc = check_annotate(&c))) {
-		sym_close(&sym);
-		return rc;
-	}
-	if (derive(&c) ||
-	    (o.diff ? (rc = run_diff(&c)) < 0 : ctx_aggregate(&c) || (rc = run_reports(&c)) < 0)) {
-		fprintf(stderr, "opreport: out of memory\n");
-		return 1;
-	}
-	if (fflush(stdout) || ferror(stdout)) {
-		fprintf(stderr, "opreport: error writing output: %s\n", strerror(errno));
-		rc = 1;
-	}
-	if (o.bench_stats)
-		bench_stats(&prof, &sym, t0, t1);
 	ctx_free(&c);
 	perf_free(c.perf);
 	sym_close(&sym);
