@@ -34,7 +34,7 @@
 
 #define MAXSPEC		256
 #define MAXCORES	1024
-#define MAXLIST		64		/* most of each repeatable event option */
+#define MAXLIST		256		/* most of each repeatable event option */
 #define BLOCK_HDR	((uint32_t)sizeof(struct opf_block))
 
 static const char *const default_syms[] = {
@@ -114,9 +114,10 @@ struct throttlespec { uint32_t core, old_hz, new_hz; };
 static struct throttlespec throttles[MAXLIST];
 static size_t nthrottles;
 /* -E: a context switch on core at us microseconds after the start (session gets OPF_S_SCHED),
- * with prev's stack (leaf first) when given */
+ * with prev's stack (leaf first) when given; -W: a wake-up (wake: prev is the woken thread,
+ * next the waker), in the same list: the two options together in time order */
 struct switchspec {
-	uint32_t core, prev, next, why;
+	uint32_t core, prev, next, why, wake;
 	uint64_t us;
 	char name[OPF_OBJ_NAME + 1];
 	uint16_t nframes;
@@ -639,7 +640,18 @@ static int same_as_before(size_t i, const uint64_t *full)
 	       !memcmp(f->frames, w->frames, 8 * (size_t)w->nframes);
 }
 
-/* The -E switches (given in time order) into their cores' blocks, with OPF_S_SCHED's totals. */
+/* -W: woken thread prev made runnable by next on core, at w->us. */
+static void emit_wakeup(const struct switchspec *w)
+{
+	struct opf_wakeup r = { { OPF_WAKEUP, 0, sizeof(r) }, (uint16_t)w->core,
+				(uint16_t)w->core, w->prev, w->next, 0, 0,
+				opt.tsc_hz + w->us * (opt.tsc_hz / 1000000) };
+
+	put(w->core, &r, sizeof(r));
+}
+
+/* The -E switches and -W wake-ups (given in time order) into their cores' blocks, with
+ * OPF_S_SCHED's totals. */
 static void emit_switches(void)
 {
 	static uint64_t full[MAXLIST];
@@ -647,6 +659,12 @@ static void emit_switches(void)
 	for (size_t i = 0; i < nswitches; i++) {
 		const struct switchspec *w = &switches[i];
 		struct { struct opf_switch r; uint64_t frames[OPF_MAX_DEPTH + 1]; } rf;
+
+		if (w->wake) {
+			emit_wakeup(w);
+			full[i] = UINT64_MAX;
+			continue;
+		}
 		struct opf_switch r = { { OPF_SWITCH, 0, opf_switch_len(w->nframes) },
 					(uint16_t)w->core, (uint16_t)w->why, w->nframes, 0, w->prev,
 					w->next, 0, 0, 0, 0, 0, 0, { 0 } };
@@ -677,8 +695,8 @@ static void emit_sched_end(uint32_t core)
 	struct opf_sched_end e = { { OPF_SCHED_END, 0, sizeof(e) }, core, 0, 0, { 0 }, { 0 }, 0 };
 
 	for (size_t i = 0; i < nswitches; i++)
-		e.written[OPF_EV_SWITCH] += switches[i].core == core;
-	e.taken = e.written[OPF_EV_SWITCH];
+		e.written[switches[i].wake ? OPF_EV_WAKEUP : OPF_EV_SWITCH] += switches[i].core == core;
+	e.taken = e.written[OPF_EV_SWITCH] + e.written[OPF_EV_WAKEUP];
 	put(stream_writer(), &e, sizeof(e));
 }
 
@@ -921,6 +939,8 @@ static void usage(void)
 		"                      repeatable, in time order; the session then has scheduler\n"
 		"                      events (OPF_S_SCHED); WHY 0, 1 and 6 without a NAME or a\n"
 		"                      stack are written as OPF_SWITCH_SHORT, as the kernel does\n"
+		"  -W CORE:US:TID:WAKER  WAKER on CORE made TID runnable US microseconds after the\n"
+		"                      start (OPF_WAKEUP); in time order among the -E\n"
 		"  --long-switches     every -E as an OPF_SWITCH (as kernels before the short one)\n"
 		"  --same-switches     a blocking -E whose thread's last OPF_SWITCH in the block has\n"
 		"                      the same reason, name and stack as OPF_SWITCH_SAME (as the\n"
@@ -1019,6 +1039,19 @@ static void switch_opt(char *a)
 	nswitches++;
 }
 
+/* -W CORE:US:TID:WAKER */
+static void wake_opt(const char *a)
+{
+	struct switchspec *w = &switches[nswitches];
+
+	memset(w, 0, sizeof(*w));
+	if (nswitches == MAXLIST || sscanf(a, "%u:%" SCNu64 ":%u:%u", &w->core, &w->us, &w->prev,
+					   &w->next) != 4 || w->core >= opt.cores)
+		die("bad -W '%s' (use -c before it)", a);
+	w->wake = 1;
+	nswitches++;
+}
+
 static void throttle_opt(const char *a)
 {
 	struct throttlespec *t = &throttles[nthrottles];
@@ -1070,6 +1103,7 @@ static void apply_deferred(void)
 		case O_LOSTBIAS: lost_opt(a, 1); break;
 		case O_THROTTLE: throttle_opt(a); break;
 		case 'E': switch_opt(a); break;
+		case 'W': wake_opt(a); break;
 		case O_DROP: case O_UNLISTED: case O_BREAK: block_opt(deferred[i].kind, a); break;
 		case O_OVER: pair(a, &core, &n); pc_[core].overwritten += n; break;
 		case O_TAKEN: pair(a, &core, &n); pc_[core].taken_bias += n; break;
@@ -1149,7 +1183,7 @@ static const char *parse_options(int argc, char **argv, char **spec_args, size_t
 	const char *elfpath = NULL;
 	int ch;
 
-	while ((ch = getopt_long(argc, argv, "o:e:c:r:d:b:s:n:T:S:t:l:f:E:", lopts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "o:e:c:r:d:b:s:n:T:S:t:l:f:E:W:", lopts, NULL)) != -1) {
 		if (ch == 'e')
 			elfpath = optarg;
 		else if (ch == 'S')
