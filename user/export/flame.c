@@ -132,7 +132,8 @@ static const char *frame_name(const struct ctx *c, const struct node *nd, int de
 	return depth ? c->sym->funcs[nd->func].name : "all";
 }
 
-/* The child of nd named name, or NULL (nd may be NULL). */
+/* The child of nd (a node of c's graph; NULL: none) named name, or NULL. By name, so that a
+ * base profile read against another kernel (its own symbol table) matches. */
 static const struct node *child_named(const struct ctx *c, const struct node *nd,
 				      const char *name)
 {
@@ -204,7 +205,8 @@ static void emit(const struct svg *g, const struct node *nd, const struct node *
 	label(g->out, name, w);
 	fprintf(g->out, "</text></g>\n");
 	for (const struct node *ch = nd->child; ch; ch = ch->next) {
-		emit(g, ch, child_named(c, bnd, c->sym->funcs[ch->func].name), before, depth + 1);
+		emit(g, ch, child_named(g->base, bnd, c->sym->funcs[ch->func].name), before,
+		     depth + 1);
 		before += ch->count;
 	}
 }
@@ -229,7 +231,7 @@ static double max_change(const struct svg *g, const struct node *nd, const struc
 
 	for (const struct node *ch = nd->child; ch; ch = ch->next) {
 		const char *name = g->c->sym->funcs[ch->func].name;
-		double k = max_change(g, ch, child_named(g->c, bnd, name), depth + 1);
+		double k = max_change(g, ch, child_named(g->base, bnd, name), depth + 1);
 
 		m = k > m ? k : m;
 	}

@@ -319,14 +319,11 @@ static void mapping(struct pp *w)
 	struct symbols *sym = w->c->sym;
 	const struct opf_session *h0 = &w->c->p->sess[0].hdr;
 	uint64_t lo = w->lo, hi = w->hi;
-	const uint8_t *id;
-	size_t n = sym_build_id(sym, &id);
+	const uint8_t *id = h0->build_id;	/* the kernel that made the stream, always: an ELF
+						   forced on it (--force-kernel) is not that one */
+	size_t n = h0->build_id_len;
 	char hex[2 * OPF_MAX_BUILD_ID + 1] = "";
 
-	if (!n) {	/* no ELF (or none with an id): the kernel the stream names */
-		id = h0->build_id;
-		n = h0->build_id_len;
-	}
 	if (sym->mod) {
 		lo = sym->low < lo ? sym->low : lo;
 		hi = sym->high > hi ? sym->high : hi + 1;

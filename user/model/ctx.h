@@ -19,6 +19,7 @@ struct ctx {
 	struct profile *p;
 	struct symbols *sym;
 	const char *kernel_path;	/* ELF actually used, NULL for raw addresses */
+	int kernel_forced;		/* it is not the stream's kernel (--force-kernel) */
 	uint32_t ncores, nfuncs;
 	uint64_t total;		/* what the report counts: periods, or samples (--weight) */
 	uint64_t samples, periods;	/* both totals of what is reported */

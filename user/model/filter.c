@@ -283,6 +283,16 @@ static int who_ok(const struct filter *f, const struct profile *p, uint32_t tid)
 	return 0;
 }
 
+/* The symbol table the function ids of the items judged next belong to (with --diff of two
+ * kernels, each side has its own): the matches known so far are of the last one's ids. */
+static void use_symbols(struct filter *f, struct symbols *sym)
+{
+	if (f->sym == sym)
+		return;
+	f->sym = sym;
+	f->nmatch = 0;	/* fid_match grows and clears it again */
+}
+
 /* FM_* of function fid, matched once. 0 when out of memory (matches nothing). */
 static unsigned fid_match(struct filter *f, uint32_t fid)
 {
@@ -404,7 +414,7 @@ int filter_stacks(struct filter_use *u, struct profile *p, struct symbols *sym)
 
 	u->kept[0] = u->kept[1] = u->idle[0] = u->idle[1] = 0;
 	if (u->f)
-		u->f->sym = sym;
+		use_symbols(u->f, sym);
 	for (size_t i = 0; i < t->n; i++) {
 		struct stack *s = t->list[i];
 		struct fitem it = { FI_NONE, FI_NONE, s->tid, FI_NONE, 0, 0, s->fids, s->nfids,
@@ -515,7 +525,7 @@ int filter_sched(struct filter_use *u, struct profile *p, struct symbols *sym, i
 {
 	if (!u->f || !u->f->on)
 		return 0;
-	u->f->sym = sym;
+	use_symbols(u->f, sym);
 	for (uint32_t si = 0; si < p->sched.nsess && si < p->nsess; si++) {
 		if (!p->sched.sess[si].on)
 			continue;

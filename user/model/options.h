@@ -31,6 +31,8 @@ struct options {
 	int no_idle;
 	const char *annotate;	/* --annotate FUNC */
 	int annotated;		/* derived: annotate given (its section's flag) */
+	int force_kernel;	/* --force-kernel: -k ELF even when it is another kernel's */
+	const char *add_kernel;	/* --add-kernel ELF: keep it in the store and cache, and exit */
 	int argc;		/* the command line, for perf.data's cmdline feature */
 	char **argv;
 };

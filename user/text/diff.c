@@ -2,8 +2,8 @@
  * diff.c: --diff BASE NEW, called by opreport.c: per function, its self and inclusive share
  * in both profiles and the change in points (new - base), sorted by the largest change.
  * Shares are of each profile's own total (periods, or samples with --weight samples), so
- * profiles of different lengths compare; the totals are printed. Both profiles are resolved
- * against one symbol table, so a function has the same id in both ctx.
+ * profiles of different lengths compare; the totals are printed. Each profile is read
+ * against its own kernel (opreport.c), so functions are matched by name.
  */
 #include <inttypes.h>
 #include <math.h>
@@ -13,22 +13,22 @@
 #include "text/text.h"
 #include "util/textfmt.h"
 
+/* A function's counts in both profiles (0 base, 1 new), matched by name. */
 struct drow {
-	uint32_t f;
-	double self[2], incl[2];	/* base, new: % of each total */
+	const char *name;
+	uint64_t self[2], incl[2];
+	double pself[2], pincl[2];	/* the same as % of each profile's total */
 };
 
 static double dself(const struct drow *r)
 {
-	return r->self[1] - r->self[0];
+	return r->pself[1] - r->pself[0];
 }
 
 static double dincl(const struct drow *r)
 {
-	return r->incl[1] - r->incl[0];
+	return r->pincl[1] - r->pincl[0];
 }
-
-static const struct func *diff_funcs;	/* names for the comparison */
 
 /* Largest change of self share first, then of inclusive share, then by name. */
 static int by_change(const void *a, const void *b)
@@ -40,24 +40,53 @@ static int by_change(const void *a, const void *b)
 		return sx < sy ? 1 : -1;
 	if (ix != iy)
 		return ix < iy ? 1 : -1;
-	return strcmp(diff_funcs[x->f].name, diff_funcs[y->f].name);
+	return strcmp(x->name, y->name);
 }
 
-/* One row per function seen in either profile. NULL when out of memory. */
-static struct drow *rows_of(const struct ctx *base, const struct ctx *c, uint32_t *n)
+static int by_name(const void *a, const void *b)
 {
-	struct drow *v = malloc(((size_t)c->nfuncs + 1) * sizeof(*v));
+	return strcmp(((const struct drow *)a)->name, ((const struct drow *)b)->name);
+}
+
+/*
+ * One row per function name seen in either profile (each read against its own kernel, so
+ * an id means nothing across them; a name does), its shares of each total. NULL: no memory.
+ */
+static struct drow *rows_of(const struct ctx *side[2], uint32_t *n)
+{
+	size_t cap = (size_t)side[0]->nfuncs + side[1]->nfuncs + 1, k = 0;
+	struct drow *v = calloc(cap, sizeof(*v));
 
 	*n = 0;
-	for (uint32_t f = 0; v && f < c->nfuncs; f++) {
-		int inb = f < base->nfuncs && base->incl[f], inn = c->incl[f] != 0;
+	if (!v)
+		return NULL;
+	for (int i = 0; i < 2; i++)
+		for (uint32_t f = 0; f < side[i]->nfuncs; f++) {
+			if (!side[i]->incl[f])
+				continue;
+			v[k].name = side[i]->sym->funcs[f].name;
+			v[k].self[i] = side[i]->self[f];
+			v[k++].incl[i] = side[i]->incl[f];
+		}
+	qsort(v, k, sizeof(*v), by_name);
+	for (size_t j = 0; j < k; j++) {	/* merge the rows of one name */
+		struct drow *r;
 
-		if (!inb && !inn)
+		if (!*n || strcmp(v[*n - 1].name, v[j].name)) {
+			v[(*n)++] = v[j];
 			continue;
-		v[(*n)++] = (struct drow){ f,
-			{ inb ? pct(base->self[f], base->total) : 0, pct(c->self[f], c->total) },
-			{ inb ? pct(base->incl[f], base->total) : 0, pct(c->incl[f], c->total) } };
+		}
+		r = &v[*n - 1];
+		for (int i = 0; i < 2; i++) {
+			r->self[i] += v[j].self[i];
+			r->incl[i] += v[j].incl[i];
+		}
 	}
+	for (uint32_t j = 0; j < *n; j++)
+		for (int i = 0; i < 2; i++) {
+			v[j].pself[i] = pct(v[j].self[i], side[i]->total);
+			v[j].pincl[i] = pct(v[j].incl[i], side[i]->total);
+		}
 	return v;
 }
 
@@ -69,12 +98,12 @@ static void totals_line(const char *what, const struct ctx *c, FILE *out)
 
 int report_diff(const struct ctx *base, const struct ctx *c, FILE *out)
 {
+	const struct ctx *side[2] = { base, c };
 	uint32_t n;
-	struct drow *v = rows_of(base, c, &n);
+	struct drow *v = rows_of(side, &n);
 
 	if (!v)
 		return -1;
-	diff_funcs = c->sym->funcs;
 	qsort(v, n, sizeof(*v), by_change);
 	n = ctx_limit(c, n);
 	totals_line("Base:", base, out);
@@ -86,8 +115,8 @@ int report_diff(const struct ctx *base, const struct ctx *c, FILE *out)
 		const struct drow *r = &v[i];
 
 		fprintf(out, "       %6.2f  %6.2f  %+6.2f          %6.2f  %6.2f  %+6.2f  %s\n",
-			r->self[0], r->self[1], dself(r), r->incl[0], r->incl[1], dincl(r),
-			c->sym->funcs[r->f].name);
+			r->pself[0], r->pself[1], dself(r), r->pincl[0], r->pincl[1], dincl(r),
+			r->name);
 	}
 	free(v);
 	return 0;

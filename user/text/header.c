@@ -89,6 +89,13 @@ static void kernel_line(const struct ctx *c, FILE *out)
 	else
 		fprintf(out, "none");
 	fprintf(out, ")\n");
+	if (c->kernel_forced) {
+		const struct opf_session *h0 = &c->p->sess[0].hdr;
+
+		fprintf(out, "WARNING: that is not the kernel that made the stream (build-id ");
+		print_hex(out, h0->build_id, h0->build_id_len);
+		fprintf(out, "): read against it by --force-kernel, its names may be wrong\n");
+	}
 }
 
 static void loss_lines(const struct totals *t, int nmi, FILE *out)

@@ -22,20 +22,24 @@ static uint64_t sum(const uint64_t *v, unsigned n)
 	return t;
 }
 
-/* One core's event accounting: a row, and 0 or 1 (does not add up). */
-static int core_row(const struct sched_core *c, uint32_t k, FILE *out)
+/*
+ * One core's event accounting: a row, and 0 or 1 (does not add up). A core the stream never
+ * closed (no OPF_CORE_END: an incomplete stream) has no OPF_SCHED_END either: its totals
+ * cannot be checked, which is the verdict "incomplete" (--stats says so), not a failure.
+ */
+static int core_row(const struct sched_core *c, uint32_t k, int closed, FILE *out)
 {
 	const struct opf_sched_end *e = &c->end;
 	uint64_t in = sum(c->recs, OPF_EV_N), lost = sum(e->lost, OPF_LOST_NREASONS);
-	int bad = !c->have_end || e->taken != in + lost + e->overwritten ||
+	int bad = !c->have_end ? closed : e->taken != in + lost + e->overwritten ||
 		  sum(e->written, OPF_EV_N) != in + e->lost[OPF_LOST_OUTPUT_FULL] + e->overwritten;
 
 	fprintf(out, "  %4u %9" PRIu64 " %9" PRIu64 " %8" PRIu64 " %6" PRIu64 " %9" PRIu64
 		" %9" PRIu64 " %8" PRIu64 " %6" PRIu64 " %6" PRIu64 "  %s\n", k, e->taken,
 		c->recs[OPF_EV_SWITCH], c->recs[OPF_EV_WAKEUP], c->recs[OPF_EV_LOCK],
 		e->lost[OPF_LOST_NO_BLOCK], e->lost[OPF_LOST_OUTPUT_FULL], e->lost[OPF_LOST_PAUSED],
-		e->lost[OPF_LOST_OTHER], e->overwritten, !c->have_end ? "NO OPF_SCHED_END" :
-		bad ? "MISMATCH" : "ok");
+		e->lost[OPF_LOST_OTHER], e->overwritten, !c->have_end ? (closed ? "NO OPF_SCHED_END" :
+		"n/a (incomplete)") : bad ? "MISMATCH" : "ok");
 	if (bad && c->have_end)
 		fprintf(out, "  core %u: events taken %" PRIu64 " != in stream %" PRIu64 " + lost %"
 			PRIu64 " + overwritten %" PRIu64 " (written %" PRIu64 ")\n", k, e->taken, in,
@@ -43,8 +47,10 @@ static int core_row(const struct sched_core *c, uint32_t k, FILE *out)
 	return bad;
 }
 
-/* The event accounting of every core; *lost: events lost anywhere. Returns the failures. */
-static int events_table(const struct sched_sess *s, FILE *out, uint64_t *lost)
+/* The event accounting of every core of session ps; *lost: events lost anywhere. Returns the
+ * failures. */
+static int events_table(const struct session *ps, const struct sched_sess *s, FILE *out,
+			uint64_t *lost)
 {
 	int bad = 0;
 
@@ -52,7 +58,7 @@ static int events_table(const struct sched_sess *s, FILE *out, uint64_t *lost)
 		"other overwr  check\n");
 	*lost = 0;
 	for (uint32_t k = 0; k < s->ncores; k++) {
-		bad += core_row(&s->cores[k], k, out);
+		bad += core_row(&s->cores[k], k, ps->cores[k].have_end, out);
 		*lost += sum(s->cores[k].end.lost, OPF_LOST_NREASONS) + s->cores[k].end.overwritten;
 	}
 	return bad;
@@ -122,7 +128,7 @@ int sched_stats(const struct profile *p, FILE *out)
 		if (!s->on)
 			continue;
 		fprintf(out, "Scheduler events, session %u:\n", i + 1);
-		bad += events_table(s, out, &lost);
+		bad += events_table(&p->sess[i], s, out, &lost);
 		bad += core_times(s, out, !lost);
 		same_unknown(s, out);
 		if (lost) {

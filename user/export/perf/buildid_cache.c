@@ -4,9 +4,8 @@
  * script, perf annotate and hotspot name the kernel's functions with no manual step.
  * Called by perfdata.c after the file is written (not with --no-buildid-cache).
  *
- * The cache ($PERF_BUILDID_DIR, else ~/.debug) as `perf buildid-cache -a ELF` lays it out:
- *   DIR/<absolute path of ELF>/<build-id hex>/elf       a copy of the ELF
- *   DIR/.build-id/<first 2 hex>/<other hex>             -> ../../<absolute path>/<build-id>
+ * The cache ($PERF_BUILDID_DIR, else ~/.debug) as `perf buildid-cache -a ELF` lays it out
+ * (model/kstore.c writes the ELF's entry and its .build-id link: opreport reads the same),
  * and, for hotspot's parser (which resolves kernel addresses from a kallsyms file only):
  *   DIR/[kernel.kallsyms]/<build-id hex>/kallsyms       "address t name" per code symbol
  * Entries already there are left as they are; what is added is said on stderr.
@@ -23,51 +22,10 @@
 #include <unistd.h>
 
 #include "export/perf/buildid_cache.h"
+#include "model/kstore.h"
+#include "util/files.h"
 
 #define LONGPATH (2 * PATH_MAX + 256)	/* a cache path: cache dir + absolute path + id */
-
-/* mkdir -p of path's directories (path itself included when dir_too). */
-static int mkdirs(char *path, int dir_too)
-{
-	for (char *p = path + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = 0;
-		int bad = mkdir(path, 0755) && errno != EEXIST;
-		*p = '/';
-		if (bad)
-			return -1;
-	}
-	return dir_too && mkdir(path, 0755) && errno != EEXIST ? -1 : 0;
-}
-
-/* Copy src to dst (made with mode 0755, through a temporary name so a reader never sees half
- * of it). Returns 0 or -1. */
-static int copy_file(const char *src, const char *dst)
-{
-	char tmp[LONGPATH + 16], buf[1 << 16];
-	FILE *in = fopen(src, "rb"), *out;
-	size_t n;
-	int rc = -1;
-
-	snprintf(tmp, sizeof(tmp), "%s.%d", dst, (int)getpid());
-	if (!in)
-		return -1;
-	if (!(out = fopen(tmp, "wb"))) {
-		fclose(in);
-		return -1;
-	}
-	while ((n = fread(buf, 1, sizeof(buf), in)) > 0 && fwrite(buf, 1, n, out) == n)
-		;
-	if (!ferror(in) && !ferror(out))
-		rc = 0;
-	fclose(in);
-	if (fclose(out) || rc || chmod(tmp, 0755) || rename(tmp, dst)) {
-		unlink(tmp);
-		return -1;
-	}
-	return 0;
-}
 
 /*
  * A symbol kallsyms lists: a function, or a label without a type in code (assembly entry
@@ -127,7 +85,7 @@ static int add_kallsyms(const char *dir, const char *hex, const char *elf)
 	if (!access(path, R_OK))
 		return 0;
 	snprintf(tmp, sizeof(tmp), "%s.%d", path, (int)getpid());
-	if (mkdirs(path, 0) || !(f = fopen(tmp, "w")))
+	if (files_mkdirs(path, 0) || !(f = fopen(tmp, "w")))
 		return -1;
 	n = write_kallsyms(elf, f);
 	if (fclose(f) || n <= 0 || rename(tmp, path)) {
@@ -137,39 +95,19 @@ static int add_kallsyms(const char *dir, const char *hex, const char *elf)
 	return 1;
 }
 
-/* DIR/ABS/HEX/elf and the DIR/.build-id link to it. Returns 1 added, 0 there, -1 failed. */
-static int add_elf(const char *dir, const char *hex, const char *abs)
-{
-	char path[LONGPATH], link[LONGPATH], target[LONGPATH];
-
-	snprintf(path, sizeof(path), "%s%s/%s/elf", dir, abs, hex);
-	snprintf(link, sizeof(link), "%s/.build-id/%.2s/%s", dir, hex, hex + 2);
-	snprintf(target, sizeof(target), "../..%s/%s", abs, hex);
-	if (!access(path, R_OK) && !access(link, R_OK))
-		return 0;
-	if (mkdirs(path, 0) || copy_file(abs, path) || mkdirs(link, 0))
-		return -1;
-	unlink(link);
-	return symlink(target, link) ? -1 : 1;
-}
-
 int buildid_cache_add(const char *elf, const uint8_t *id, size_t n)
 {
-	const char *env = getenv("PERF_BUILDID_DIR"), *home = getenv("HOME");
 	char dir[PATH_MAX], abs[PATH_MAX], hex[2 * 64 + 1];
 	int e, k;
 
-	if (!realpath(elf, abs) || n < 2 || n > 64 || (!env && !home)) {
+	if (!realpath(elf, abs) || n < 2 || n > 64 || kstore_cache_dir(dir, sizeof(dir))) {
 		fprintf(stderr, "opreport: cannot add %s to perf's build-id cache: %s\n", elf,
 			n < 2 || n > 64 ? "no usable build-id" : "no HOME" );
 		return -1;
 	}
-	snprintf(dir, sizeof(dir), "%s", env ? env : home);
-	if (!env)
-		strncat(dir, "/.debug", sizeof(dir) - strlen(dir) - 1);
 	for (size_t i = 0; i < n; i++)
 		sprintf(hex + 2 * i, "%02x", id[i]);
-	if ((e = add_elf(dir, hex, abs)) < 0 || (k = add_kallsyms(dir, hex, abs)) < 0) {
+	if ((e = kstore_cache_add(dir, hex, abs)) < 0 || (k = add_kallsyms(dir, hex, abs)) < 0) {
 		fprintf(stderr, "opreport: cannot add %s to perf's build-id cache %s: %s\n", elf,
 			dir, strerror(errno));
 		return -1;
