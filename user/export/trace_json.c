@@ -20,7 +20,7 @@
  * arrows Perfetto and chrome://tracing draw. The profiler's marks are instant events
  * ("ph":"i", cat "profiler") on their core or process-wide, and snapshot dumps complete
  * events on a lane of their own (tid = ncores, "profiler"). The top-level otherData says
- * which stream, and which filters shaped it.
+ * which filters shaped it, when any did.
  */
 #include <inttypes.h>
 #include <string.h>
@@ -212,13 +212,13 @@ int report_trace(const struct ctx *c, const char *path)
 
 	if (!timeline_check(c->p, "--trace") || !(t.out = fopen(path, "w")))
 		return -1;
-	fputs("{\"displayTimeUnit\":\"ms\",\"otherData\":{\"stream\":", t.out);
-	json_str(t.out, c->o->file);
+	fputs("{\"displayTimeUnit\":\"ms\",", t.out);
 	if (t.f && t.f->on) {
-		fputs(",\"filters\":", t.out);
+		fputs("\"otherData\":{\"filters\":", t.out);
 		json_str(t.out, t.f->desc);
+		fputs("},", t.out);
 	}
-	fputs("},\"traceEvents\":[", t.out);
+	fputs("\"traceEvents\":[", t.out);
 	for (t.si = 0; t.si < c->p->sched.nsess && t.si < c->p->nsess; t.si++) {
 		t.s = &c->p->sched.sess[t.si];
 		if (t.s->on && session(&t))
