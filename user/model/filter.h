@@ -78,7 +78,8 @@ int filter_parse(struct filter *f, const struct options *o, char *err, size_t er
 void filter_free(struct filter *f);
 
 /* The one predicate: whether the report keeps it, by the filters in what. A stretch is
- * clipped to the window (--time) when kept. Out of memory counts as kept. */
+ * clipped to the window (--time) when kept. (Out of memory for the cache of which function
+ * names match, a frame matches neither --focus nor --ignore.) */
 enum fverdict filter_judge(struct filter *f, const struct profile *p, struct fitem *it,
 			   unsigned what);
 /* Whether core k's lane is in the report (--cores). */
