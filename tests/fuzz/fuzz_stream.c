@@ -5,8 +5,8 @@
  * ask for every text view and every file opreport writes: the flat profile with --cpu and
  * --inclusive, --thread, --lines, --callgraph, --folded, --stats, the scheduler views
  * (--wall, --offcpu, --locks), --flame, --pprof, --perf-data, --timeline, --trace, the
- * delay profiles of --offcpu and --locks, --snapshot, --weight samples and --diff (the
- * stream against itself, with the differential flame graph). So the parser, the crash-dump
+ * delay profiles of --offcpu and --locks, --snapshot, --weight samples, --diff (the
+ * stream against itself, with the differential flame graph), --annotate and every filter. So the parser, the crash-dump
  * cut, the scheduler analysis, symbol resolution and each writer see every input, by the
  * same paths as on the command line (the views of scheduler events in lines of their own: a
  * session without events refuses them, and the others would be left out). Before them the
@@ -51,6 +51,10 @@ static const char *const runs[][ARGS_MAX] = {
 	{ "-k", KERNEL, "--force-kernel", "--locks", "--folded", "--flame", "/dev/null", "--pprof",
 	  "/dev/null", INPUT, NULL },
 	{ "--snapshot", "1", "--weight", "samples", "--stats", INPUT, NULL },
+	{ "-k", KERNEL, "--force-kernel", "--tid", "1-6", "--comm", "shell,spin,lockpair",
+	  "--cores", "0,1", "--time", "0.01,", "--no-idle", "--focus", "run|main",
+	  "--ignore", "idle", "--thread", "--callgraph", "--annotate", "matrix_inner", "--wall",
+	  "--trace", "/dev/null", "--pprof", "/dev/null", INPUT, NULL },
 };
 
 /*

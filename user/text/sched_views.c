@@ -64,11 +64,11 @@ static void wall_thread(const struct ctx *c, const struct sched_sess *s, const s
 			FILE *out)
 {
 	uint64_t life = t->last - t->first;
-	char name[SHOWN_SIZE(14)];
+	char name[SHOWN_SIZE(OPF_MAX_NAME)];
 
 	fprintf(out, "  %5u %s %4u %9.3f %9.3f %6.2f%% %6.2f%% %6.2f%% %6.2f%% %6.2f%% "
 		"%6.2f%% %6.2f%% %6.2f%% %6.2f%%  ", t->tid,
-		term_cell(name, sizeof(name), profile_thread_label(c->p, t->tid), 14), t->core,
+		term_cell(name, sizeof(name), profile_thread_label(c->p, t->tid), 16), t->core,
 		sched_ms(s, life), sched_ms(s, t->on), pct(t->on, life),
 		pct(t->samples * s->period, life), pct(t->runnable, life),
 		pct(blocked_sum(t), life), pct(t->blocked[OPF_WHY_SLEEP], life),
@@ -98,9 +98,10 @@ int report_wall(const struct ctx *c, FILE *out)
 			continue;
 		if (s->nthr)	/* thr is NULL while there is none */
 			qsort(s->thr, s->nthr, sizeof(*s->thr), by_on);
+		report_filter_lines(c, 1, out);
 		fprintf(out, "Wall time per thread, session %u (%.3f ms): percent of each thread's "
-			"time in the session\n", i + 1, sched_ms(s, s->end - s->start));
-		fprintf(out, "    tid name           core   time ms     on ms  on-cpu samples runnable"
+			"time in the session\n", i + 1, sched_ms(s, sched_len(s)));
+		fprintf(out, "    tid name             core   time ms     on ms  on-cpu samples runnable"
 			"  blocked   sleep  rendez   qlock      io unknown  kernel ms\n");
 		for (uint32_t k = 0; k < s->nthr; k++)
 			if (s->thr[k].tid)
@@ -109,8 +110,10 @@ int report_wall(const struct ctx *c, FILE *out)
 			i + 1);
 		for (uint32_t k = 0; k < s->ncores; k++) {
 			const struct sched_core *sc = &s->cores[k];
-			uint64_t len = s->end - s->start;
+			uint64_t len = sched_len(s);
 
+			if (!filter_core(c->fu.f, k))
+				continue;
 			fprintf(out, "  %4u %9.3f %6.2f%% %9.3f %6.2f%%\n", k, sched_ms(s, sc->busy),
 				pct(sc->busy, len), sched_ms(s, sc->idle), pct(sc->idle, len));
 		}
@@ -205,17 +208,18 @@ static int offcpu_session(const struct ctx *c, struct sched_sess *s, uint32_t si
 	uint32_t n, lim;
 	struct offrow *r = off_rows(c->p, s, &n);
 	uint64_t all = 0;
-	char why[64], wcell[SHOWN_SIZE(20)], tcell[SHOWN_SIZE(9)];
+	char why[64], wcell[SHOWN_SIZE(sizeof(why))], tcell[SHOWN_SIZE(OPF_MAX_NAME)];
 
 	if (!r)
 		return -1;
 	for (uint32_t i = 0; i < n; i++)
 		all += r[i].total;
 	lim = ctx_limit(c, n);
+	report_filter_lines(c, 1, out);
 	fprintf(out, "Off-CPU time by reason, thread and stack, session %u (%.3f ms in all; "
 		"blocked: until woken, the rest runnable)\n", si + 1, sched_ms(s, all));
-	fprintf(out, "  off ms       %%  blocked ms  count   max ms  reason               thread"
-		"          stack (innermost first)\n");
+	fprintf(out, "  off ms       %%  blocked ms  count   max ms  reason                   thread"
+		"                 stack (innermost first)\n");
 	for (uint32_t i = 0; i < lim; i++) {
 		const struct offcpu *o = &s->off[r[i].first];
 		const struct sev *e = &s->ev[o->ev];
@@ -223,9 +227,9 @@ static int offcpu_session(const struct ctx *c, struct sched_sess *s, uint32_t si
 		reason(c, e, why, sizeof(why));
 		fprintf(out, "%9.3f %6.2f%% %10.3f %6u %8.3f  %s %5u %s ",
 			sched_ms(s, r[i].total), pct(r[i].total, all), sched_ms(s, r[i].blocked),
-			r[i].count, sched_ms(s, r[i].max), term_cell(wcell, sizeof(wcell), why, 20),
+			r[i].count, sched_ms(s, r[i].max), term_cell(wcell, sizeof(wcell), why, 24),
 			o->tid,
-			term_cell(tcell, sizeof(tcell), profile_thread_label(c->p, o->tid), 9));
+			term_cell(tcell, sizeof(tcell), profile_thread_label(c->p, o->tid), 16));
 		print_stack(c, c->p->sched.frames + e->frames, e->nframes, 5, out);
 	}
 	free(r);
@@ -341,7 +345,7 @@ static int locks_session(const struct ctx *c, struct sched_sess *s, uint32_t si,
 		return -1;
 	}
 	for (uint32_t i = 0; i < s->nev; i++)
-		if (s->ev[i].kind == SEV_LOCK)
+		if (s->ev[i].kind == SEV_LOCK && !s->ev[i].out)	/* out: the filters' */
 			ix[n++] = i;
 	g_s = s;
 	g_fr = c->p->sched.frames;
@@ -357,13 +361,14 @@ static int locks_session(const struct ctx *c, struct sched_sess *s, uint32_t si,
 		l[nl - 1].max = e->x > l[nl - 1].max ? e->x : l[nl - 1].max;
 	}
 	qsort(l, nl, sizeof(*l), by_wait);
+	report_filter_lines(c, 1, out);
 	fprintf(out, "Lock contention, session %u: %u contended acquisitions of %u locks\n"
 		"  lock             kind   contentions  total wait ms  max wait ms  mean wait ms\n",
 		si + 1, n, nl);
 	for (uint32_t k = 0; k < ctx_limit(c, nl); k++) {
 		const struct sev *e = &s->ev[ix[l[k].from]];
 		uint32_t cnt = l[k].to - l[k].from;
-		char name[SHOWN_SIZE(16)];
+		char name[SHOWN_SIZE(OPF_OBJ_NAME)];
 
 		fprintf(out, "  %s %-6s %11u %14.3f %12.3f %13.3f\n",
 			term_cell(name, sizeof(name), e->name[0] ? e->name : "?", 16),

@@ -111,7 +111,7 @@ char *shown_dup(const char *s)
 
 const char *term_cell(char *buf, size_t n, const char *s, int width)
 {
-	size_t w = width > 0 ? (size_t)width : 0, shown = copy_units(buf, n, s, w);
+	size_t w = width > 0 ? (size_t)width : 0, shown = copy_units(buf, n, s, (size_t)-1);
 	size_t used = strlen(buf);
 
 	while (shown < w && used + 1 < n) {

@@ -32,15 +32,16 @@ char *shown_copy(char *dst, size_t n, const char *s);
 /* s shown, in a new string (the caller frees it); NULL when out of memory. */
 char *shown_dup(const char *s);
 
-/* Bytes that hold, with the NUL, a name of up to n bytes shown whole, or a column of n
- * characters (each byte or character is at most four bytes shown). */
+/* Bytes that hold, with the NUL, a name of up to n bytes shown whole (a byte is at most four
+ * bytes shown), or padded to n characters. */
 #define SHOWN_SIZE(n)	(4 * (size_t)(n) + 1)
 
 /* s shown on a terminal. */
 void term_puts(FILE *out, const char *s);
 
-/* s shown in a column width characters wide (cut, or padded with spaces on the right), in
- * buf[0..n), n >= SHOWN_SIZE(width): what printf's "%-W.Ws" does for ASCII. Returns buf. */
+/* s shown in a column at least width characters wide: padded with spaces on the right, a
+ * longer name kept whole (what printf's "%-Ws" does for ASCII, by characters, not bytes), in
+ * buf[0..n), n >= SHOWN_SIZE of s's bytes and of width (else cut where buf ends). Returns buf. */
 const char *term_cell(char *buf, size_t n, const char *s, int width);
 
 /* s shown, escaped for XML and HTML text and attributes. */
