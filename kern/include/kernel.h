@@ -30,6 +30,19 @@ typedef long ssize_t;
 #define __force_inline	inline __attribute__((always_inline))
 #define CACHELINE	64
 
+/*
+ * Compiler barriers: no instruction is emitted, only what the compiler may assume changes.
+ *
+ * signal_fence() orders this context's memory accesses against an interrupt or NMI that
+ * lands on the same core (the CPU keeps program order for its own core; the compiler
+ * must too): a store before it is made before the loads and stores after it.
+ *
+ * hide_value(x) makes the compiler forget how x was computed (x stays in a register): it
+ * keeps the one value instead of computing it again from its parts at each use.
+ */
+#define signal_fence()	__atomic_signal_fence(__ATOMIC_SEQ_CST)
+#define hide_value(x)	__asm__("" : "+r"(x))
+
 /* Print to the console (serial). Any context; output of one call is not interleaved. */
 int printk(const char *fmt, ...) __printf(1, 2);
 int vprintk(const char *fmt, va_list ap);

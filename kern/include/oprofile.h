@@ -106,8 +106,9 @@ struct oprof_hooks {
 	 */
 	void (*sched_events)(const struct schedev_ops *ops);
 	/*
-	 * Any context: as kick, but never a direct wake-up (a self-interrupt), for a writer
-	 * whose caller may hold the locks a wake-up takes. May be NULL: kick is used.
+	 * Any context: as kick, but never a direct wake-up (a self-interrupt). The profiler
+	 * kicks this way from inside any writer on a core (a tick, an event whose caller
+	 * may hold the locks a wake-up takes, an NMI). May be NULL: kick is used.
 	 */
 	void (*kick_later)(void);
 };

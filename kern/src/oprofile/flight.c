@@ -29,7 +29,7 @@
  * Contexts: flight_hot_* on the core, inside its writer guard; flight_handover_here on the
  * core in a thread (hooks->on_core); the rest in the ctl thread with the session lock held.
  */
-#include "internal.h"
+#include "guard.h"
 #include "tsctime.h"
 
 /*
@@ -78,10 +78,11 @@ void flight_handover_here(void *arg)
 	struct opcore *c = arg;
 	uint32_t gen = __atomic_load_n(&oprof.snap_gen, __ATOMIC_ACQUIRE);
 
-	if (hot_thread_enter(c)) {
+	if (hot_on(c)) {
+		hot_enter(c);	/* nest is clear: interrupts are off, and no writer calls us */
 		if (__atomic_load_n(&c->fr.ack, __ATOMIC_ACQUIRE) != gen)
 			flight_handover(c, gen);
-		hot_thread_leave(c);
+		hot_leave(c);
 	}
 }
 

@@ -143,12 +143,9 @@ enum oprof_state {
 
 /* A sample an NMI took while a writer was active on its core, for that writer to record. */
 struct pend_sample {
-	uint32_t tid;
-	uint16_t flags;		/* OPF_F_* */
-	uint16_t nframes;
+	struct oprof_tick t;	/* the NMI's tick; t.flags has its walk's flags added */
+	uint16_t nframes;	/* frames[] walked already */
 	uint16_t paused;	/* the session was paused when the NMI came */
-	uint64_t tsc, pc;
-	uint64_t missed;	/* the glue's running count at that tick (0: unknown) */
 	uint64_t frames[OPF_MAX_DEPTH];
 };
 
@@ -163,10 +160,11 @@ struct drop_run {
 /* The profiler's state of one core, grouped by the mechanism that owns each part. */
 struct opcore {
 	/*
-	 * The gate and the re-entry guard (hotpath.c). on: the ctl thread lets the core record
-	 * (release; the core reads it with acquire). nest: a writer (a tick, or a thread on
-	 * this core writing a record) is between hot_enter and hot_leave; an NMI that finds it
-	 * set leaves its sample in pend for that writer instead of touching the buffers.
+	 * The gate and the writer guard (guard.h). on: the ctl thread lets the core record
+	 * (release; the core reads it with acquire). nest: a writer (a tick, an event, or a
+	 * thread on this core writing a record) is between hot_enter and hot_leave; an NMI
+	 * that finds it set leaves its sample in pend for that writer instead of touching the
+	 * buffers.
 	 */
 	uint32_t on;
 	uint32_t nest;
@@ -187,7 +185,9 @@ struct opcore {
 	 * consumed by the core.
 	 */
 	struct {
-		struct block *cur;	/* block being filled, or NULL */
+		struct block *cur;	/* block being filled, or NULL; set by hot_set_cur only */
+		uint64_t cur_gen;	/* changes whenever cur does (hot_set_cur) */
+		uint64_t born;		/* TSC of the tick that took cur: its age, for the bound */
 		struct ring full;
 		struct ring empty;
 		uint32_t seen_flush;	/* last oprof.flushgen this core honoured */
@@ -222,7 +222,6 @@ struct opcore {
 		uint64_t taken;			/* events while on */
 		uint64_t written[OPF_EV_N];	/* records written into blocks, by kind */
 		uint64_t lost[OPF_LOST_NREASONS];	/* NO_BLOCK, PAUSED, OTHER */
-		uint32_t defer_kick;		/* an event is being written: kick by irq work */
 	} ev;
 
 	/* Losses the stream has not told yet (hotpath.c). */
@@ -312,6 +311,17 @@ struct oprof_global {
 extern struct oprof_global oprof;
 extern struct opcore opcores[MAX_CPUS];
 
+/*
+ * cur becomes b (NULL: none) with a new generation, so that whatever was remembered of the
+ * old cur (sched_events.c's stack cache) is seen to be stale. By the core inside its
+ * writer guard, or the ctl thread acting for a stopped core.
+ */
+static inline void hot_set_cur(struct opcore *c, struct block *b)
+{
+	c->buf.cur = b;
+	c->buf.cur_gen++;
+}
+
 /* The session lock (sleeping) serializes ctl, worker passes and stat (session.c). */
 static inline void session_lock(void)
 {
@@ -331,13 +341,13 @@ static inline bool session_active(void)
 	return s == OPROF_RUNNING || s == OPROF_PAUSED;
 }
 
-/* hotpath.c: for the other hot_* and flight_hot_* code on the same core. */
+/*
+ * hotpath.c: for the other writers (guard.h) on the same core, or the ctl thread acting
+ * for a stopped core.
+ */
 void *hot_reserve_slow(struct opcore *c, uint32_t len, uint64_t tsc);
 bool hot_push(struct opcore *c);
 bool hot_write_marks(struct opcore *c, uint64_t tsc);
-/* A thread on the core, interrupts off: bracket writing into the core's buffers. */
-bool hot_thread_enter(struct opcore *c);	/* false: the core does not record */
-void hot_thread_leave(struct opcore *c);
 
 /* sched_events.c: the hooks a session with events registers (hooks->sched_events). */
 const struct schedev_ops *sched_events_ops(void);

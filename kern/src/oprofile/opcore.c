@@ -19,7 +19,7 @@ static void opcore_reset(struct opcore *c)
 {
 	c->nest = 0;
 	memset(&c->pend, 0, sizeof(c->pend));
-	c->buf.cur = NULL;
+	hot_set_cur(c, NULL);
 	c->buf.seen_flush = flag_get(&oprof.flushgen);
 	c->buf.seen_pause = 0;
 	c->buf.nmarks = 0;
@@ -107,7 +107,7 @@ void opcore_flush_partial(struct opcore *c)
 	if (!blk_empty(c->buf.cur) && hot_push(c))
 		return;
 	pool_put(c->buf.cur);
-	c->buf.cur = NULL;
+	hot_set_cur(c, NULL);
 }
 
 /* Every block of r to the pool, then its slots freed. */
@@ -127,7 +127,7 @@ void opcore_teardown(struct opcore *c)
 {
 	if (c->buf.cur) {
 		pool_put(c->buf.cur);
-		c->buf.cur = NULL;
+		hot_set_cur(c, NULL);
 	}
 	opcore_free_ring(&c->buf.full);
 	opcore_free_ring(&c->buf.empty);

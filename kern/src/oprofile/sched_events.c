@@ -6,10 +6,9 @@
  * the core switched to (on_switch, on_block), the thread or core that took a contended lock
  * (on_lock) -- never in an NMI; and the stop's drain (sched_events_drain), in the ctl thread
  * acting for the stopped cores. Each writes its records into that core's current block
- * inside the hot path's writer guard
- * (nest; inlined here as ev_enter / ev_leave, hot_thread_leave for what NMIs left): no lock,
- * no allocation, no sleeping, and an NMI that lands inside leaves its sample in pend for us
- * to record on the way out, as it does for any writer.
+ * inside the writer guard every writer uses (guard.h: ev_enter's hot_enter, hot_leave): no
+ * lock, no allocation, no sleeping, and an NMI that lands inside leaves its sample in pend
+ * for us to record on the way out, as it does for any writer.
  *
  * What a switch costs matters most (the issue's budget: 150 instructions with -e sched):
  * a switch whose prev stays runnable or exits is OPF_SWITCH_SHORT, 40 bytes and no stack,
@@ -31,10 +30,9 @@
  *    itself an event (and takes spinlocks that may be contended). An event that finds its
  *    core already inside a writer (nest) is not written: it is counted lost OTHER.
  *  - Locks held by our caller: a switch event runs after the run-queue lock is released,
- *    but a wake-up runs under the rendez lock of the waker, and a spin event under the
- *    spinlock it reports. So while an event is written the worker is kicked by irq work
- *    (hooks->kick_later), never by a direct wake-up that could want them: ev.defer_kick is
- *    set around every call that may kick (the slow reserve, recording what NMIs left).
+ *    but a spin event runs under the spinlock it reports. So inside a writer the worker is
+ *    kicked by irq work (hooks->kick_later: worker_kick sees nest set), never by a direct
+ *    wake-up that could want them.
  *
  * Stop: session_stop_cores unregisters the hooks, closes every core's gate (on) and then
  * runs a thread on every core (hooks->on_core), which cannot happen while a hook is inside
@@ -45,7 +43,7 @@
  * OTHER]; of the written, lost[OUTPUT_FULL] were in blocks the worker dropped (w.gone.ev)
  * and fr.gone.ev in blocks the flight recorder reused. OPF_SCHED_END carries them.
  */
-#include "internal.h"
+#include "guard.h"
 #include "backtrace.h"
 #include "tsctime.h"
 
@@ -59,104 +57,26 @@ static void ev_lose(struct opcore *c, unsigned reason)
 }
 
 /*
- * The writer guard, inline: what hot_thread_enter and hot_thread_leave do (hotpath.c), less
- * their calls and a second look at the gate. Enter: interrupts are off, so only an NMI can
- * land inside, and once nest is set it defers its sample to pend (and sets pend.any).
- * Leave: as hot_leave's common case -- nothing pending: clear nest and look at pend.any
- * once more (an NMI deferred between the check and the clear); anything pending goes
- * through hot_thread_leave itself, which records it and leaves. False from ev_enter: the
- * event is not written (counted: lost OTHER inside a writer, PAUSED while paused).
+ * An event on core c -- a lock wait, or the switch sw and (woke) the wake-up of its next
+ * thread, which it takes: no longer pending, written or lost -- inside the writer guard
+ * (guard.h): counted taken and the guard entered. False when it is not written now: the
+ * gate closed (the stop: not taken either), inside another writer on this core (lost
+ * OTHER: an event the profiler itself caused), or paused (lost PAUSED).
  */
-static inline bool ev_enter_open(struct opcore *c, unsigned n)
+static __force_inline bool ev_enter(struct opcore *c, const struct schedev_switch *sw,
+				    unsigned woke)
 {
-	cnt_add(&c->ev.taken, n);
-	if (unlikely(c->nest | flag_get(&oprof.paused))) {	/* one test for both */
-		cnt_add(&c->ev.lost[c->nest ? OPF_LOST_OTHER : OPF_LOST_PAUSED], n);
-		return false;
-	}
-	c->nest = 1;
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	return true;
-}
-
-static inline bool ev_enter(struct opcore *c)
-{
-	return __atomic_load_n(&c->on, __ATOMIC_ACQUIRE) && ev_enter_open(c, 1);
-}
-
-/*
- * A switch's guard: its event and (woke) next's wake-up taken together, the wake-up no
- * longer pending once taken. A closed gate takes neither: the stop's drain writes it.
- */
-static inline bool ev_enter_sw(struct opcore *c, const struct schedev_switch *sw,
-			       unsigned woke)
-{
-	if (!__atomic_load_n(&c->on, __ATOMIC_ACQUIRE))
-		return false;
+	if (!hot_on(c))
+		return false;	/* a wake-up left pending is the stop's drain's */
 	if (woke)
 		sw->wk->gen = 0;
-	return ev_enter_open(c, 1 + woke);
-}
-
-/* Recording what NMIs left may push a block and kick the worker: deferred, as ever inside. */
-static __noinline void ev_leave_slow(struct opcore *c)
-{
-	uint32_t was = c->ev.defer_kick;
-
-	c->ev.defer_kick = 1;
-	hot_thread_leave(c);
-	c->ev.defer_kick = was;
-}
-
-static inline void ev_leave(struct opcore *c)
-{
-	if (likely(!__atomic_load_n(&c->pend.any, __ATOMIC_RELAXED))) {
-		__atomic_signal_fence(__ATOMIC_SEQ_CST);
-		c->nest = 0;
-		__atomic_signal_fence(__ATOMIC_SEQ_CST);
-		if (likely(!__atomic_load_n(&c->pend.any, __ATOMIC_RELAXED)))
-			return;
-		c->nest = 1;	/* an NMI deferred between the check and the clear */
-		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	cnt_add(&c->ev.taken, 1 + woke);
+	if (unlikely(c->nest | flag_get(&oprof.paused))) {	/* one test for both */
+		cnt_add(&c->ev.lost[c->nest ? OPF_LOST_OTHER : OPF_LOST_PAUSED], 1 + woke);
+		return false;
 	}
-	ev_leave_slow(c);
-}
-
-/* core's writer (this core's) for one event; NULL (counted) if it cannot be written now. */
-static struct opcore *ev_begin_on(unsigned core)
-{
-	struct opcore *c;
-
-	if (core >= MAX_CPUS)
-		return NULL;
-	c = &opcores[core];
-	if (!ev_enter(c))
-		return NULL;
-	c->ev.defer_kick = 1;
-	return c;
-}
-
-static struct opcore *ev_begin(void)
-{
-	return ev_begin_on((unsigned)core_id());
-}
-
-static void ev_end(struct opcore *c)
-{
-	ev_leave(c);
-	c->ev.defer_kick = 0;
-}
-
-/* Room for a fixed-size record: inline when cur has it, else the slow reserve, kick deferred. */
-static __noinline void *ev_reserve_slow(struct opcore *c, uint32_t len, uint64_t tsc)
-{
-	uint32_t was = c->ev.defer_kick;
-	void *p;
-
-	c->ev.defer_kick = 1;
-	p = hot_reserve_slow(c, len, tsc);
-	c->ev.defer_kick = was;
-	return p;
+	hot_enter(c);
+	return true;
 }
 
 /* tid's wake-up w, written on core (tid's: threads are pinned) as an OPF_W_RESUMED record. */
@@ -174,7 +94,7 @@ static inline void ev_fill_wake(struct opcore *c, struct opf_wakeup *r,
 static __noinline void ev_put_wake(struct opcore *c, const struct schedev_wake *w, uint32_t tid,
 				   uint16_t core, uint64_t now)
 {
-	struct opf_wakeup *r = ev_reserve_slow(c, sizeof(*r), now);
+	struct opf_wakeup *r = hot_reserve_slow(c, sizeof(*r), now);
 
 	NMI_POINT();
 	if (r)
@@ -365,7 +285,6 @@ static __noinline void ev_block_full(struct opcore *c, const struct schedev_swit
 	struct opf_switch *r;
 	unsigned max;
 
-	c->ev.defer_kick = 1;
 	if (woke)
 		ev_put_wake(c, sw->wk, sw->next_tid, sw->core, sw->tsc);
 	if ((r = ev_reserve(c, sizeof(*r), sw->tsc, &max))) {
@@ -385,7 +304,7 @@ static __noinline void ev_block_full(struct opcore *c, const struct schedev_swit
 		cnt_add(&c->ev.written[OPF_EV_SWITCH], 1);
 		ev_remember(c, e, r, sw, max);
 	}
-	ev_end(c);
+	hot_leave(c);
 }
 
 static inline void ev_fill_short(struct opcore *c, struct opf_switch_short *r,
@@ -407,13 +326,40 @@ static __noinline void ev_switch_short_slow(struct opcore *c, const struct sched
 
 	if (woke)
 		ev_put_wake(c, sw->wk, sw->next_tid, sw->core, sw->tsc);
-	r = ev_reserve_slow(c, sizeof(*r), sw->tsc);
+	r = hot_reserve_slow(c, sizeof(*r), sw->tsc);
 	NMI_POINT();
 	if (r)
 		ev_fill_short(c, r, sw, OPF_SWITCH_SHORT);
 	else
 		ev_lose(c, OPF_LOST_NO_BLOCK);
-	ev_leave(c);
+	hot_leave(c);
+}
+
+/* A short switch's room: its record and (woke) next's wake-up before it. */
+static inline uint32_t ev_short_len(unsigned woke)
+{
+	return sizeof(struct opf_switch_short) + woke * sizeof(struct opf_wakeup);
+}
+
+/*
+ * The end both switch templates share: into b (cur, with room for ev_short_len(woke)),
+ * next's wake-up (woke) and then the short record of type, in one reservation; then out
+ * of the guard.
+ */
+static __force_inline void ev_put_short(struct opcore *c, struct block *b,
+					const struct schedev_switch *sw, unsigned woke,
+					uint16_t type)
+{
+	uint8_t *p = b->wp;
+
+	b->wp += ev_short_len(woke);
+	NMI_POINT();
+	if (woke) {
+		ev_fill_wake(c, (struct opf_wakeup *)p, sw->wk, sw->next_tid, sw->core);
+		p += sizeof(struct opf_wakeup);
+	}
+	ev_fill_short(c, (struct opf_switch_short *)p, sw, type);
+	hot_leave(c);
 }
 
 /*
@@ -427,26 +373,16 @@ static __noinline void ev_switch_short_slow(struct opcore *c, const struct sched
 static __force_inline void ev_switch_short_as(const struct schedev_switch *sw, unsigned woke)
 {
 	struct opcore *c = &opcores[sw->core];
-	uint32_t len = sizeof(struct opf_switch_short) + woke * sizeof(struct opf_wakeup);
 	struct block *b;
-	uint8_t *p;
 
-	if (!ev_enter_sw(c, sw, woke))
+	if (!ev_enter(c, sw, woke))
 		return;
 	b = c->buf.cur;
-	if (unlikely(!b || BFREE(b) < len)) {
+	if (unlikely(!b || BFREE(b) < ev_short_len(woke))) {
 		ev_switch_short_slow(c, sw, woke);
 		return;
 	}
-	p = b->wp;
-	b->wp += len;
-	NMI_POINT();
-	if (woke) {
-		ev_fill_wake(c, (struct opf_wakeup *)p, sw->wk, sw->next_tid, sw->core);
-		p += sizeof(struct opf_wakeup);
-	}
-	ev_fill_short(c, (struct opf_switch_short *)p, sw, OPF_SWITCH_SHORT);
-	ev_leave(c);
+	ev_put_short(c, b, sw, woke, OPF_SWITCH_SHORT);
 }
 
 static void ev_switch_short(const struct schedev_switch *sw)
@@ -471,26 +407,16 @@ static __force_inline void ev_block_as(const struct schedev_switch *sw, unsigned
 {
 	struct opcore *c = &opcores[sw->core];
 	struct ev_stack *e = &ev_stacks[sw->core][sw->prev_tid % EV_WAYS];
-	uint32_t len = sizeof(struct opf_switch_short) + woke * sizeof(struct opf_wakeup);
 	struct block *b;
-	uint8_t *p;
 
-	if (!ev_enter_sw(c, sw, woke))
+	if (!ev_enter(c, sw, woke))
 		return;
 	b = c->buf.cur;
-	if (unlikely(!ev_same(c, e, sw) || BFREE(b) < len)) {
+	if (unlikely(!ev_same(c, e, sw) || BFREE(b) < ev_short_len(woke))) {
 		ev_block_full(c, sw, e, woke);
 		return;
 	}
-	p = b->wp;
-	b->wp += len;
-	NMI_POINT();
-	if (woke) {
-		ev_fill_wake(c, (struct opf_wakeup *)p, sw->wk, sw->next_tid, sw->core);
-		p += sizeof(struct opf_wakeup);
-	}
-	ev_fill_short(c, (struct opf_switch_short *)p, sw, OPF_SWITCH_SAME);
-	ev_leave(c);
+	ev_put_short(c, b, sw, woke, OPF_SWITCH_SAME);
 }
 
 static void ev_block(const struct schedev_switch *sw)
@@ -505,11 +431,11 @@ static void ev_block_woke(const struct schedev_switch *sw)
 
 static void ev_lock(const struct schedev_lock *lk)
 {
-	struct opcore *c = ev_begin();
+	struct opcore *c = &opcores[core_id()];
 	struct opf_lockwait *r;
 	unsigned max;
 
-	if (!c)
+	if (!ev_enter(c, NULL, 0))
 		return;
 	if ((r = ev_reserve(c, sizeof(*r), lk->tsc, &max))) {
 		r->nframes = (uint16_t)ev_walk(c, r->frames, max, lk->fp, lk->lo, lk->hi);
@@ -525,7 +451,7 @@ static void ev_lock(const struct schedev_lock *lk)
 		ev_name(r->name, lk->name);
 		cnt_add(&c->ev.written[OPF_EV_LOCK], 1);
 	}
-	ev_end(c);
+	hot_leave(c);
 }
 
 static struct schedev_ops ops = {

@@ -71,13 +71,15 @@ void oprof_worker_wake(void)
 
 /*
  * Any context, NMI included: ask for an early pass. Only a flag and the glue's kick, which
- * gets oprof_worker_wake called in ordinary context (directly, from a timer interrupt; by
- * a self-IPI, from an NMI).
+ * gets oprof_worker_wake called in ordinary context. From inside a writer (guard.h: nest
+ * set on this core) always by irq work (kick_later): the writer may be an NMI, or an event
+ * whose caller holds the locks a wake-up takes. Elsewhere (the ctl thread) hooks->kick,
+ * which wakes the worker directly unless the source is NMIs.
  */
 void worker_kick(void)
 {
 	flag_set(&oprof.kick, 1);
-	if (oprof.hooks && oprof.hooks->kick_later && opcores[core_id()].ev.defer_kick)
+	if (oprof.hooks && oprof.hooks->kick_later && opcores[core_id()].nest)
 		oprof.hooks->kick_later();
 	else if (oprof.hooks && oprof.hooks->kick)
 		oprof.hooks->kick();
