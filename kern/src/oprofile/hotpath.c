@@ -87,7 +87,10 @@ static void hot_unwrite(struct opcore *c, const struct blk_gone *g)
 	cnt_add(&c->cnt.threads_lost, g->threads);
 	cnt_add(&c->cnt.marks_lost, g->marks);
 	hot_lose(c, OPF_LOST_OTHER, g->samples);
-	sched_events_unwritten(c, g);
+	for (unsigned k = 0; k < OPF_EV_N; k++) {
+		cnt_add(&c->ev.written[k], -g->ev[k]);
+		cnt_add(&c->ev.lost[OPF_LOST_OTHER], g->ev[k]);
+	}
 }
 
 /*

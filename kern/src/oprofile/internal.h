@@ -353,8 +353,6 @@ bool hot_write_marks(struct opcore *c, uint64_t tsc);
 const struct schedev_ops *sched_events_ops(void);
 void sched_events_drain(void);
 void sched_events_forget(void);
-/* On the core, in its writer: a block it could not push took these events with it. */
-void sched_events_unwritten(struct opcore *c, const struct blk_gone *g);
 
 /* budget.c */
 void budget_reset(struct opcore *c);

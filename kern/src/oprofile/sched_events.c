@@ -163,9 +163,9 @@ static void ev_name(char dst[OPF_OBJ_NAME], const char *name)
  * pointers its walk followed. A thread that blocks again where it blocked before (most do:
  * a server loop, a lock, a pipe) is written as a 40-byte OPF_SWITCH_SAME instead of a walk
  * and a stack -- but only when that is provably what a walk would write:
- *  - same block (the core's block count: cur changes only when pushed), so the record is
- *    still there, its thread's last OPF_SWITCH in it (a block the core could not push is
- *    framed again in place, its wp back at the start: that empties the core's ways);
+ *  - same block: the way is keyed by cur's generation (buf.cur_gen), which changes
+ *    whenever cur does -- pushed, taken, or framed again in place (hot_set_cur) -- so the
+ *    same generation means the record is still in cur, its thread's last OPF_SWITCH;
  *  - same wait: set, why, holder, obj, site and the name's address (the names handed to
  *    schedev_wait are constants: a lock's, given where it is created);
  *  - same stack: the same bounds and saved frame pointer, and every word the walk read
@@ -180,7 +180,7 @@ static void ev_name(char dst[OPF_OBJ_NAME], const char *name)
 #define EV_CACHE_FRAMES	16	/* a deeper stack is never cached (always walked) */
 
 struct ev_stack {
-	uint64_t blocks;		/* the core's cnt.blocks when it was written */
+	uint64_t cur_gen;		/* the core's buf.cur_gen when its record was written */
 	uint32_t tid, n;		/* its thread (0: nothing cached in this way); its frames */
 	uint64_t key;			/* the wait it was written for: schedev_why's set, why and
 					   holder (ev_key), and its obj, site and name */
@@ -207,12 +207,11 @@ _Static_assert(__builtin_offsetof(struct schedev_why, holder) == 4 &&
 /*
  * Would a walk of sw's stack, and its wait, write exactly e's record? (the cache above)
  * The fixed part in one test: the thread (0, an empty way, is never a blocking thread's:
- * idle threads do not block), the block (the record is still in it: cur changes only when
- * pushed, which counts the block, and a block framed again in place empties the core's
- * cache, sched_events_unwritten), the stack's frame pointer and bounds, the whole wait
- * (compared whether set or not: stricter, never looser). The frames: from the saved frame
- * pointer, each frame's two words against the cache's, the caller link that matched being
- * the next frame -- one load and one compare a word.
+ * idle threads do not block), the block (the generation of cur e's record was written
+ * into: the same cur, not NULL, the record still in it), the stack's frame pointer and
+ * bounds, the whole wait (compared whether set or not: stricter, never looser). Then the
+ * frames: from the saved frame pointer, each frame's two words against the cache's, the
+ * caller link that matched being the next frame -- one load and one compare a word.
  */
 static inline bool ev_same(const struct opcore *c, const struct ev_stack *e,
 			   const struct schedev_switch *sw)
@@ -221,12 +220,19 @@ static inline bool ev_same(const struct opcore *c, const struct ev_stack *e,
 	const uintptr_t *fw = e->fw;
 	uintptr_t fp = sw->fp;
 
-	if (((e->tid ^ sw->prev_tid) | (e->blocks ^ c->cnt.blocks) | (e->fp ^ fp) |
+	if (((e->tid ^ sw->prev_tid) | (e->cur_gen ^ c->buf.cur_gen) | (e->fp ^ fp) |
 	     (e->lo ^ sw->lo) | (e->hi ^ sw->hi) | (e->key ^ ev_key(w)) |
 	     ((uintptr_t)e->obj ^ (uintptr_t)w->obj) | ((uintptr_t)e->site ^ (uintptr_t)w->site) |
 	     ((uintptr_t)e->name ^ (uintptr_t)w->name)) != 0)
 		return false;
-	/* two frames a round (the loop's own count and branch once for both), then the odd one */
+	/*
+	 * The frames, two a round (the loop's own count and branch once for both), then the
+	 * odd one. A round reads what two rounds of the plain loop read, in their order, and
+	 * leaves fp where they leave it: the plain loop is
+	 *	f = fp; if (f[1] != fw[1] || f[0] != fw[0]) fail; fp = fw[0]; fw += 2;
+	 * and g is its second round's f, fw[0]; g's words are read only once f[0] == fw[0]
+	 * held (|| evaluates in order), so g is the frame f links to, inside the bounds.
+	 */
 	for (const uintptr_t *end = fw + 4 * (e->n / 2); fw != end; fw += 4) {
 		const uintptr_t *f = (const uintptr_t *)fp, *g = (const uintptr_t *)fw[0];
 
@@ -265,7 +271,7 @@ static void ev_remember(struct opcore *c, struct ev_stack *e, const struct opf_s
 	e->tail = n < max && fp && !(fp & 7) && sw->hi >= sw->lo &&
 		  sw->hi - sw->lo >= BT_FRAME_BYTES && fp >= sw->lo &&
 		  fp <= sw->hi - BT_FRAME_BYTES && (n == 0 || fp > prev) ? fp : 0;
-	e->blocks = c->cnt.blocks;
+	e->cur_gen = c->buf.cur_gen;	/* r is in cur: not NULL */
 	e->tid = sw->prev_tid;
 	e->n = n;
 	e->key = ev_key(w);
@@ -412,6 +418,8 @@ static __force_inline void ev_block_as(const struct schedev_switch *sw, unsigned
 	if (!ev_enter(c, sw, woke))
 		return;
 	b = c->buf.cur;
+	/* a hit means e's record is in cur, of the generation it was written in: b is that
+	   block, not NULL (ev_same) */
 	if (unlikely(!ev_same(c, e, sw) || BFREE(b) < ev_short_len(woke))) {
 		ev_block_full(c, sw, e, woke);
 		return;
@@ -509,15 +517,4 @@ static void ev_forget_one(const struct schedev_wake *w, uint32_t tid, unsigned c
 void sched_events_forget(void)
 {
 	schedev_drain(ops.gen, ev_forget_one, NULL);
-}
-
-/* A block the core could not push (hot_push): its events were never written, but lost. */
-void sched_events_unwritten(struct opcore *c, const struct blk_gone *g)
-{
-	/* framed again in place, its count unchanged: no record of the cache is in it now */
-	memset(ev_stacks[c - opcores], 0, sizeof(ev_stacks[0]));
-	for (unsigned k = 0; k < OPF_EV_N; k++) {
-		cnt_add(&c->ev.written[k], -g->ev[k]);
-		cnt_add(&c->ev.lost[OPF_LOST_OTHER], g->ev[k]);
-	}
 }
