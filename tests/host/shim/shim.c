@@ -426,7 +426,7 @@ void rendez_wakeup(struct rendez *r)
 	pthread_mutex_unlock(&r->mu);
 }
 
-/* No scheduler events on the host: the kernel's sched.c owns them (schedev.h). */
+/* No scheduler events on the host: the kernel's schedev.c owns them (schedev.h). */
 const struct schedev_ops *schedev_ops;
 
 bool schedev_wait(unsigned why, const void *obj, const void *site, const char *name,
@@ -438,8 +438,7 @@ bool schedev_wait(unsigned why, const void *obj, const void *site, const char *n
 
 void schedev_unwait(void) { }
 
-void schedev_drain(uint32_t gen, void (*fn)(const struct schedev_wake *w, uint32_t tid,
-					    unsigned core, uint32_t n, void *arg), void *arg)
+void schedev_drain(uint32_t gen, schedev_drain_fn fn, void *arg)
 {
 	(void)gen, (void)fn, (void)arg;
 }
