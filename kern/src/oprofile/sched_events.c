@@ -381,6 +381,7 @@ static __force_inline void ev_switch_short_as(const struct schedev_switch *sw, u
 	struct opcore *c = &opcores[sw->core];
 	struct block *b;
 
+	hide_value(c);	/* c from here on, not its address computed again at each use */
 	if (!ev_enter(c, sw, woke))
 		return;
 	b = c->buf.cur;
@@ -415,6 +416,7 @@ static __force_inline void ev_block_as(const struct schedev_switch *sw, unsigned
 	struct ev_stack *e = &ev_stacks[sw->core][sw->prev_tid % EV_WAYS];
 	struct block *b;
 
+	hide_value(c);	/* as in ev_switch_short_as */
 	if (!ev_enter(c, sw, woke))
 		return;
 	b = c->buf.cur;

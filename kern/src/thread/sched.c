@@ -186,7 +186,8 @@ static __noinline void switch_event(const struct schedev_ops *ops, struct runq *
 				    struct thread *prev, unsigned why, struct thread *next)
 {
 	struct schedev_switch sw;	/* field by field: fp, lo, hi only where on_block reads them */
-	unsigned woke = next->wk.gen == ops->gen;	/* a wake-up for the hook to write */
+	/* a wake-up for the hook to write: 0 or 1 (a comparison), the hook tables' index */
+	unsigned woke = next->wk.gen == ops->gen;
 
 	sw.prev_tid = (uint32_t)prev->tid;
 	sw.next_tid = (uint32_t)next->tid;
@@ -196,7 +197,7 @@ static __noinline void switch_event(const struct schedev_ops *ops, struct runq *
 	sw.prev_cpu = prev->cpu_tsc;
 	sw.w = &prev->why;
 	sw.wk = &next->wk;
-	if (why > OPF_WHY_YIELD && why != OPF_WHY_EXIT) {
+	if (opf_why_waits(why)) {
 		if (!prev->why.set)
 			sw.w = &prev->rwhy;
 		sw.fp = arch_switched_fp(prev->rsp);
