@@ -1,44 +1,59 @@
 /*
  * What the profiler's files share; nothing outside kern/src/oprofile includes this.
  *
- * One file per mechanism:
- *	hotpath.c	the sampling interrupt on each core: reserve, record, push, switch
- *	budget.c	the overhead budget: a core over it halves its own rate
- *	flight.c	the flight recorder: windows, their handover, snapshot dumps
- *	opcore.c	the ctl side of a core's state: set-up, quiesce, tear-down, accounting
- *	encode.c	the record builders: every record the profiler writes is built there
- *	stream.c	the stream writer: the output queue, the kernel's own records on it
- *	clock.c		the session header's clock: what the machine is, what samples weigh
- *	pool.c		the pool of recycled blocks
- *	worker.c	the core-0 worker: cores' full blocks to the stream, empty ones back
- *	session.c	the state machine, start and stop
- *	ctl.c		the command language of /dev/oprofilectl (one table)
- *	reader.c	/dev/oprofile's reader
- *	stat.c		/dev/oprofilestat (two tables), and the text buffer sbuf
- *	backtrace.c	the frame-pointer walk
- *	sampler.c	the kernel side: the sampling source (timer or NMI), missed periods
- *	glue.c, devoprofile.c	the kernel side: hooks, the worker thread, device files
- *	crashrec.c, crashdump.c, watchdog.c	the always-on crash recorder, its dump at a
- *			panic, the NMI hard-lockup watchdog (crash.h, crashrec.h; they share
- *			only the record builders with the rest, not this header)
+ * One file per mechanism, and the prefix of its functions:
+ *	hotpath.c	hot_		the sampling interrupt on each core: reserve, record,
+ *					push, switch blocks; an NMI's deferred sample
+ *	guard.h		hot_		the writer guard every writer uses (hot_on, hot_enter,
+ *					hot_leave)
+ *	ring.h, ring.c	ring_		the single-producer single-consumer rings of blocks
+ *	budget.c	budget_, hot_	the overhead budget: a core over it halves its own rate
+ *	flight.c	flight_		the flight recorder: windows, their handover, snapshot
+ *					dumps (flight_hot_*: on the core, in its writer)
+ *	opcore.c	opcore_		the ctl side of a core's state: set-up, the gate,
+ *					tear-down, accounting (opcore_account, OPCORE_ACCT)
+ *	sched_events.c	ev_, sched_events_	scheduler and lock events (the schedev.h hooks)
+ *	encode.h, encode.c	rec_, blk_	the record builders: every record the kernel
+ *					writes is built there; what a lost block held
+ *	stream.c	stream_, recw_	the stream writer: the output queue, the kernel's own
+ *					records on it
+ *	clock.c		clock_		the session header's clock: the machine, what samples weigh
+ *	pool.c		pool_		the pool of recycled blocks
+ *	worker.c	worker_		the core-0 worker: cores' full blocks to the stream,
+ *					empty ones back
+ *	session.c	session_	the state machine, start and stop
+ *	ctl.c		ctl_, cfg_	the command language of /dev/oprofilectl (two tables)
+ *	reader.c	reader_		/dev/oprofile's reader
+ *	stat.c		stat_, sbuf_	/dev/oprofilestat (two tables), and the text buffer sbuf
+ *	backtrace.h, backtrace.c	bt_	the frame-pointer walk (oprof_backtrace outside)
+ *	sampler.h, sampler.c	sampler_	kernel only: the sampling source (timer or NMI),
+ *					missed periods
+ *	glue.c, devoprofile.c	glue_		kernel only: the hooks, the worker thread, the
+ *					device files
+ *	crashrec.h, crashrec.c, crashdump.c, watchdog.c	crash_, crec_, watchdog_
+ *			kernel only: the always-on crash recorder, its dump at a panic, the NMI
+ *			hard-lockup watchdog (crash.h, crashrec.h; they share only the record
+ *			builders with the rest, not this header)
+ * oprof_* are the entry points the rest of the kernel calls (oprofile.h).
  *
- * Names say who may call: hot_* run on the core whose state they touch, interrupts off
- * (its sampling interrupt, or a thread on that core between hot_enter and hot_leave);
- * worker_*, session_*, stream_*, recw_*, opcore_*, flight_* (but flight_hot_*), ctl_* and
- * the stat file run in a thread with the session lock held; reader_* in the reader's
- * thread; pool_* in any thread; rec_* and blk_* touch only memory the caller owns (a
- * record, a block, counters it alone writes), in any context.
+ * Names say who may call: hot_* run on the core whose state they touch, interrupts off,
+ * inside its writer guard (its sampling interrupt or NMI, or a thread on that core:
+ * guard.h), or in the ctl thread acting for a stopped core; ev_* are the hooks' (on the
+ * core, interrupts off) or the stop's; worker_*, session_*, stream_*, recw_*, opcore_*,
+ * flight_* (but flight_hot_*), ctl_* and stat_* run in a thread with the session lock
+ * held; reader_* in the reader's thread; pool_* in any thread; rec_* and blk_* touch only
+ * memory the caller owns (a record, a block, counters it alone writes), in any context.
  *
  * Ownership of the shared state (see each file's opening comment for the why):
- *	struct opcore, hot half		written only by its core between hot_enter and
- *					hot_leave; read by the ctl thread after
- *					opcore_quiesce, counters by anyone with cnt_get.
+ *	struct opcore, hot half		written only by its core inside its writer guard;
+ *					read by the ctl thread once the core is stopped
+ *					(session_stop_cores), counters by anyone with cnt_get.
  *	struct opcore, worker half	written only with the session lock held.
  *	struct oprof_global		written with the session lock held; the hot path reads
  *					cfg (constant while a session runs, published by
- *					opcore_enable), paused, flushgen, snap_req and pass_gen
+ *					opcore_enable), paused, flushgen, snap_gen and pass_gen
  *					(atomics).
- *	struct opcore, fr.snapq		the core (or ctl, after opcore_quiesce) writes the
+ *	struct opcore, fr.snap		the core (or ctl, once the core is stopped) writes the
  *					window it hands over; ctl takes it after fr.ack.
  */
 #ifndef OPROF_INTERNAL_H

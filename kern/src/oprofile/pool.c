@@ -69,7 +69,7 @@ struct block *pool_get(bool force)
 		block_reset(b);
 		b->aux = 0;
 		b->flags = 0;
-		b->stamp = 0;
+		b->session = 0;
 	}
 	return b;
 }

@@ -79,14 +79,11 @@ static __force_inline bool ev_enter(struct opcore *c, const struct schedev_switc
 	return true;
 }
 
-/* tid's wake-up w, written on core (tid's: threads are pinned) as an OPF_W_RESUMED record. */
-static inline void ev_fill_wake(struct opcore *c, struct opf_wakeup *r,
-				const struct schedev_wake *w, uint32_t tid, uint16_t core)
+/* tid's wake-up w, written on core (tid's: threads are pinned) at r, and counted. */
+static __force_inline void ev_put_wake_at(struct opcore *c, void *r, const struct schedev_wake *w,
+					  uint32_t tid, uint16_t core)
 {
-	*r = (struct opf_wakeup){
-		.h = { OPF_WAKEUP, OPF_W_RESUMED, sizeof(*r) }, .core = core, .target_core = core,
-		.tid = tid, .waker = w->waker, .waker_core = w->core, .tsc = w->tsc,
-	};
+	rec_wakeup(r, w, tid, core);
 	cnt_add(&c->ev.written[OPF_EV_WAKEUP], 1);
 }
 
@@ -98,7 +95,7 @@ static __noinline void ev_put_wake(struct opcore *c, const struct schedev_wake *
 
 	NMI_POINT();
 	if (r)
-		ev_fill_wake(c, r, w, tid, core);
+		ev_put_wake_at(c, r, w, tid, core);
 	else
 		ev_lose(c, OPF_LOST_NO_BLOCK);
 }
@@ -141,20 +138,6 @@ static unsigned ev_walk(struct opcore *c, uint64_t *frames, unsigned max, uintpt
 
 	c->buf.cur->wp -= 8 * (max - n);	/* only an NMI can run meanwhile: it defers */
 	return n;
-}
-
-/*
- * name, NUL-padded, into a record: built in a register-sized buffer and stored in two
- * words, so a switch without a name (most) costs two stores, not a byte loop
- * (tests/bench/schedcost.sh measures it).
- */
-static void ev_name(char dst[OPF_OBJ_NAME], const char *name)
-{
-	union { char c[OPF_OBJ_NAME]; uint64_t q[OPF_OBJ_NAME / 8]; } b = { .q = { 0, 0 } };
-
-	for (unsigned i = 0; name && name[i] && i < OPF_OBJ_NAME - 1; i++)
-		b.c[i] = name[i];
-	__builtin_memcpy(dst, b.q, OPF_OBJ_NAME);
 }
 
 /*
@@ -287,40 +270,24 @@ static void ev_remember(struct opcore *c, struct ev_stack *e, const struct opf_s
 static __noinline void ev_block_full(struct opcore *c, const struct schedev_switch *sw,
 				     struct ev_stack *e, unsigned woke)
 {
-	const struct schedev_why *w = sw->w;
 	struct opf_switch *r;
 	unsigned max;
 
 	if (woke)
 		ev_put_wake(c, sw->wk, sw->next_tid, sw->core, sw->tsc);
 	if ((r = ev_reserve(c, sizeof(*r), sw->tsc, &max))) {
-		r->nframes = (uint16_t)ev_walk(c, r->frames, max, sw->fp, sw->lo, sw->hi);
-		r->h = (struct opf_rec){ OPF_SWITCH, 0, opf_switch_len(r->nframes) };
-		r->core = sw->core;
-		r->why = sw->why;
-		r->pad = r->pad2 = 0;
-		r->prev_tid = sw->prev_tid;
-		r->next_tid = sw->next_tid;
-		r->tsc = sw->tsc;
-		r->prev_cpu = sw->prev_cpu;
-		r->obj = w->set ? (uintptr_t)w->obj : 0;
-		r->site = w->set ? (uintptr_t)w->site : 0;
-		r->holder = w->set ? w->holder : 0;
-		ev_name(r->name, w->set ? w->name : NULL);
+		rec_switch(r, sw, ev_walk(c, r->frames, max, sw->fp, sw->lo, sw->hi));
 		cnt_add(&c->ev.written[OPF_EV_SWITCH], 1);
 		ev_remember(c, e, r, sw, max);
 	}
 	hot_leave(c);
 }
 
-static inline void ev_fill_short(struct opcore *c, struct opf_switch_short *r,
-				 const struct schedev_switch *sw, uint16_t type)
+/* The short record of type for sw at r, and counted. */
+static __force_inline void ev_put_short_at(struct opcore *c, void *r,
+					   const struct schedev_switch *sw, uint16_t type)
 {
-	*r = (struct opf_switch_short){
-		.h = { type, 0, sizeof(*r) }, .core = sw->core, .why = sw->why,
-		.prev_tid = sw->prev_tid, .next_tid = sw->next_tid, .tsc = sw->tsc,
-		.prev_cpu = sw->prev_cpu,
-	};
+	rec_switch_short(r, type, sw);
 	cnt_add(&c->ev.written[OPF_EV_SWITCH], 1);
 }
 
@@ -335,7 +302,7 @@ static __noinline void ev_switch_short_slow(struct opcore *c, const struct sched
 	r = hot_reserve_slow(c, sizeof(*r), sw->tsc);
 	NMI_POINT();
 	if (r)
-		ev_fill_short(c, r, sw, OPF_SWITCH_SHORT);
+		ev_put_short_at(c, r, sw, OPF_SWITCH_SHORT);
 	else
 		ev_lose(c, OPF_LOST_NO_BLOCK);
 	hot_leave(c);
@@ -361,10 +328,10 @@ static __force_inline void ev_put_short(struct opcore *c, struct block *b,
 	b->wp += ev_short_len(woke);
 	NMI_POINT();
 	if (woke) {
-		ev_fill_wake(c, (struct opf_wakeup *)p, sw->wk, sw->next_tid, sw->core);
+		ev_put_wake_at(c, p, sw->wk, sw->next_tid, sw->core);
 		p += sizeof(struct opf_wakeup);
 	}
-	ev_fill_short(c, (struct opf_switch_short *)p, sw, type);
+	ev_put_short_at(c, p, sw, type);
 	hot_leave(c);
 }
 
@@ -448,17 +415,8 @@ static void ev_lock(const struct schedev_lock *lk)
 	if (!ev_enter(c, NULL, 0))
 		return;
 	if ((r = ev_reserve(c, sizeof(*r), lk->tsc, &max))) {
-		r->nframes = (uint16_t)ev_walk(c, r->frames, max, lk->fp, lk->lo, lk->hi);
-		r->h = (struct opf_rec){ OPF_LOCKWAIT, 0, opf_lockwait_len(r->nframes) };
-		r->core = (uint16_t)(c - opcores);
-		r->kind = lk->kind;
-		r->pad = 0;
-		r->tid = lk->tid;
-		r->holder = lk->holder;
-		r->tsc = lk->tsc;
-		r->wait = lk->tsc - lk->start;
-		r->lock = (uintptr_t)lk->lock;
-		ev_name(r->name, lk->name);
+		rec_lockwait(r, (uint16_t)(c - opcores), lk,
+			     ev_walk(c, r->frames, max, lk->fp, lk->lo, lk->hi));
 		cnt_add(&c->ev.written[OPF_EV_LOCK], 1);
 	}
 	hot_leave(c);

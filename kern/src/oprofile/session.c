@@ -379,7 +379,7 @@ void session_discard(void)
 	bool header_queued = false;
 
 	while ((b = qget(oprof.outq))) {
-		header_queued |= (b->flags & BLK_SESSION) && b->stamp == oprof.session_id;
+		header_queued |= (b->flags & BLK_SESSION) && b->session == oprof.session_id;
 		if ((b->flags & BLK_EOS) && !eos)
 			eos = b;
 		else
