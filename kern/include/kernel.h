@@ -55,6 +55,21 @@ __noreturn void panic(const char *fmt, ...) __printf(1, 2);
 #define assert(c) \
 	do { if (unlikely(!(c))) panic("assertion failed: %s at %s:%d", #c, __FILE__, __LINE__); } while (0)
 
+/*
+ * must(cond, rule): a rule of context a comment states -- a lock held, interrupts off, NMI
+ * context, this core's state only, the session stopped -- checked where it is relied on.
+ * A broken rule panics, naming the file, the line and the rule (then the test expression).
+ * Always compiled in: the kernel the tests boot checks every one, and so do the host tests
+ * (tests/host/shim's panic aborts). Kept off the paths whose instructions the benchmarks
+ * count (a sample, a switch: tests/bench/istep.py, swstep.py); there the rule is checked
+ * on the slow path that shares it.
+ */
+#define must(cond, rule)							\
+	do {									\
+		if (unlikely(!(cond)))						\
+			panic("%s:%d: broken rule: %s (%s)", __FILE__, __LINE__, rule, #cond); \
+	} while (0)
+
 /* string.h subset, implemented in kern/src/string.c */
 void *memset(void *d, int c, size_t n);
 void *memcpy(void *d, const void *s, size_t n);

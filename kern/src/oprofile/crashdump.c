@@ -77,6 +77,7 @@ void crash_note(const struct trapframe *tf, uint32_t cause)
 
 void crash_core_stopped(const struct trapframe *tf)
 {
+	must(arch_in_nmi(), "NMI context: the panic's stop");
 	fill_stop(&stops[core_id()], tf, 0);
 }
 

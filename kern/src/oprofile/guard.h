@@ -44,6 +44,15 @@ static __force_inline bool hot_on(const struct opcore *c)
 	return __atomic_load_n(&c->on, __ATOMIC_ACQUIRE) != 0;
 }
 
+/*
+ * Whose c's state is to write (the rule of hot_*): the core's own writer (nest set, on c's
+ * core), or the ctl thread acting for the core once it is stopped (gate closed, session
+ * lock held). For the writers' slow paths: the common ones cannot afford the look.
+ */
+#define must_own_core(c)							\
+	must((c)->nest ? (c) == &opcores[core_id()] : !hot_on(c) && qholding(&oprof.lock), \
+	     "this core's state only: its own writer, or the ctl thread once it is stopped")
+
 /* Enter: on c's core, interrupts off, the gate seen open and nest clear. */
 static __force_inline void hot_enter(struct opcore *c)
 {

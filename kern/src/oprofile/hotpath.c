@@ -105,6 +105,7 @@ bool hot_push(struct opcore *c)
 	struct opf_block *h = (struct opf_block *)b->base;
 	struct blk_gone g = { 0 };
 
+	must_own_core(c);
 	rec_block(h, hot_core(c), b->aux, cnt_get(&c->cnt.blocks), (uint32_t)BLEN(b));
 	NMI_POINT();
 	if (ring_put(&c->buf.full, b)) {
@@ -177,6 +178,7 @@ static __noinline struct block *hot_room(struct opcore *c, uint32_t len, uint64_
 {
 	struct block *b = c->buf.cur;
 
+	must_own_core(c);
 	if (b && BFREE(b) < len) {
 		if (blk_empty(b))
 			return NULL;	/* cannot happen: a record fits an empty block */
@@ -306,6 +308,7 @@ static __force_inline void hot_sample(struct opcore *c, struct block *b,
  */
 bool hot_write_marks(struct opcore *c, uint64_t tsc)
 {
+	must_own_core(c);
 	while (c->buf.nmarks) {
 		/* the oldest is mark_tsc[0] */
 		bool pause = (c->buf.nmarks == 2) != (c->buf.seen_pause != 0);
@@ -428,6 +431,7 @@ static void hot_take_pending(struct opcore *c)
  */
 __noinline void hot_leave_slow(struct opcore *c)
 {
+	must(c->nest && c == &opcores[core_id()], "on the core, inside its writer guard");
 	do {
 		__atomic_store_n(&c->pend.any, 0, __ATOMIC_RELAXED);
 		signal_fence();
@@ -444,6 +448,7 @@ static __noinline void hot_defer(struct opcore *c, const struct oprof_tick *t, u
 	struct pend_sample *p = &c->pend.s;
 	unsigned flags = t->flags, n;
 
+	must(arch_in_nmi(), "only an NMI lands inside a writer");
 	if (__atomic_load_n(&c->pend.full, __ATOMIC_RELAXED)) {
 		if (paused)
 			__atomic_store_n(&c->pend.ovf_paused, c->pend.ovf_paused + 1,

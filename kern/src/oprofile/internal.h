@@ -348,6 +348,13 @@ static inline void session_unlock(void)
 	qunlock(&oprof.lock);
 }
 
+/* The rule of worker_*, session_*, stream_*, recw_*, opcore_*, flight_*, ctl_*, stat_*. */
+#define must_hold_session()	must(qholding(&oprof.lock), "session lock held")
+
+/* session.c: every core's gate closed and its writers waited out (session_stop_cores). */
+bool session_cores_stopped(void);
+#define must_be_stopped()	must(session_cores_stopped(), "every core stopped")
+
 /* RUNNING or PAUSED; any context. */
 static inline bool session_active(void)
 {

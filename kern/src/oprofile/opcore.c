@@ -9,7 +9,7 @@
  * may act as the core (push its cur, hand its window over). opcore_account alone also
  * runs while the core records: it only reads.
  */
-#include "internal.h"
+#include "guard.h"
 #include "error.h"
 
 struct opcore opcores[MAX_CPUS];
@@ -59,6 +59,8 @@ int opcore_setup(struct opcore *c)
 	uint32_t most = oprof.cfg.snapshot ? oprof.cfg.window : 2 * oprof.max_target;
 	uint32_t slots = ring_slots_for(MAX(most, oprof.max_target) + 2);
 
+	must_hold_session();
+	must(!hot_on(c), "core not enabled");
 	opcore_reset(c);
 	if (ring_init(&c->buf.full, slots) < 0 || ring_init(&c->buf.empty, slots) < 0)
 		return -ENOMEM;
@@ -94,6 +96,7 @@ void opcore_flush_partial(struct opcore *c)
 {
 	struct block *b;
 
+	must(!hot_on(c), "core stopped");
 	/* a core starved of blocks to the end still gets its marks out: the worker is not
 	   running (session lock), so the ctl thread may feed the core's empty ring */
 	if (c->buf.nmarks && !c->buf.cur && ring_empty(&c->buf.empty) && (b = pool_get(true)))
@@ -125,6 +128,7 @@ static void opcore_free_ring(struct ring *r)
 /* After the worker drained the full ring (or a failed setup): blocks to the pool. */
 void opcore_teardown(struct opcore *c)
 {
+	must(!hot_on(c), "core stopped");
 	if (c->buf.cur) {
 		pool_put(c->buf.cur);
 		hot_set_cur(c, NULL);
@@ -158,6 +162,7 @@ static uint64_t acct_depth_cut(struct opcore *c)
 
 void opcore_account(struct opcore *c, struct opcore_acct *a)
 {
+	must_hold_session();
 #define OPCORE_ACCT_READ(name, expr)	a->name = (expr);
 	OPCORE_ACCT(OPCORE_ACCT_READ)
 #undef OPCORE_ACCT_READ

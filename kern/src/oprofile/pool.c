@@ -30,6 +30,7 @@ void pool_setup(size_t bsize, uint64_t max)
 {
 	bool resize;
 
+	must_hold_session();
 	spin_lock(&pool.lk);
 	resize = pool.bsize != bsize;
 	pool.bsize = bsize;

@@ -78,6 +78,7 @@ static void reader_drop_discard_end(void)
 {
 	struct block *b;
 
+	must_hold_session();
 	if (rd.eof || !reader_discarded() || !(b = qget(oprof.outq)))
 		return;
 	if ((b->flags & BLK_EOS) && b->session == rd.in_session)
@@ -99,6 +100,7 @@ static void reader_put_back(struct block *b)
 	struct opf_block *h;
 	struct salvage sv;
 
+	must_hold_session();
 	if (reader_discarded()) {
 		rd.frag = 0;
 		pool_put(b);

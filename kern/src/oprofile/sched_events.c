@@ -273,6 +273,7 @@ static __noinline void ev_block_full(struct opcore *c, const struct schedev_swit
 	struct opf_switch *r;
 	unsigned max;
 
+	must(!irq_enabled() && c == &opcores[core_id()], "on the core, interrupts off");
 	if (woke)
 		ev_put_wake(c, sw->wk, sw->next_tid, sw->core, sw->tsc);
 	if ((r = ev_reserve(c, sizeof(*r), sw->tsc, &max))) {
@@ -414,6 +415,7 @@ static void ev_lock(const struct schedev_lock *lk)
 
 	if (!ev_enter(c, NULL, 0))
 		return;
+	must(!irq_enabled(), "interrupts off");
 	if ((r = ev_reserve(c, sizeof(*r), lk->tsc, &max))) {
 		rec_lockwait(r, (uint16_t)(c - opcores), lk,
 			     ev_walk(c, r->frames, max, lk->fp, lk->lo, lk->hi));
@@ -431,6 +433,8 @@ static struct schedev_ops ops = {
 /* Session start, session lock held: the hooks, with this machine's spin threshold. */
 const struct schedev_ops *sched_events_ops(void)
 {
+	must_hold_session();
+	must(!schedev(), "the last session's hooks unregistered");
 	ops.spin_min = tsc_of_us(SPIN_REPORT_US);
 	if (++ops.gen == 0)	/* a new stamp for this session's wake-ups; never 0 */
 		ops.gen = 1;
@@ -448,6 +452,7 @@ static void ev_drain_one(const struct schedev_wake *w, uint32_t tid, unsigned co
 	if (core >= (unsigned)oprof.ncores)	/* cannot happen: threads live on the cores */
 		return;
 	c = &opcores[core];
+	must(!hot_on(c), "core stopped: the drain writes for it");
 	cnt_add(&c->ev.taken, n);
 	if (!w || flag_get(&oprof.paused)) {
 		cnt_add(&c->ev.lost[w ? OPF_LOST_PAUSED : OPF_LOST_OTHER], n);
@@ -463,6 +468,8 @@ static void ev_drain_one(const struct schedev_wake *w, uint32_t tid, unsigned co
  */
 void sched_events_drain(void)
 {
+	must_hold_session();
+	must(!schedev(), "the hooks unregistered");
 	schedev_drain(ops.gen, ev_drain_one, NULL);
 }
 

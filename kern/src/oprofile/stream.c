@@ -33,6 +33,7 @@ void stream_put(struct block *b)
 {
 	size_t len = BLEN(b);
 
+	must_hold_session();
 	if (!(b->flags & BLK_SESSION) && blk_empty(b) && !(b->flags & BLK_EOS)) {
 		pool_put(b);
 		return;
@@ -87,6 +88,7 @@ void *recw_reserve(struct recw *w, uint32_t len)
 	struct block *b;
 	void *p;
 
+	must_hold_session();
 	if (!w->b || BFREE(w->b) < len) {
 		if (!(b = recw_block(w, len)))
 			return NULL;
@@ -263,6 +265,7 @@ void stream_close(void)
 	uint64_t tsc = tsc_read();
 	int i;
 
+	must_be_stopped();
 	for (i = 0; i < oprof.ncores; i++)
 		if (!stream_core_end(&w, i, tsc) || (oprof.cfg.events && !stream_sched_end(&w, i)))
 			break;

@@ -173,6 +173,7 @@ void worker_drain_rings(bool snap)
 	struct drain_share d;
 	int i;
 
+	must_hold_session();
 	d.first = turn = (turn + 1) % MAX(oprof.ncores, 1);
 	for (i = 0; i < oprof.ncores; i++) {
 		d.n[i] = ring_count(worker_ring(&opcores[i], snap));
@@ -275,7 +276,8 @@ void worker_refill(void)
 	static int turn;
 	uint64_t now = tsc_read();
 	bool more = true;
-	int n = MAX(oprof.ncores, 1);
+
+	must_hold_session();	int n = MAX(oprof.ncores, 1);
 
 	for (int i = 0; i < oprof.ncores && !oprof.cfg.snapshot; i++) {
 		struct opcore *c = &opcores[i];

@@ -134,6 +134,7 @@ void schedev_drain(uint32_t gen, schedev_drain_fn fn, void *arg)
 {
 	struct drain d = { gen, fn, arg };
 
+	must(!schedev(), "the hooks unregistered: no switch or waker writes meanwhile");
 	thread_foreach(drain_thread, &d);
 	spin_lock(&orphan_lock);
 	drain_orphans(&d);
