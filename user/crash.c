@@ -96,11 +96,6 @@ int session_is_crash(const struct session *s)
 	return (s->hdr.flags & OPF_S_CRASH) != 0;
 }
 
-const struct crash_info *profile_crash(const struct profile *p)
-{
-	return p->nsess && session_is_crash(&p->sess[0]) ? p->sess[0].crash : NULL;
-}
-
 void crash_free(struct crash_info *ci)
 {
 	if (ci)

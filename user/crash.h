@@ -43,8 +43,6 @@ int crash_on_core(void *arg, const struct opf_view *v, char *err, size_t errlen)
 int crash_on_end(void *arg, const struct opf_view *v, char *err, size_t errlen);
 
 int session_is_crash(const struct session *s);
-/* The profile's crash dump (its first session's), or NULL. */
-const struct crash_info *profile_crash(const struct profile *p);
 /* Header lines of a crash dump's report (nothing for another stream). */
 void crash_header(const struct ctx *c, FILE *out);
 /* --stats: what a crash dump lets be checked, and what not; sets *fail, *incomplete. */

@@ -40,7 +40,6 @@ struct schedev_why;
 struct schedev_wake;
 struct schedev_why *thread_why(struct thread *t);
 struct schedev_wake *thread_wake_slot(struct thread *t);
-bool thread_is_idle(struct thread *t);
 uint64_t thread_cpu_tsc(struct thread *t);
 int thread_core(struct thread *t);
 enum thread_state thread_state(struct thread *t);

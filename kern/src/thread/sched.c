@@ -426,7 +426,6 @@ _Static_assert(__builtin_offsetof(struct thread, tid) == __builtin_offsetof(stru
 const char *thread_name(struct thread *t) { return t->name; }
 int thread_core(struct thread *t) { return t->core; }
 enum thread_state thread_state(struct thread *t) { return READ_ONCE(t->state); }
-bool thread_is_idle(struct thread *t) { return t->tid == 0; }
 struct thread **thread_rnext(struct thread *t) { return &t->rnext; }
 struct schedev_why *thread_why(struct thread *t) { return &t->why; }
 struct schedev_wake *thread_wake_slot(struct thread *t) { return &t->wk; }
