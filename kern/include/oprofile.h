@@ -76,7 +76,7 @@ struct oprof_hooks {
 	 */
 	void (*foreach_thread)(oprof_thread_fn fn, void *arg);
 	/*
-	 * Interrupt context on core, from inside oprof_tick_irq/oprof_sample_irq (that is,
+	 * Interrupt context on core, from inside oprof_tick_irq (that is,
 	 * from the core's own sampling callback): from now on sample this core at hz. Used by
 	 * the overhead budget to lower a core's rate. May be NULL.
 	 */

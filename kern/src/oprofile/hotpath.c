@@ -46,7 +46,6 @@
 #include "guard.h"
 #include "backtrace.h"
 #include "error.h"
-#include "oprofile_bench.h"
 
 /* n more lost samples (or records) of reason for the next OPF_LOST records to tell. */
 static void hot_unreported(struct opcore *c, unsigned reason, uint64_t n)
@@ -525,22 +524,6 @@ void oprof_tick_irq(const struct oprof_tick *t)
 	if (!hot_fast(c, t, paused))
 		hot_tick_slow(c, t, paused);
 	hot_budget(c, t->tsc);
-	hot_leave(c);
-}
-
-/* Benchmarks (oprofile_bench.h): a sample whose frames were walked already. */
-void oprof_sample_irq(int core, uint32_t tid, uint64_t tsc, uint64_t pc,
-		      const uint64_t *frames, unsigned nframes, unsigned flags)
-{
-	struct oprof_tick t = { .tsc = tsc, .pc = pc, .tid = tid, .flags = (uint16_t)flags,
-				.core = (uint16_t)core };
-	struct opcore *c = &opcores[core];
-
-	if ((unsigned)core >= MAX_CPUS || !hot_on(c) || c->nest)
-		return;
-	hot_enter(c);
-	hot_tick(c, flag_get(&oprof.paused), &t, MIN(nframes, oprof.cfg.depth), frames);
-	hot_budget(c, tsc);
 	hot_leave(c);
 }
 
