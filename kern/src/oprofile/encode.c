@@ -238,9 +238,27 @@ void rec_lockwait(struct opf_lockwait *r, uint16_t core, const struct schedev_lo
 	rec_name(r->name, lk->name);
 }
 
+/* The length of a record of head bytes and nframes frames after them, padded to 8. */
+static uint32_t rec_frames_len(size_t head, unsigned nframes)
+{
+	return opf_align((uint32_t)head + 8 * nframes);
+}
+
+/* Such a record at p, zeroed, with its header and frames written; returns its length. */
+static uint32_t rec_with_frames(void *p, uint16_t type, uint16_t flags, size_t head,
+				const uint64_t *frames, uint16_t nframes)
+{
+	uint32_t len = rec_frames_len(head, nframes);
+
+	memset(p, 0, len);
+	rec_hdr(p, type, flags, len);
+	memcpy((uint8_t *)p + head, frames, 8 * (size_t)nframes);
+	return len;
+}
+
 uint32_t rec_crash_len(unsigned nframes)
 {
-	return opf_align((uint32_t)sizeof(struct opf_crash) + 8 * nframes);
+	return rec_frames_len(sizeof(struct opf_crash), nframes);
 }
 
 void rec_crash(void *p, uint16_t flags, uint16_t core, uint32_t cause, uint64_t tsc,
@@ -248,23 +266,20 @@ void rec_crash(void *p, uint16_t flags, uint16_t core, uint32_t cause, uint64_t 
 	       uint16_t nframes)
 {
 	struct opf_crash *c = p;
-	uint32_t len = rec_crash_len(nframes);
 
-	memset(c, 0, len);
-	rec_hdr(&c->h, OPF_CRASH, flags, len);
+	rec_with_frames(p, OPF_CRASH, flags, sizeof(*c), frames, nframes);
 	c->core = core;
 	c->nframes = nframes;
 	c->cause = cause;
 	c->tsc = tsc;
 	c->ns = ns;
 	c->pc = pc;
-	memcpy(c->msg, msg, strnlen(msg, sizeof(c->msg) - 1));	/* NUL-padded: zeroed above */
-	memcpy(c->frames, frames, 8 * (size_t)nframes);
+	memcpy(c->msg, msg, strnlen(msg, sizeof(c->msg) - 1));	/* NUL-padded: zeroed */
 }
 
 uint32_t rec_crash_core_len(unsigned nframes)
 {
-	return opf_align((uint32_t)sizeof(struct opf_crash_core) + 8 * nframes);
+	return rec_frames_len(sizeof(struct opf_crash_core), nframes);
 }
 
 void rec_crash_core(void *p, uint16_t flags, uint16_t core, uint16_t state, uint32_t tid,
@@ -272,10 +287,8 @@ void rec_crash_core(void *p, uint16_t flags, uint16_t core, uint16_t state, uint
 		    uint64_t overwritten, const uint64_t *frames, uint16_t nframes)
 {
 	struct opf_crash_core *cc = p;
-	uint32_t len = rec_crash_core_len(nframes);
 
-	memset(cc, 0, len);
-	rec_hdr(&cc->h, OPF_CRASH_CORE, flags, len);
+	rec_with_frames(p, OPF_CRASH_CORE, flags, sizeof(*cc), frames, nframes);
 	cc->core = core;
 	cc->state = state;
 	cc->nframes = nframes;
@@ -285,7 +298,6 @@ void rec_crash_core(void *p, uint16_t flags, uint16_t core, uint16_t state, uint
 	cc->pc = pc;
 	cc->taken = taken;
 	cc->overwritten = overwritten;
-	memcpy(cc->frames, frames, 8 * (size_t)nframes);
 }
 
 void rec_crash_end(void *p, uint64_t bytes, uint64_t tsc)
