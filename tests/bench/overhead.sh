@@ -347,8 +347,8 @@ if awk '$1 == "THREADS" && $2 == "now" && $3 + 0 > 0 {f = 1} END {exit !f}' "$lo
 	echo "figure above, which counts every instruction of the run on both cores."
 fi
 
-# Per kernel, the interrupt with the fewest instructions is the common sample (no block
-# switch, no budget timing, which is one tick in eight). A sleeping thread's alarm may fall
+# Per kernel, the sampling interrupt with the fewest instructions is the common sample (no
+# block switch, no budget timing, which is one tick in eight). A sleeping thread's alarm may fall
 # due in the same interrupt (the shell's run command waits on one): its wake-up is not the
 # sampler's, so it is left out of the count.
 step_groups() {
@@ -361,7 +361,7 @@ step_groups() {
 		if (f ~ /^(oprof_backtrace|hot_walk|frame_ok|bt_walk|bt_walk_to|bt_frame_ok|bt_bad)$/) return "walk"
 		return "record"
 	}
-	$1 == "STEP" {
+	$1 == "STEP" && / oprof_tick_irq:/ {	# a sample (a tick that only switched threads is not)
 		delete g
 		for (i = 4; i <= NF; i++) { split($i, fc, ":"); g[group(fc[1])] += fc[2] }
 		v = $3 - g["other"]
