@@ -1,8 +1,8 @@
 /*
  * The stream encoder's interface (encode.c): every record the profiler writes -- a core's,
  * the stream writer's, a scheduler event's, a crash dump's -- is built by a rec_* function
- * here, the kernel's counterpart of user/stream.c, which decodes them. The layout of a
- * record (abi/oprofile.h) is written nowhere else in the kernel.
+ * here, the kernel's counterpart of user/ingest/parser.c, which decodes them. The layout
+ * of a record (abi/oprofile.h) is written nowhere else in the kernel.
  *
  * rec_* fill a record of the given type at p, which the caller reserved (exactly the
  * record's length) in memory it owns; they run in any context and read no session state:
