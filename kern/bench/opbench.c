@@ -210,9 +210,10 @@ static void tickload_fire(struct alarm *a, struct trapframe *tf)
 }
 
 /* NMI context. */
-static void tickload_nmi(const struct trapframe *tf)
+static bool tickload_nmi(const struct trapframe *tf)
 {
 	tl_count(tf);
+	return true;
 }
 
 /* In a thread on each core: (re)arm or disarm that core's alarm. */

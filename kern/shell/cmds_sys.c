@@ -231,12 +231,13 @@ __attribute__((noinline, noipa)) void fault_deliberately(void)
  */
 static int nmi_fault_core = -1;
 
-void fault_in_nmi(const struct trapframe *tf);
-__attribute__((noinline, noipa)) void fault_in_nmi(const struct trapframe *tf)
+bool fault_in_nmi(const struct trapframe *tf);
+__attribute__((noinline, noipa)) bool fault_in_nmi(const struct trapframe *tf)
 {
 	(void)tf;
 	if (core_id() == READ_ONCE(nmi_fault_core))
 		fault_deliberately();
+	return false;
 }
 
 static int fault_nmi(void)

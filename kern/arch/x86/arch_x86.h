@@ -97,9 +97,7 @@ static inline void lapic_eoi(void) { lapic_mmio[0x0b0 / 4] = 0; }
 void lapic_send_ipi(uint32_t apic_id, uint32_t icr_low);
 void lapic_send_init_sipi(uint32_t apic_id, uint8_t vector_page);
 void lapic_timer_calibrate(void);
-/* NMI-safe: an NMI to one core, or to every other core */
-void lapic_send_nmi(uint32_t apic_id);
-void lapic_send_nmi_others(void);
+void lapic_send_nmi(uint32_t apic_id);	/* NMI-safe: an NMI to one core */
 void lapic_send_self(uint32_t vector);	/* NMI-safe: a fixed interrupt to this core */
 
 /* ioapic.c */
@@ -108,7 +106,9 @@ void ioapic_init(void);
 /* Route GSI to vector on the boot core; level/active-low from flags (MADT MPS INTI). */
 void ioapic_route(uint32_t gsi, int vector, bool level, bool active_low);
 void ioapic_route_isa(int irq, int vector);
-void ioapic_route_nmi(uint32_t gsi, uint32_t apic_id, bool active_low);
+/* Physical destination FFh: every local APIC (xAPIC; SDM Vol. 3A, 10.6.2.1). */
+#define IOAPIC_DEST_BROADCAST	0xffu
+void ioapic_route_nmi(uint32_t gsi, uint32_t dest, bool active_low);
 void ioapic_mask(uint32_t gsi);
 
 /* hpet.c: timer 0, periodic, on ISA IRQ 0 (legacy replacement route) */

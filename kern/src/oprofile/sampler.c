@@ -122,10 +122,10 @@ static void sample_alarm(struct alarm *a, struct trapframe *tf)
 
 /*
  * NMI context, on every core at every period of the session's rate (arch_nmi_start), any
- * interrupt state: a sample every div-th period. A period late by half a period or more
- * (one or more missed) recounts the missed ones.
+ * interrupt state: a sample every div-th period (true then). A period late by half a
+ * period or more (one or more missed) recounts the missed ones.
  */
-static void nmi_sample(const struct trapframe *tf)
+static bool nmi_sample(const struct trapframe *tf)
 {
 	struct cpu *c = this_cpu();
 	struct sampler *s = &samplers[c->id];
@@ -133,7 +133,7 @@ static void nmi_sample(const struct trapframe *tf)
 
 	if (s->skip) {
 		s->skip--;
-		return;
+		return false;
 	}
 	s->skip = s->div - 1;
 	tick_from(&tick, tf, c, tsc_read());
@@ -145,6 +145,7 @@ static void nmi_sample(const struct trapframe *tf)
 	s->last = tick.tsc;
 	tick.missed = s->missed;
 	oprof_tick_irq(&tick);
+	return true;
 }
 
 /*
