@@ -548,8 +548,9 @@ static uint64_t now_tsc(void)
 static void emit_session(void)
 {
 	struct opf_session s = { 0 };
-	uint32_t len = opt.version == 1 ? OPF_SESSION_V1_LEN : opt.clock ? (uint32_t)sizeof(s) :
-		       OPF_SESSION_V2_LEN;	/* without --clock: as before the clock fields */
+	/* without --clock: as before the clock fields; with it, as before the jitter's */
+	uint32_t len = opt.version == 1 ? OPF_SESSION_V1_LEN : opt.clock ? OPF_SESSION_CLOCK_LEN :
+		       OPF_SESSION_V2_LEN;
 
 	s.h = (struct opf_rec){ OPF_SESSION, 0, len };
 	s.magic = OPF_MAGIC;

@@ -150,6 +150,8 @@ bool stream_session(uint64_t tsc)
 	s->source = oprof.cfg.source;
 	s->cap = oprof.cap;
 	clock_describe(s);
+	s->jitter_seed = oprof.cfg.seed;
+	s->jitter = oprof.cfg.jitter;
 	block_reset(b);
 	memcpy(b->wp, s, sizeof(*s));
 	b->wp += sizeof(*s);
