@@ -50,6 +50,12 @@ void alarm_init(struct alarm *a, alarm_fn fn, void *arg);
  * then every period ticks if period != 0. Re-arming an armed alarm moves it.
  */
 void alarm_set(struct alarm *a, uint64_t deadline, uint64_t period);
+/*
+ * In a's own callback (its core, interrupts off), a periodic alarm: its next expiry at
+ * deadline instead of a period after this one's (those after it a period apart from there,
+ * unless moved again): a jittered period, the sampler's.
+ */
+void alarm_next(struct alarm *a, uint64_t deadline);
 /* Disarm; a must be armed on the calling core or not at all. Callable from its callback. */
 void alarm_cancel(struct alarm *a);
 bool alarm_armed(struct alarm *a);

@@ -160,17 +160,19 @@ void arch_irq_work_raise(void);
  * that the next one takes its NMI within the same period (kern/arch/x86/nmi.c, "The
  * route"); a period fn skips costs no such hand-over.
  *
- * The periods come from a hardware timer (HPET, so the rate does not drift), delivered to
- * every core at once where the machine allows, else to core 0, which passes each on to
- * the others by IPI: a core still handling the last NMI when the next arrives misses it
- * (count missed periods by the clock). Thread context, not concurrently with itself (or
- * stop). Returns 0; -ENODEV when this machine has no usable route (no HPET); -EBUSY when
- * already running; -EINVAL for fn NULL or hz not in 1..100000.
+ * The periods come from a hardware timer (HPET, on a grid, so the rate does not drift),
+ * delivered to every core at once where the machine allows, else to core 0, which passes
+ * each on to the others by IPI: a core still handling the last NMI when the next arrives
+ * misses it (count missed periods by the clock). Each period's moment is spread over
+ * spread percent of a period around its grid point, drawn from seed (jitter.h; 0: a fixed
+ * period). Thread context, not concurrently with itself (or stop). Returns 0; -ENODEV
+ * when this machine has no usable route (no HPET); -EBUSY when already running; -EINVAL
+ * for fn NULL, hz not in 1..100000 or spread over 100.
  */
 typedef bool (*arch_nmi_fn)(const struct trapframe *tf);
 /* Any context, after boot: this machine has a route for arch_nmi_start. */
 bool arch_nmi_available(void);
-int arch_nmi_start(uint32_t hz, arch_nmi_fn fn);
+int arch_nmi_start(uint32_t hz, uint32_t spread, uint64_t seed, arch_nmi_fn fn);
 /* Stop; returns only when no core is inside fn or will enter it again. Thread context. */
 void arch_nmi_stop(void);
 /*

@@ -248,7 +248,7 @@ static int fault_nmi(void)
 	/* said before the NMIs start: the fault may come before a later line is out */
 	shell_printf("fault: the next NMI on cpu %d writes to %p\n", core_id(),
 		     (void *)FAULT_ADDR);
-	if ((r = arch_nmi_start(100, fault_in_nmi)) < 0) {
+	if ((r = arch_nmi_start(100, 0, 0, fault_in_nmi)) < 0) {
 		shell_eprintf("fault: cannot start NMIs: %s\n",
 			      r == -ENODEV ? "this machine has no NMI timer route" : strerror(r));
 		return 1;

@@ -2,11 +2,11 @@
  * Sampling by NMI (arch.h: arch_nmi_start, arch_nmi_stop, arch_nmi_count) and the NMI
  * handler itself: nmi_period, which the vector's entry (trapentry.S: nmi_entry) calls for a
  * new period on a core, and nmi_trap, which trap() hands every other vector-2 entry to
- * before it does anything else (the entry finishes the duplicates itself).
+ * before it does anything else (the entry dismisses the NMIs that begin no period itself).
  *
- * The route. TCG has no PMU, so the NMIs come from a timer: HPET timer 0, periodic in
- * hardware (hpet.c), on ISA IRQ 0, whose IOAPIC entry is programmed for NMI delivery to
- * every core at once: physical destination FFh, the xAPIC broadcast (SDM Vol. 3A,
+ * The route. TCG has no PMU, so the NMIs come from a timer: HPET timers 0 and 1, taking
+ * turns (hpet.c), on ISA IRQs 0 and 8, whose IOAPIC entries are programmed for NMI delivery
+ * to every core at once: physical destination FFh, the xAPIC broadcast (SDM Vol. 3A,
  * 10.6.2.1), so every core takes each period's NMI itself, the moment the HPET fires,
  * whatever the others are doing. That is only safe when every LAPIC the MADT lists is a
  * core running this kernel: the broadcast also reaches a core stuck somewhere in its
@@ -37,17 +37,26 @@
  * profiler's: a vCPU that gets no turn for a while takes each period's NMI where it
  * stands, and is there for that time (its samples weigh it).
  *
- * Periods. An NMI does not say where it came from, and QEMU 7.2's HPET pulses twice for
- * most periods under -icount: its periodic callback runs exactly at the comparator's
- * value, does not count that as past the comparator, re-arms one tick later and pulses
- * again (seen here as a second NMI within 2 us of the first, 4304 for 5049 periods in the
- * run matrix bench). So every core reads the HPET counter (one MMIO read a period: a plain
- * read, under a microsecond on hardware) and acts on an NMI -- core 0 relaying it where it
- * relays, fn called -- only when a period has begun since the last one it acted on
- * (next_period, its own); any other NMI there is counted as extra. (One-shot mode, the
- * comparator written by the handler each period, pulses once; but each write from a vCPU
- * kicks it off QEMU's -icount round robin: with core 0 writing, core 0 starved, run spin on
- * 4 cores got 0 iterations on core 0.)
+ * Periods. Period k (from 1) begins when the counter reaches period_at(k): its grid point,
+ * k periods from the start, moved by its jitter (jitter.h: an offset drawn from the
+ * session's seed, uniform over its spread; none for the background and boot sources).
+ * The comparators are one-shot: period k's NMI comes from timer k % 2, and the first core
+ * to take it writes period k + 2 to that timer (arm), the other holding k + 1 already. An
+ * NMI does not say where it came from, so every core reads the HPET counter (one MMIO read
+ * a period: a plain read, under a microsecond on hardware) and acts on an NMI -- arming,
+ * core 0 relaying, fn called -- only when a period has begun since the last one it acted
+ * on (next_period, its own); any other NMI is counted as extra (one held pending across a
+ * restart; QEMU's pulse at the counter's wrap, every 43 s). Why two comparators: a
+ * comparator written from a vCPU re-arms a QEMU virtual timer, and when that becomes the
+ * earliest deadline QEMU kicks the vCPU off its turn (qemu_timer_notify_cb): with one
+ * comparator, written for the next period by core 0 at each NMI, core 0 lost its turn at
+ * every period and starved (run spin on 4 cores got 0 iterations on core 0). Period k + 2
+ * is not the earliest, so nothing kicks. Why any core arms: with core 0 alone arming, the
+ * periods waited on core 0's turn, and at 50 kHz with jittered periods (some a few
+ * microseconds apart) four cores took a fifth of theirs. (QEMU's periodic mode, the route
+ * before, pulsed twice for most periods under -icount -- its callback runs exactly at the
+ * comparator's value, does not count that as past it, re-arms one tick later and pulses
+ * again -- and the periods could not be jittered.)
  *
  * The entry (trapentry.S: nmi_entry, numbers shared through nmi_entry.h). Its first
  * instructions, two scratch registers saved, dismiss a duplicate -- counted as count,
@@ -62,8 +71,9 @@
  *  - finds its core in the record at the top of that stack (nmi_stack_top), never in GS,
  *    so it works before cpu_setup_this on an AP, whatever GS holds there;
  *  - counts the NMI, and whether it hit with IF clear, in its core's own counters;
- *  - while a source runs, checks that a new period began for its core, and on core 0
- *    relays it where the route is the relay;
+ *  - while a source runs, checks that a new period began for its core, claims and arms
+ *    the one after next if no core has, and on core 0 relays it where the route is the
+ *    relay;
  *  - calls fn only when the core is online (its portable per-core state exists), no
  *    panic is under way, and fn is set; else it returns at once: ignored, and counted;
  *  - ends its turn (end_turn) under QEMU's TCG.
@@ -73,7 +83,8 @@
  *    handler or a spinlock section. The handler does not use the interrupted stack (IST)
  *    or GS, takes no lock, and touches only its own core's counters and frame, read-mostly
  *    globals, the local APIC's ICR, which lapic_send_nmi leaves as the interrupted code had
- *    it, and the HPET counter, a plain read. Nothing that is programmed through an
+ *    it, the HPET counter, a plain read, and the HPET comparator of a period it claimed, a
+ *    plain write that no thread-context code makes while a source runs. Nothing that is programmed through an
  *    index register (IOAPIC, fw_cfg, PIC) is touched. It sends no EOI (an NMI has none;
  *    an EOI would end some other interrupt in service).
  *  - Nested NMIs: the CPU holds a second NMI until the iretq that ends the first, and
@@ -93,7 +104,10 @@
  *    period check against source_stop's clearing fanout, so no next_period update from
  *    an old source lands in a new one's.
  *  - A panic elsewhere: arch_stop_other_cores calls nmi_panic, after which handlers only
- *    count, and core 0 stops relaying.
+ *    count: no core arms a period, and core 0 stops relaying.
+ *  - Each period is claimed by one core (arm), so no comparator is written for it twice; a
+ *    period claimed too late is given up and its timer takes the next of its own, so as
+ *    long as any core takes its NMIs the periods go on.
  *  - The pause that ends a turn (end_turn) runs in the handler, NMIs still held: it is one
  *    instruction that cannot fault or wait, and the vCPU takes up at the iretq when its turn
  *    comes again. A period's NMI that arrives meanwhile is held by the CPU and taken at
@@ -127,6 +141,7 @@
 #include "error.h"
 #include "crash.h"
 #include "nmi_entry.h"
+#include "jitter.h"
 
 #define NMI_STACK	8192
 #define NMI_CANARY	0x6e6d692d63616e61ull
@@ -150,12 +165,13 @@ struct nmi_cpu {
 	uint64_t extra;		/* shared: core 0, the ones that began no timer period */
 	int in_fn;		/* inside fn; stop waits for 0 */
 	int depth;		/* inside nmi_trap: 0 or 1, never more */
-	uint32_t next_period;	/* HPET counter value that begins this core's next period */
+	uint32_t next_period;	/* counter value (mod 2^32) that begins the core's next period */
 	uint32_t apic_id;	/* for directed fan-out, known from nmi_cpu_armed on */
 	bool armed;		/* IDT loaded: the boot test may send it NMIs */
 	bool online;		/* the handler saw cpus[core].online (it never goes back) */
 	uint32_t bg_skip;	/* NMIs to let pass before the background fn runs again */
 	bool stopped;		/* parked for good by a panic's stop NMI (release) */
+	uint64_t period;	/* the period (numbered from 1) it last acted on */
 } __aligned(CACHELINE);
 
 enum fanout {
@@ -181,7 +197,10 @@ static int nmi_state;
 static bool nmi_boot_running;		/* the running source is the boot test's */
 bool nmi_quiet;				/* a panic is under way (nmi_entry reads it too) */
 static uint64_t nmi_strays;		/* NMIs that did not arrive on an NMI stack */
-static uint32_t period_ticks;		/* HPET counter ticks per period */
+static uint32_t period_ticks;		/* HPET counter ticks per period: the grid */
+static uint64_t jit_width;		/* ticks a period's moment is spread over (jitter.h) */
+static uint64_t jit_seed;		/* their seed */
+static uint64_t nmi_to_arm;		/* the next period no comparator was claimed for */
 static bool yield_vcpu;			/* QEMU TCG: end_turn hands its thread on */
 
 /* nmi_entry (trapentry.S) knows these by number (nmi_entry.h). */
@@ -237,36 +256,73 @@ void nmi_cpu_armed(int core, uint32_t apic_id)
 }
 
 /*
- * NMI context on n's core, inside in_fn: a period began late counter ticks ago (late <
- * 2^31); the core's next one begins at the first multiple of period_ticks past the counter.
+ * Any context, a source running: the counter value (mod 2^32, as the comparators and
+ * hpet_now count) at which period k begins: its grid point k * period_ticks, moved by its
+ * jitter (jitter.h; none with a width of 0). Within half a period of the grid point.
  */
-static __force_inline void advance(struct nmi_cpu *n, uint32_t late)
+static __force_inline uint32_t period_at(uint64_t k)
 {
-	n->next_period += (late / period_ticks + 1) * period_ticks;
+	uint64_t at = k * period_ticks;
+
+	if (jit_width)
+		at += (uint64_t)jitter_offset(jit_seed, JITTER_STREAM_NMI, k, jit_width);
+	return (uint32_t)at;
 }
 
 /*
- * NMI context on n's core, a source running: does this NMI begin a period this core has
- * not yet acted on? Only then does it act (core 0 relaying it first, where it relays). An
- * NMI that does not is counted as extra: QEMU's HPET pulses twice for most periods (see
- * the top of the file), and an NMI from elsewhere (another route, one held pending across
- * a restart) is not a period either. One counter read; the 32-bit arithmetic follows the
- * comparator's wrap. nmi_entry (trapentry.S) makes the same test first, and dismisses
- * what fails it.
+ * NMI context on n's core, inside in_fn, the counter at now, at or past the core's
+ * next_period: the last period begun becomes the core's -- the next one, or later when
+ * the core came late -- and next_period the one after. A core late by many jumps by
+ * division: with every period within half of its grid point, k + behind / period_ticks
+ * has begun (its moment is at most behind + P/2 past (k + 1)'s, less a whole P), so the
+ * loop after it only moves forward, by a step or two.
  */
-static bool new_period(struct nmi_cpu *n)
+static __force_inline void advance(struct nmi_cpu *n, uint32_t now)
 {
-	uint32_t late = hpet_now() - n->next_period;
+	uint64_t k = n->period + 1;
+	uint32_t next = period_at(k + 1), behind = now - next;
 
-	if ((int32_t)late < 0)
-		return false;
-	advance(n, late);
-	return true;
+	if ((int32_t)behind >= 0) {
+		k += behind / period_ticks;
+		while ((int32_t)(now - (next = period_at(k + 1))) >= 0)
+			k++;
+	}
+	n->period = k;
+	n->next_period = next;
 }
 
 /*
- * Core 0, NMI context: pass this period's NMI on to the other cores where the IOAPIC does
- * not broadcast it (the common case, one test).
+ * NMI context, inside in_fn, any core in period k since the counter is at now: see that
+ * periods k + 1 and k + 2 are on the comparators (period j on timer j % 2, hpet.c). Each
+ * period is claimed once, by whichever core first finds it unclaimed (a compare-exchange
+ * on nmi_to_arm), so the core that takes a period's NMI first arms the one after next --
+ * under QEMU's round robin, no core waits for another's turn to come -- and on time that
+ * write is not the next deadline (the other comparator holds k + 1), so it does not end
+ * the vCPU's turn (see the top of the file). A period already passed, or closer than an
+ * eighth of a period, when claimed is given up, not written: a comparator written into the
+ * past fires only when the counter comes round (hpet.c); its timer gets the period after
+ * next. Two cores claiming j and j + 2 at once may write timer j % 2 out of order, the
+ * older target last; it then fires late or never, and the claim of j + 4 sets it right.
+ */
+static __force_inline void arm(uint64_t k, uint32_t now)
+{
+	uint64_t j;
+
+	while ((j = __atomic_load_n(&nmi_to_arm, __ATOMIC_RELAXED)) <= k + 2) {
+		uint32_t at;
+
+		if (!__atomic_compare_exchange_n(&nmi_to_arm, &j, j + 1, false, __ATOMIC_RELAXED,
+						 __ATOMIC_RELAXED))
+			continue;
+		at = period_at(j);
+		if ((int32_t)(at - now) >= (int32_t)(period_ticks / 8))
+			hpet_arm((int)(j & 1), at);
+	}
+}
+
+/*
+ * Core 0, NMI context, a new period: pass its NMI on to the other cores where the IOAPIC
+ * does not broadcast it (the common case, one test).
  */
 static __force_inline void fan_out(void)
 {
@@ -333,20 +389,45 @@ static __force_inline void end_turn(bool did)
 }
 
 /*
- * A period's work, inside in_fn: with a source running, the period check and on core 0
- * the relay; then call_fns.
+ * NMI context on a core, inside in_fn, the counter at now, at or past its next_period: the
+ * period is the core's, the periods after it go on the comparators, and core 0 relays it.
+ */
+static __force_inline void period_begins(struct nmi_cpu *n, int core, uint32_t now)
+{
+	advance(n, now);
+	arm(n->period, now);
+	if (core == 0)
+		fan_out();
+}
+
+/*
+ * NMI context on n's core, a source running: does this NMI begin a period this core has
+ * not yet acted on? Only then does it act (period_begins). An NMI that does not is counted
+ * as extra: one held pending across a restart, QEMU's pulse at the counter's wrap (hpet.c),
+ * one from elsewhere. One counter read; the 32-bit arithmetic follows the counter's wrap.
+ * nmi_entry (trapentry.S) makes the same test first, and dismisses what fails it.
+ */
+static bool new_period(struct nmi_cpu *n, int core)
+{
+	uint32_t now = hpet_now();
+
+	if ((int32_t)(now - n->next_period) < 0)
+		return false;
+	period_begins(n, core, now);
+	return true;
+}
+
+/*
+ * A period's work, inside in_fn: with a source running, the period check, the core's new
+ * period (period_begins); then call_fns.
  */
 static void act(struct nmi_cpu *n, const struct trapframe *tf, int core)
 {
 	__atomic_store_n(&n->in_fn, 1, __ATOMIC_SEQ_CST);
-	if (READ_ONCE(nmi_fanout) != FAN_NONE) {
-		if (!new_period(n)) {
-			WRITE_ONCE(n->extra, n->extra + 1);
-			__atomic_store_n(&n->in_fn, 0, __ATOMIC_RELEASE);
-			return;
-		}
-		if (core == 0)
-			fan_out();
+	if (READ_ONCE(nmi_fanout) != FAN_NONE && !new_period(n, core)) {
+		WRITE_ONCE(n->extra, n->extra + 1);
+		__atomic_store_n(&n->in_fn, 0, __ATOMIC_RELEASE);
+		return;
 	}
 	end_turn(call_fns(n, tf, core));
 }
@@ -369,9 +450,7 @@ void nmi_period(struct trapframe *tf, uint32_t late)
 	WRITE_ONCE(n->count, n->count + 1);
 	if (!(tf->rflags & RFLAGS_IF))
 		WRITE_ONCE(n->irqoff, n->irqoff + 1);
-	advance(n, late);
-	if (core == 0)
-		fan_out();
+	period_begins(n, core, n->next_period + late);
 	did = call_fns(n, tf, core);
 	n->depth = 0;
 	end_turn(did);
@@ -458,16 +537,28 @@ bool arch_core_stopped(int core)
 	return __atomic_load_n(&nmi_cpus[core].stopped, __ATOMIC_ACQUIRE);
 }
 
+/* The ISA IRQs where the HPET's legacy route delivers timers 0 and 1 (hpet.c). */
+static const int hpet_irqs[] = { 0, 8 };
+
 /*
- * The IOAPIC input of ISA IRQ 0, where the HPET's legacy route delivers timer 0: as an NMI
- * to every core at once (how: FAN_BROADCAST), or to core 0, which relays it.
+ * Their IOAPIC inputs: as an NMI to every core at once (how: FAN_BROADCAST), or to core 0,
+ * which relays it.
  */
 static void route_on(enum fanout how)
 {
-	uint16_t f = acpi.isa_flags[0];
 	uint32_t dest = how == FAN_BROADCAST ? IOAPIC_DEST_BROADCAST : cpus[0].apic_id;
 
-	ioapic_route_nmi(acpi.isa_gsi[0], dest, (f & 3) == 3);
+	for (size_t i = 0; i < ARRAY_SIZE(hpet_irqs); i++) {
+		uint16_t f = acpi.isa_flags[hpet_irqs[i]];
+
+		ioapic_route_nmi(acpi.isa_gsi[hpet_irqs[i]], dest, (f & 3) == 3);
+	}
+}
+
+static void route_off(void)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(hpet_irqs); i++)
+		ioapic_mask(acpi.isa_gsi[hpet_irqs[i]]);
 }
 
 /*
@@ -487,15 +578,25 @@ static void wait_out_fns(void)
 			cpu_relax();
 }
 
-/* Every core's period state is set before the route is on, so its first NMI finds it. */
-static void source_start(uint32_t hz, enum fanout how)
+/*
+ * Periods of 1/hz s, each one's moment spread over spread percent of a period (jitter.h)
+ * drawn from seed. Every core's period state is set before the route is on, so its first
+ * NMI finds it; periods 1 and 2 are on the comparators (hpet.c) before the counter runs.
+ */
+static void source_start(uint32_t hz, uint32_t spread, uint64_t seed, enum fanout how)
 {
 	src_hz = hz;
 	set_bg_div();
 	WRITE_ONCE(yield_vcpu, arch_machine()->kind == MACHINE_QEMU_TCG);
-	period_ticks = hpet_start(hz);
-	for (int c = 0; c < MAX_CPUS; c++)
-		nmi_cpus[c].next_period = period_ticks;
+	period_ticks = hpet_ticks_per_period(hz);
+	jit_width = jitter_width(period_ticks, spread);
+	jit_seed = seed;
+	for (int c = 0; c < MAX_CPUS; c++) {
+		nmi_cpus[c].period = 0;
+		nmi_cpus[c].next_period = period_at(1);
+	}
+	nmi_to_arm = 3;
+	hpet_start(period_at(2), period_at(1));
 	WRITE_ONCE(nmi_fanout, how);
 	route_on(how);
 }
@@ -508,7 +609,7 @@ static void source_start(uint32_t hz, enum fanout how)
  */
 static void source_stop(void)
 {
-	ioapic_mask(acpi.isa_gsi[0]);
+	route_off();
 	hpet_stop();
 	__atomic_store_n(&nmi_fanout, FAN_NONE, __ATOMIC_SEQ_CST);
 	wait_out_fns();
@@ -540,11 +641,11 @@ bool arch_nmi_available(void)
 	return hpet_present();
 }
 
-int arch_nmi_start(uint32_t hz, arch_nmi_fn fn)
+int arch_nmi_start(uint32_t hz, uint32_t spread, uint64_t seed, arch_nmi_fn fn)
 {
 	if (!hpet_present())
 		return -ENODEV;
-	if (!fn || hz == 0 || hz > NMI_MAX_HZ)
+	if (!fn || hz == 0 || hz > NMI_MAX_HZ || spread > 100)
 		return -EINVAL;
 	if (READ_ONCE(nmi_boot_running))
 		arch_nmi_stop();		/* the boot test's source gives way */
@@ -555,7 +656,7 @@ int arch_nmi_start(uint32_t hz, arch_nmi_fn fn)
 		bg_source = false;
 	}
 	__atomic_store_n(&nmi_fn, fn, __ATOMIC_SEQ_CST);
-	source_start(hz, fanout_mode());
+	source_start(hz, spread, seed, fanout_mode());
 	__atomic_store_n(&nmi_state, NMI_RUNNING, __ATOMIC_RELEASE);
 	return 0;
 }
@@ -569,7 +670,7 @@ void arch_nmi_stop(void)
 	wait_out_fns();
 	WRITE_ONCE(nmi_boot_running, false);
 	if (nmi_bg) {			/* the background fn's source again */
-		source_start(bg_hz, fanout_mode());
+		source_start(bg_hz, 0, 0, fanout_mode());
 		bg_source = true;
 	}
 	__atomic_store_n(&nmi_state, NMI_IDLE, __ATOMIC_RELEASE);
@@ -602,7 +703,7 @@ int arch_nmi_background(uint32_t hz, arch_nmi_fn fn)
 	if (!fn)
 		wait_out_fns();
 	if (idle && fn) {
-		source_start(hz, fanout_mode());
+		source_start(hz, 0, 0, fanout_mode());
 		bg_source = true;
 	}
 	if (idle)
@@ -649,7 +750,7 @@ void nmi_boot_test(void)
 	       (unsigned long)hz);
 	nmi_boot_running = true;
 	nmi_state = NMI_RUNNING;
-	source_start((uint32_t)hz, FAN_ARMED);
+	source_start((uint32_t)hz, 0, 0, FAN_ARMED);
 }
 
 /* Boot core, after smp_boot_aps, before any core is online. */

@@ -177,10 +177,10 @@ timer_entry:
 /*
  * The NMI vector, on the core's NMI stack (IST2), NMIs held by the CPU until the iretq.
  * Its first instructions dismiss, with two scratch registers, the NMI that needs nothing
- * but counting: a duplicate, QEMU's HPET pulsing a second time for a period this core has
- * already acted on (nmi.c, "Periods"). Every NMI whose handling could be more than that
- * goes the full way (nmi_trap_entry: nmi_trap, as from trap_common before), so what the
- * test below checks must be every reason nmi_trap would do anything else:
+ * but counting: one that begins no period for this core (nmi.c, "Periods": held across a
+ * restart, QEMU's pulse at the counter's wrap). Every NMI whose handling could be more
+ * than that goes the full way (nmi_trap_entry: nmi_trap, as from trap_common before), so
+ * what the test below checks must be every reason nmi_trap would do anything else:
  *  - the record above the CPU's frame (struct nmi_top) has the magic: else a stray;
  *  - no panic under way (nmi_quiet; set before a panic's stop_by and before its stop NMI
  *    is sent, so a stop NMI coalesced with this one, or held until its iretq, is seen by

@@ -71,6 +71,8 @@ static const struct ctl_setting settings[] = {
 	{ "maxhz", "rate limit", NULL, CFG32(maxhz), false, OPROF_MAX_HZ, OPROF_ABS_MAX_HZ, NULL },
 	{ "mode", "sampling source", "-m", CFG32(source), false, 0, 1, source_names },
 	{ "events", "events", "-e", CFG32(events), false, 0, 1, event_names },
+	{ "jitter", "jitter", "-j", CFG32(jitter), false, 0, 100, NULL },
+	{ "seed", "jitter seed", NULL, CFG64(seed), true, 0, UINT64_MAX, NULL },
 };
 
 static bool setting_is(const struct ctl_setting *st, size_t off)
@@ -169,7 +171,7 @@ static int cfg_check(const struct oprof_cfg *cfg, char *err, size_t errlen)
 }
 
 #define START_USAGE	"start [-f HZ] [-d DEPTH] [-b BLOCKBYTES] [-m timer|nmi] [-e none|sched] " \
-			"[-s [-w BLOCKS]]"
+			"[-j PERCENT] [-s [-w BLOCKS]]"
 
 static int ctl_start(int argc, char **argv, char *err, size_t errlen)
 {

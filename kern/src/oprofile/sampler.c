@@ -27,6 +27,13 @@
  * however the delays fell. The count is recomputed (a division) only on a tick that was
  * late, and once more at disarm for OPF_CORE_END.missed.
  *
+ * Jitter (jitter.h): the session's sample k on a core is taken at its grid point, k periods
+ * after the core was armed at its rate, moved by an offset spread over the session's
+ * jitter percent of a period, drawn from the session's seed: so no loop can alias with the
+ * period, and the count of periods by the clock stays exact. By timer, the core's alarm is
+ * periodic and each tick moves the next expiry to the next slot's moment (next_slot: the
+ * core's id is its stream); by NMI, the arch places every period's NMI so (arch_nmi_start).
+ *
  * Sampling by NMI (source OPF_SRC_NMI, "-m nmi"): the arch's NMI source (arch.h) delivers
  * every period of the session's rate to every core, interrupts on or off, and calls
  * nmi_sample there. A core whose budget lowered its rate samples every div-th period
@@ -43,6 +50,7 @@
 #include "alarm.h"
 #include "cpu.h"
 #include "error.h"
+#include "jitter.h"
 #include "abi/oprofile.h"
 #include "oprofile.h"
 #include "sampler.h"
@@ -62,6 +70,9 @@ struct sampler {
 	uint64_t missed;	/* periods owed - ticks, as last computed */
 	uint64_t alarm_missed;	/* timer: alarm.missed when missed was last computed */
 	uint64_t last;		/* NMI: TSC of the last sample */
+	uint64_t late;		/* NMI: a gap this long (or longer) missed a period */
+	uint64_t slot;		/* timer: the slot of this rate the alarm is set for (from 1) */
+	uint64_t width;		/* timer: ticks its samples' moments spread over (jitter.h) */
 	uint32_t div;		/* NMI: sample every div-th period (the session's rate / ours) */
 	uint32_t skip;		/* NMI: periods to let pass before the next sample */
 	struct cpu *cpu;	/* timer: its core, set at arming */
@@ -70,6 +81,8 @@ struct sampler {
 static struct sampler samplers[MAX_CPUS];
 static uint64_t sample_period;		/* TSC ticks between samples at the session's rate */
 static uint32_t sample_hz;		/* the session's rate */
+static uint32_t sample_spread;		/* the session's jitter, percent of a period */
+static uint64_t sample_seed;		/* its seed */
 static bool by_nmi;			/* this session samples by NMI (set while none runs) */
 
 /* On s's core: periods owed up to now, less the ticks taken (0 if ahead by a partial one). */
@@ -103,6 +116,29 @@ static __force_inline void tick_from(struct oprof_tick *tick, const struct trapf
 	tick->leaf_ret = arch_tf_where(tf, lo, hi, &tick->pc, &tick->fp);
 }
 
+/* On s's core: the moment of slot k of its rate (k periods after seg_start, jittered). */
+static uint64_t slot_at(const struct sampler *s, int core, uint64_t k)
+{
+	return s->seg_start + k * s->period + jitter_offset(sample_seed, (uint64_t)core, k,
+							   s->width);
+}
+
+/*
+ * Timer interrupt, in the sampler's alarm callback on s's core, jitter on: set the alarm
+ * for the next slot's moment (run_fast re-armed it a whole period on). The next slot is
+ * the one after the tick's own, or, when the tick came past its slot's window (slot k's
+ * is the period centred on its grid point), the one after the slot fired is in.
+ */
+static void next_slot(struct sampler *s, struct alarm *a, int core)
+{
+	uint64_t k = s->slot + 1;
+
+	if (a->fired >= s->seg_start + k * s->period - s->period / 2)
+		k = (a->fired - s->seg_start + s->period / 2) / s->period + 1;
+	s->slot = k;
+	alarm_next(a, slot_at(s, core, k));
+}
+
 /* Timer interrupt on the alarm's core (a->arg: its sampler), interrupts off. */
 static void sample_alarm(struct alarm *a, struct trapframe *tf)
 {
@@ -117,6 +153,8 @@ static void sample_alarm(struct alarm *a, struct trapframe *tf)
 		s->missed = sampler_missed(s, tick.tsc);
 	}
 	tick.missed = s->missed;
+	if (s->width)
+		next_slot(s, a, tick.core);	/* before the tick, which may set a new rate */
 	oprof_tick_irq(&tick);
 }
 
@@ -140,7 +178,7 @@ static bool nmi_sample(const struct trapframe *tf)
 	if (!tf_irq_enabled(tf))
 		tick.flags |= OPF_F_IRQOFF;
 	s->ticks++;
-	if (tick.tsc - s->last >= s->period + s->period / 2)
+	if (tick.tsc - s->last >= s->late)
 		s->missed = sampler_missed(s, tick.tsc);
 	s->last = tick.tsc;
 	tick.missed = s->missed;
@@ -149,9 +187,20 @@ static bool nmi_sample(const struct trapframe *tf)
 }
 
 /*
+ * NMI context on s's core or before its NMIs start: a gap between samples this long means
+ * a period was missed (its div periods at most, each at most a jittered period long: a
+ * period and the jitter's width, plus half a period of slack).
+ */
+static void set_late(struct sampler *s)
+{
+	s->late = s->period + s->period / 2 + jitter_width(s->period, sample_spread);
+}
+
+/*
  * The set_rate hook: on core, inside sample_alarm (so the alarm is armed here) or nmi_sample.
- * The periods owed so far are kept at the old rate. By NMI the rate is the session's over
- * a whole divisor (the budget halves and doubles it).
+ * The periods owed so far are kept at the old rate; by timer a new grid of slots starts
+ * now. By NMI the rate is the session's over a whole divisor (the budget halves and
+ * doubles it).
  */
 void sampler_set_rate(int core, uint32_t hz)
 {
@@ -165,9 +214,12 @@ void sampler_set_rate(int core, uint32_t hz)
 	if (by_nmi) {
 		s->div = MAX(1u, (sample_hz + hz / 2) / hz);
 		s->skip = s->div - 1;
+		set_late(s);
 		return;
 	}
-	alarm_set(&s->alarm, now + s->period, s->period);
+	s->width = jitter_width(s->period, sample_spread);
+	s->slot = 1;
+	alarm_set(&s->alarm, slot_at(s, core, 1), s->period);
 }
 
 static void arm_thread(void *arg)
@@ -182,10 +234,12 @@ static void arm_thread(void *arg)
 	s->seg_start = tsc_read();
 	s->seg_periods = s->ticks = s->missed = s->alarm_missed = 0;
 	s->cpu = this_cpu();
+	s->width = jitter_width(s->period, sample_spread);
+	s->slot = 1;
 	alarm_init(&s->alarm, sample_alarm, s);
 	s->alarm.spaced = true;
 	s->alarm.fast = true;		/* one compare per interrupt, no list walk to re-arm */
-	alarm_set(&s->alarm, s->seg_start + s->period, s->period);
+	alarm_set(&s->alarm, slot_at(s, s->cpu->id, 1), s->period);
 	irq_restore(f);
 }
 
@@ -254,9 +308,10 @@ static int nmi_start(uint32_t hz, bool fault)
 		s->seg_periods = s->ticks = s->missed = 0;
 		s->div = 1;
 		s->skip = 0;
+		set_late(s);
 	}
 	by_nmi = true;
-	if ((r = arch_nmi_start(hz, nmi_sample)) < 0)
+	if ((r = arch_nmi_start(hz, sample_spread, sample_seed, nmi_sample)) < 0)
 		by_nmi = false;
 	return r;
 }
@@ -274,7 +329,7 @@ static void nmi_stop(void)
 }
 
 /* The start_sampling hook: arm every core, or start the NMIs. */
-int sampler_start(uint32_t hz, uint32_t source)
+int sampler_start(uint32_t hz, uint32_t source, uint32_t spread, uint64_t seed)
 {
 	bool fault = oprof_fault_take(OPROF_FAULT_ARM);
 	int r;
@@ -283,6 +338,8 @@ int sampler_start(uint32_t hz, uint32_t source)
 		return -ENODEV;
 	sample_period = tsc_hz() / hz;
 	sample_hz = hz;
+	sample_spread = MIN(spread, 100u);
+	sample_seed = seed;
 	if (source == OPF_SRC_NMI)
 		return nmi_start(hz, fault);
 	r = on_every_core("oprof-arm", arm_thread, fault ? ncpus() - 1 : -1);
