@@ -60,8 +60,8 @@ DRIVER_SRCS := $(addprefix kern/drivers/, pci.c virtio_pci.c ninep.c dev9p.c)
 # built-in workloads, benchmark-only code, and init, which wires every layer together
 SHELL_SRCS := $(addprefix kern/shell/, shell.c cmds_sys.c cmds_fs.c cmds_thread.c \
 	cmds_oprofile.c cmds_dd.c cmds_pci.c cmds_9p.c cmds_crash.c)
-APP_SRCS := kern/apps/workloads.c kern/apps/split.c kern/apps/lockcost.c kern/apps/iowrite.c \
-	kern/apps/wakewait.c kern/apps/app.c kern/apps/appheap.c
+APP_SRCS := kern/apps/workloads.c kern/apps/split.c kern/apps/alias.c kern/apps/lockcost.c \
+	kern/apps/iowrite.c kern/apps/wakewait.c kern/apps/app.c kern/apps/appheap.c
 BENCH_SRCS := $(addprefix kern/bench/, baseline.c opbench.c)
 INIT_SRCS := $(addprefix kern/init/, init.c init_late.c)
 KSRCS := $(ARCH_SRCS) $(CORE_SRCS) $(OPROF_SRCS) $(DRIVER_SRCS) $(SHELL_SRCS) $(APP_SRCS) \

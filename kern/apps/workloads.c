@@ -283,6 +283,7 @@ const struct workload workloads[] = {
 	{ "lockpair", "acquisitions", lockpair_setup, lockpair_step, NULL },
 	{ "twonap", "naps", twonap_setup, twonap_step, NULL },
 	{ "split", "rounds", NULL, split_step, NULL },
+	{ "alias", "rounds", NULL, alias_step, NULL },
 	{ "yield", "yields", NULL, yield_step, NULL },
 	{ "pingpong", "hand-overs", NULL, pingpong_step, NULL },
 	{ "qlockfree", "qlock pairs", qlockfree_setup, qlockfree_step, NULL },
