@@ -116,12 +116,20 @@ $(B)/ksyms.S: $(B)/kernel.0.elf scripts/gensyms
 $(B)/ksyms.o: $(B)/ksyms.S
 	$(Q)$(CC) -c $< -o $@
 
+# Every kernel linked is kept by its build-id: build/kernels/ID.elf, and the user's build-id
+# cache ($$PERF_BUILDID_DIR or ~/.debug, as perf record keeps what it profiled) unless
+# BUILDID_CACHE=0. A profile carries the build-id of the kernel that made it, and opreport
+# finds that kernel there after any rebuild (user/model/kstore.h).
+BUILDID_CACHE ?= 1
 $(B)/kernel.elf: $(B)/kernel.0.elf $(B)/ksyms.o
 	@$(if $(V),,echo "  LD $@")
 	$(Q)$(LD) $(KLDFLAGS) -o $@ $(KOBJS) $(B)/ksyms.o
 	@$(NM) -n $(B)/kernel.0.elf | grep -v __ksyms | grep -v __kernel_end > $(B)/syms.0
 	@$(NM) -n $@ | grep -v __ksyms | grep -v __kernel_end > $(B)/syms.1
 	@cmp -s $(B)/syms.0 $(B)/syms.1 || { echo "kernel.elf: symbols moved between links"; exit 1; }
+	$(Q)$(MAKE) -s -C user opreport
+	@$(if $(V),,echo "  KEEP build/kernels/$$(readelf -n $@ | awk '/Build ID/ { print $$3 }').elf")
+	$(Q)user/opreport --add-kernel $@ $(if $(filter 0,$(BUILDID_CACHE)),--no-buildid-cache)
 
 $(B)/kern.iso: $(B)/kernel.elf scripts/grub.cfg
 	@mkdir -p $(B)/iso/boot/grub

@@ -2,9 +2,10 @@
  * opreport.c: the program's entry: command line, kernel ELF location and build-id check, and
  * the order of output (the sections[] and files[] tables). Run by users and the tests.
  *
- * Exit status: 0 report written; 2 usage error or invalid/unreadable stream (one line on
- * stderr naming the file, the offset and the problem); 3 --stats found that the per-core
- * accounting does not add up; 1 any other failure (out of memory, cannot write an output).
+ * Exit status: 0 report written; 2 usage error, invalid/unreadable stream, or a view the
+ * stream cannot make (scheduler events not recorded) -- one line on stderr naming the file
+ * and the problem; 3 --stats found that the accounting does not add up; 4 --stats on an
+ * incomplete stream whose part adds up; 1 any other failure (out of memory, cannot write).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -18,7 +19,13 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "report.h"
+#include "export/export.h"
+#include "export/perf/perfdata.h"
+#include "ingest/audit.h"
+#include "model/sched_acct.h"
+#include "model/kstore.h"
+#include "model/sched_offcpu.h"
+#include "text/text.h"
 
 static void usage(FILE *f)
 {
@@ -28,7 +35,12 @@ static void usage(FILE *f)
 		"Report a kernel profiler stream (from /dev/oprofile); FILE may be - for stdin\n"
 		"and may be gzip-compressed.\n"
 		"\n"
-		"  -k, --kernel ELF    kernel ELF for symbols (default: build/kernel.elf of this tree)\n"
+		"  -k, --kernel ELF    the stream's kernel ELF (default: found by the stream's\n"
+		"                      build-id in build/kernels/, build/kernel.elf, ~/.debug)\n"
+		"      --force-kernel  with -k: read the stream against ELF even when it is another\n"
+		"                      kernel (a warning on every report)\n"
+		"      --add-kernel ELF  keep ELF by its build-id in build/kernels/ and the build-id\n"
+		"                      cache (the build does this for every kernel it links)\n"
 		"  -n, --limit N       at most N rows (symbols, threads, call graph blocks;\n"
 		"                      --lines: N symbols, default 10)\n"
 		"      --inclusive     rank symbols by samples anywhere on the stack\n"
@@ -96,6 +108,9 @@ static const struct opt_row opt_rows[] = {
 	{ "snapshot", 0, OK_SNAPSHOT, 0 },
 	{ "weight", 0, OK_WEIGHT, 0 },
 	{ "bench-stats", 0, FLAG(bench_stats) },	/* hidden: timing for the bench */
+	/* the kernel of each stream, by build-id (model/kstore.h) */
+	{ "force-kernel", 0, FLAG(force_kernel) },
+	{ "add-kernel", 0, PATH(add_kernel) },
 };
 #define NOPTS (sizeof(opt_rows) / sizeof(opt_rows[0]))
 
@@ -216,6 +231,12 @@ static int parse_args(int argc, char **argv, struct options *o)
 		if ((rc = apply(r, optarg, o)))
 			return rc;
 	}
+	if (o->add_kernel) {
+		if (argc == optind)
+			return 0;
+		fprintf(stderr, "opreport: --add-kernel ELF reads no stream\n");
+		return 2;
+	}
 	if (o->diff)
 		return diff_args(argc, argv, o);
 	if (o->offcpu && o->locks && (o->folded || o->flame || o->pprof)) {
@@ -230,59 +251,6 @@ static int parse_args(int argc, char **argv, struct options *o)
 	}
 	o->file = argv[optind];
 	return 0;
-}
-
-/* <dir of this executable>/../build/kernel.elf, with the ".." folded away. */
-static char *default_kernel(void)
-{
-	char exe[PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	char *path;
-
-	if (n <= 0)
-		return strdup("build/kernel.elf");
-	exe[n] = 0;
-	for (int up = 0; up < 2; up++) {
-		char *slash = strrchr(exe, '/');
-
-		if (!slash)
-			return strdup("build/kernel.elf");
-		*slash = 0;
-	}
-	if (asprintf(&path, "%s/build/kernel.elf", exe) < 0)
-		return NULL;
-	return path;
-}
-
-static void hexs(char *dst, const uint8_t *b, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		sprintf(dst + 2 * i, "%02x", b[i]);
-	dst[2 * n] = 0;
-}
-
-/* Warn when the stream was made by another kernel than the ELF. */
-static void check_build_id(const struct profile *p, struct symbols *s, const char *path)
-{
-	const struct opf_session *h = &p->sess[0].hdr;
-	const uint8_t *id;
-	size_t n = sym_build_id(s, &id);
-	char a[2 * OPF_MAX_BUILD_ID + 1], b[2 * OPF_MAX_BUILD_ID + 1];
-
-	if (!h->build_id_len)
-		return;
-	hexs(a, h->build_id, h->build_id_len);
-	if (!n) {
-		fprintf(stderr, "opreport: warning: build-id mismatch: stream has %s, %s has none\n",
-			a, path);
-		return;
-	}
-	if (n > OPF_MAX_BUILD_ID)
-		n = OPF_MAX_BUILD_ID;
-	hexs(b, id, n);
-	if (n != h->build_id_len || memcmp(id, h->build_id, n))
-		fprintf(stderr, "opreport: warning: build-id mismatch: stream has %s, %s has %s\n",
-			a, path, b);
 }
 
 static double now(void)
@@ -436,6 +404,38 @@ static void crash_warn(const char *file, const struct profile *p)
 			ci->cut_at);
 }
 
+/* The views made of scheduler events: a flag, or a file's path, in struct options. */
+static const struct { const char *name; size_t off; int path; } sched_views[] = {
+	{ "--wall", offsetof(struct options, wall), 0 },
+	{ "--offcpu", offsetof(struct options, offcpu), 0 },
+	{ "--locks", offsetof(struct options, locks), 0 },
+	{ "--timeline", offsetof(struct options, timeline), 1 },
+	{ "--trace", offsetof(struct options, trace), 1 },
+};
+
+/*
+ * A view of scheduler events asked of a stream without them: it could only print nothing,
+ * or a file of nothing. One line saying how to record them, and 2 (before any file is made
+ * and before any other warning, so that this is all the user reads); 0 when nothing is
+ * missing.
+ */
+static int sched_views_possible(const struct options *o, const struct profile *prof)
+{
+	for (size_t i = 0; i < sizeof(sched_views) / sizeof(sched_views[0]); i++) {
+		const char *at = (const char *)o + sched_views[i].off;
+
+		if (sched_views[i].path ? !*(const char *const *)at : !*(const int *)at)
+			continue;
+		if (sched_any(&prof->sched))
+			return 0;
+		fprintf(stderr, "opreport: %s: %s needs scheduler events, which this session did not "
+			"record: start it with \"oprofile start -e sched\"\n", o->file,
+			sched_views[i].name);
+		return 2;
+	}
+	return 0;
+}
+
 /* Parse the stream into prof; on failure say why (one line) and return 2. */
 static int load(const struct options *o, struct profile *prof)
 {
@@ -447,6 +447,8 @@ static int load(const struct options *o, struct profile *prof)
 		fprintf(stderr, "opreport: %s: %s\n", o->file, ps.err);
 		return 2;
 	}
+	if (sched_views_possible(o, prof))
+		return 2;
 	if (o->snapshot && !profile_dump(prof, prof->snapshot)) {
 		fprintf(stderr, "opreport: %s: no snapshot dump %ld: the stream has %" PRIu64 "%s\n",
 			o->file, o->snapshot, profile_dumps(prof),
@@ -457,7 +459,7 @@ static int load(const struct options *o, struct profile *prof)
 		crash_warn(o->file, prof);
 	else if (!profile_complete(prof))
 		warn_incomplete(o->file, prof);
-	if (sched_any(prof) && sched_analyze(prof)) {
+	if (sched_any(&prof->sched) && sched_analyze(prof)) {
 		fprintf(stderr, "opreport: out of memory\n");
 		return 2;
 	}
@@ -467,27 +469,136 @@ static int load(const struct options *o, struct profile *prof)
 	return 0;
 }
 
-/* Open the kernel ELF the report needs, or fall back to raw addresses with a warning.
- * Sets c->kernel_path (NULL for raw). Returns 0 or -1 (out of memory). */
-static int open_symbols(struct ctx *c, struct symbols *sym, char **defk)
+/* The build-id session 0 of p carries (n bytes, 0: none) into *id; 2 (said) when a later
+ * session names another kernel: one report reads one kernel. */
+static int stream_id(const char *file, const struct profile *p, const uint8_t **id, size_t *n)
+{
+	const struct opf_session *h0 = &p->sess[0].hdr;
+
+	*id = h0->build_id;
+	*n = h0->build_id_len;
+	for (uint32_t i = 1; i < p->nsess; i++)
+		if (p->sess[i].hdr.build_id_len != *n || memcmp(p->sess[i].hdr.build_id, *id, *n)) {
+			fprintf(stderr, "opreport: %s: its sessions were made by different kernels "
+				"(session %u's build-id is not session 1's): report them one at a "
+				"time\n", file, i + 1);
+			return 2;
+		}
+	return 0;
+}
+
+/* Can -k's ELF be read, and is it the kernel of build-id (id, n)? 1 it is, 0 another. */
+static int k_is(const char *elf, const uint8_t *id, size_t n, int *readable)
+{
+	uint8_t kid[OPF_MAX_BUILD_ID];
+	int kn = kstore_elf_id(elf, kid);
+
+	*readable = kn >= 0;
+	return kn >= 0 && (size_t)kn == n && !memcmp(kid, id, n);
+}
+
+/*
+ * The kernel ELF of a stream whose sessions carry build-id (id, n), into *path (malloc'ed),
+ * *forced set when it is another kernel's (--force-kernel). Where it comes from:
+ *	-k ELF		when ELF has that build-id (kmatch: -k is some other stream's kernel,
+ *			with --diff, so this one is looked for as without -k);
+ *	the store, the tree's build, the build-id cache (model/kstore.h), in that order;
+ *	-k ELF of another build-id only with --force-kernel (else refused, naming both);
+ *	a stream without a build-id: -k, or the tree's build/kernel.elf, unchecked (warned).
+ * Returns 0, -1 (no memory), or 2 when there is none (said: the build-id needed, and where
+ * it was looked for).
+ */
+static int find_kernel(const struct options *o, const char *file, const uint8_t *id, size_t n,
+		       int kmatch, char **path, int *forced)
+{
+	char hex[KSTORE_HEX], kh[KSTORE_HEX], places[3 * 4096];
+	const char *where;
+	int readable = 1;
+
+	*forced = 0;
+	kstore_hex(hex, id, n);
+	if (!n) {
+		fprintf(stderr, "opreport: warning: %s carries no build-id: its kernel cannot be "
+			"checked\n", file);
+		*path = o->kernel ? strdup(o->kernel) : kstore_tree_kernel();
+		return *path ? 0 : -1;
+	}
+	if (o->kernel && k_is(o->kernel, id, n, &readable))
+		return (*path = strdup(o->kernel)) ? 0 : -1;
+	if ((*path = kstore_find(id, n, &where)) && (!o->kernel || kmatch))
+		return 0;
+	if (o->kernel && o->force_kernel && readable) {
+		free(*path);
+		*forced = 1;
+		return (*path = strdup(o->kernel)) ? 0 : -1;
+	}
+	if (o->kernel) {
+		uint8_t kid[OPF_MAX_BUILD_ID];
+		int kn = kstore_elf_id(o->kernel, kid);
+
+		kstore_hex(kh, kid, kn > 0 ? (size_t)kn : 0);
+		fprintf(stderr, "opreport: %s was made by the kernel with build-id %s; -k %s %s%s%s\n",
+			file, hex, o->kernel, !readable ? "is not a readable ELF" : kn > 0 ?
+			"has build-id " : "has no build-id", kn > 0 ? kh : "",
+			*path ? "" : " (--force-kernel reads the stream against it anyway)");
+		if (*path)
+			fprintf(stderr, "opreport: %s: its own kernel is %s, in %s: leave -k out\n",
+				file, *path, where);
+		free(*path);
+		*path = NULL;
+		return 2;
+	}
+	kstore_places(places, sizeof(places));
+	fprintf(stderr, "opreport: %s: needs the kernel ELF with build-id %s, which is not in %s: "
+		"rebuild that kernel, or name it with -k ELF\n", file, hex, places);
+	return 2;
+}
+
+/*
+ * Open the kernel ELF the report of c (its profile loaded) needs; kmatch as find_kernel's.
+ * Sets c->kernel_path (NULL: raw addresses) and c->kernel_forced. Returns 0, -1 (no memory)
+ * or 2 (no kernel for it: said).
+ */
+static int open_symbols(struct ctx *c, struct symbols *sym, int kmatch)
 {
 	const struct options *o = c->o;
-	const char *kpath = NULL;
-	char err[512];
+	const uint8_t *id;
+	size_t n;
+	char err[512], *path = NULL;
+	int rc;
 
 	c->sym = sym;
 	c->kernel_path = NULL;
 	if (!o->need_elf)
 		return sym_init_raw(sym);
-	if (!(kpath = o->kernel ? o->kernel : (*defk = default_kernel())) ||
-	    sym_open(sym, kpath, err, sizeof(err))) {
-		fprintf(stderr, "opreport: warning: %s; reporting raw addresses%s\n",
-			kpath ? err : "out of memory", o->kernel ? "" : " (use -k ELF)");
+	if ((rc = stream_id(o->file, c->p, &id, &n)) ||
+	    (rc = find_kernel(o, o->file, id, n, kmatch, &path, &c->kernel_forced)))
+		return rc;
+	if (sym_open(sym, path, err, sizeof(err))) {
+		if (n) {	/* the build-id matched, yet the ELF does not load: say why */
+			fprintf(stderr, "opreport: %s: %s\n", o->file, err);
+			free(path);
+			return 2;
+		}
+		fprintf(stderr, "opreport: warning: %s; reporting raw addresses%s\n", err,
+			o->kernel ? "" : " (use -k ELF)");
+		free(path);
 		return sym_init_raw(sym);
 	}
-	check_build_id(c->p, sym, kpath);
-	c->kernel_path = kpath;
+	if (c->kernel_forced)
+		fprintf(stderr, "opreport: warning: %s is not the kernel that made %s "
+			"(--force-kernel): its names may be wrong\n", path, o->file);
+	c->kernel_path = path;
 	return 0;
+}
+
+/* Does -k name the kernel of p's stream (the first session's build-id)? */
+static int k_matches(const struct options *o, const struct profile *p)
+{
+	int readable;
+
+	return o->kernel && p->nsess &&
+	       k_is(o->kernel, p->sess[0].hdr.build_id, p->sess[0].hdr.build_id_len, &readable);
 }
 
 static void bench_stats(const struct profile *prof, const struct symbols *sym, double t0,
@@ -504,25 +615,42 @@ static void bench_stats(const struct profile *prof, const struct symbols *sym, d
 }
 
 /*
- * --diff: read BASE too, resolve it with NEW's symbols (so function ids agree), print the
- * change per function and, with --flame, the differential graph. Returns the exit status.
+ * --diff: read BASE too, each side against its own kernel (the same symbols when both were
+ * made by one; text/diff.c matches functions by name), print the change per function and,
+ * with --flame, the differential graph. Returns the exit status, or -1 (no memory).
  */
-static int run_diff(struct ctx *c)
+static int run_diff(struct ctx *c, struct symbols *sym)
 {
 	struct options ob = *c->o;
 	struct profile bprof = { 0 };
-	struct ctx b = { .o = &ob, .p = &bprof, .sym = c->sym, .kernel_path = c->kernel_path };
-	int rc;
+	struct symbols bsym = { 0 };
+	struct ctx b = { .o = &ob, .p = &bprof };
+	const struct opf_session *nh, *bh;
+	const uint8_t *bid;
+	size_t bn;
+	int rc, kmatch;
 
 	ob.file = c->o->base;
-	if ((rc = load(&ob, &bprof))) {
-		profile_free(&bprof);
-		return rc;
-	}
+	if ((rc = load(&ob, &bprof)))
+		goto out;
 	b.ncores = bprof.ncores;
+	kmatch = k_matches(c->o, c->p) || k_matches(c->o, &bprof);
+	if ((rc = open_symbols(c, sym, kmatch)))
+		goto out;
+	nh = &c->p->sess[0].hdr;
+	bh = &bprof.sess[0].hdr;
+	if (!c->kernel_forced && nh->build_id_len == bh->build_id_len &&
+	    !memcmp(nh->build_id, bh->build_id, nh->build_id_len)) {
+		b.sym = c->sym;		/* one kernel: one table, one id per function */
+		b.kernel_path = c->kernel_path;
+		if ((rc = stream_id(ob.file, &bprof, &bid, &bn)))	/* its later sessions too */
+			goto out;
+	} else if ((rc = open_symbols(&b, &bsym, kmatch))) {
+		goto out;
+	}
 	rc = -1;
-	if (!sym_resolve(c->sym, &bprof.stacks) && !ctx_aggregate(c) && !ctx_aggregate(&b) &&
-	    !report_diff(&b, c, stdout))
+	if (!sym_resolve(c->sym, &c->p->stacks) && !sym_resolve(b.sym, &bprof.stacks) &&
+	    !ctx_aggregate(c) && !ctx_aggregate(&b) && !report_diff(&b, c, stdout))
 		rc = 0;
 	errno = 0;
 	if (!rc && c->o->flame && report_diff_flame(&b, c, c->o->flame)) {
@@ -530,18 +658,37 @@ static int run_diff(struct ctx *c)
 			errno ? strerror(errno) : "");
 		rc = 1;
 	}
+out:
 	ctx_free(&b);
+	if (b.sym == &bsym)
+		free((char *)b.kernel_path);
+	sym_close(&bsym);
 	profile_free(&bprof);
 	return rc;
+}
+
+/* The report of one stream: its kernel, stacks, sections and files. Returns the exit status,
+ * or -1 (no memory). */
+static int report_one(struct ctx *c, struct symbols *sym)
+{
+	const struct options *o = c->o;
+	struct profile *p = c->p;
+	int rc = open_symbols(c, sym, 0);
+
+	if (rc)
+		return rc;
+	if ((o->delay && sched_offcpu_stacks(p, o->locks)) || sym_resolve(sym, &p->stacks) ||
+	    (o->delay && sched_offcpu_roots(p, sym)) || ctx_aggregate(c))
+		return -1;
+	return run_reports(c);
 }
 
 int main(int argc, char **argv)
 {
 	struct options o;
 	struct profile prof = { 0 };
-	struct symbols sym;
+	struct symbols sym = { 0 };
 	struct ctx c = { .o = &o, .p = &prof };
-	char *defk = NULL;
 	int rc = parse_args(argc, argv, &o);
 	double t0 = now(), t1;
 
@@ -549,6 +696,8 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return rc;
 	}
+	if (o.add_kernel && !o.file)
+		return kstore_add(o.add_kernel, !o.no_buildid_cache) ? 1 : 0;
 	plan(&o);
 	if (o.perf_data && !(c.perf = perf_collect(&prof))) {
 		fprintf(stderr, "opreport: cannot write %s: no temporary file\n", o.perf_data);
@@ -561,9 +710,8 @@ int main(int argc, char **argv)
 	}
 	t1 = now();
 	c.ncores = prof.ncores;
-	if (open_symbols(&c, &sym, &defk) || (o.delay && sched_offcpu_stacks(&prof, o.locks)) ||
-	    sym_resolve(&sym, &prof.stacks) || (o.delay && sched_offcpu_roots(&prof, &sym)) ||
-	    (o.diff ? (rc = run_diff(&c)) < 0 : ctx_aggregate(&c) || (rc = run_reports(&c)) < 0)) {
+	rc = o.diff ? run_diff(&c, &sym) : report_one(&c, &sym);
+	if (rc < 0) {
 		fprintf(stderr, "opreport: out of memory\n");
 		return 1;
 	}
@@ -576,7 +724,7 @@ int main(int argc, char **argv)
 	ctx_free(&c);
 	perf_free(c.perf);
 	sym_close(&sym);
+	free((char *)c.kernel_path);
 	profile_free(&prof);
-	free(defk);
 	return rc;
 }

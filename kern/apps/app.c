@@ -34,6 +34,7 @@ struct app_inst {
 	bool stop;			/* Ctrl-C */
 	bool done;			/* release: results are final */
 	const char *why;		/* how it ended when it did not return: a fault, "stopped" */
+	char why_buf[APP_WHY_MAX];	/* app_abort's why, copied: it may be on the app's stack */
 	uint64_t start, end;		/* TSC */
 };
 
@@ -90,35 +91,49 @@ void app_tick(struct trapframe *tf)
 	arch_tf_app_leave(tf, &in->ctx, APP_ST_INT);
 }
 
+/* The status is taken modulo 256 where main returns (inst_main), for both ways out. */
 __noreturn void app_exit(int status)
 {
 	struct app_inst *in = app_current();
 
 	if (!in)
 		panic("app_exit outside an app");
-	arch_app_leave(&in->ctx, status & 0xff);
+	arch_app_leave(&in->ctx, status);
 }
 
+/*
+ * The app's bytes are copied to this stack before the write takes any lock: a bad pointer
+ * faults here, in the instance's thread with interrupts on and nothing held, which ends
+ * the instance (appfault.c), never inside the console's or a file's lock.
+ */
 void app_write(const char *s, size_t n)
 {
 	struct app_inst *in = app_current();
+	char buf[512];		/* libc's printf buffer: one printf stays one write */
 
 	if (in && READ_ONCE(in->stop)) {
 		in->why = "stopped";
 		arch_app_leave(&in->ctx, APP_ST_INT);
 	}
-	if (kwrite(1, s, n) == -EBADF)	/* inherited from the shell: its "> FILE" too */
-		cons_write(s, n);
+	for (size_t o = 0, k; o < n; o += k) {
+		k = MIN(n - o, sizeof(buf));
+		memcpy(buf, s + o, k);
+		if (kwrite(1, buf, k) == -EBADF)	/* inherited from the shell: its "> FILE" too */
+			cons_write(buf, k);
+	}
 }
 
+/* why may be on the app's stack: copied first (no lock held), then printed from the copy. */
 void app_abort(const char *why)
 {
 	struct app_inst *in = app_current();
 
-	printk("\napp %s on cpu %d: %s\n", in ? in->app->name : "?", core_id(), why);
+	if (!in)
+		panic("app_abort outside an app");
+	strlcpy(in->why_buf, why, sizeof(in->why_buf));
+	in->why = in->why_buf;
+	printk("\napp %s on cpu %d: %s\n", in->app->name, core_id(), in->why);
 	arch_backtrace_here();
-	if (in)
-		in->why = why;
 	app_exit(APP_ST_ABRT);
 }
 
@@ -154,7 +169,8 @@ static void inst_main(void *arg)
 	thread_set_stack(in->t, lo, hi);
 	in->start = tsc_read();
 	WRITE_ONCE(in->in_main, true);
-	in->status = arch_app_enter(&in->ctx, in->app->main, in->argc, in->argv, hi);
+	/* main's value or exit's argument modulo 256, as a POSIX parent sees it */
+	in->status = arch_app_enter(&in->ctx, in->app->main, in->argc, in->argv, hi) & 0xff;
 	WRITE_ONCE(in->in_main, false);
 	in->end = tsc_read();
 	thread_set_stack(in->t, 0, 0);

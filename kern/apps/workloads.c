@@ -273,26 +273,39 @@ static void *twonap_setup(void)
 	return kzmalloc(sizeof(uint64_t));	/* the step count */
 }
 
+/*
+ * The built-in workloads, one row each. Every name is also a global symbol,
+ * workload_name__NAME: scripts/applink reads the kernel objects' symbols and refuses an app
+ * named like a workload (`run NAME` would always start the workload, never the app).
+ */
+#define WORKLOADS(X)								\
+	X(spin, "iterations", NULL, spin_step, NULL)				\
+	X(matrix, "multiplies", matrix_setup, matrix_step, NULL)		\
+	X(fib, "fib(20) calls", NULL, fib_step, NULL)				\
+	X(memcpy, "bytes", memcpy_setup, memcpy_step, NULL)			\
+	X(irqoff, "iterations", NULL, irqoff_step, NULL)			\
+	X(duty, "cycles", NULL, duty_step, NULL)				\
+	X(lockpair, "acquisitions", lockpair_setup, lockpair_step, NULL)	\
+	X(twonap, "naps", twonap_setup, twonap_step, NULL)			\
+	X(split, "rounds", NULL, split_step, NULL)				\
+	X(alias, "rounds", NULL, alias_step, NULL)				\
+	X(yield, "yields", NULL, yield_step, NULL)				\
+	X(pingpong, "hand-overs", NULL, pingpong_step, NULL)			\
+	X(qlockfree, "qlock pairs", qlockfree_setup, qlockfree_step, NULL)	\
+	X(spinfree, "spinlock pairs", spinfree_setup, spinfree_step, NULL)	\
+	X(iowrite, "files written", iowrite_setup, iowrite_step, iowrite_done)	\
+	X(lockup, "never returns", NULL, lockup_step, NULL)			\
+	X(wakewait, "hand-overs", wakewait_setup, wakewait_step, wakewait_done) \
+	X(wakehold, "holds", NULL, wakehold_step, NULL)				\
+	X(wakelate, "steps", NULL, wakelate_step, NULL)
+
+#define WORKLOAD_NAME(name, ...)	const char workload_name__##name[] = #name;
+WORKLOADS(WORKLOAD_NAME)
+
+#define WORKLOAD_ROW(name, unit, setup, step, done)	\
+	{ workload_name__##name, unit, setup, step, done },
 const struct workload workloads[] = {
-	{ "spin", "iterations", NULL, spin_step, NULL },
-	{ "matrix", "multiplies", matrix_setup, matrix_step, NULL },
-	{ "fib", "fib(20) calls", NULL, fib_step, NULL },
-	{ "memcpy", "bytes", memcpy_setup, memcpy_step, NULL },
-	{ "irqoff", "iterations", NULL, irqoff_step, NULL },
-	{ "duty", "cycles", NULL, duty_step, NULL },
-	{ "lockpair", "acquisitions", lockpair_setup, lockpair_step, NULL },
-	{ "twonap", "naps", twonap_setup, twonap_step, NULL },
-	{ "split", "rounds", NULL, split_step, NULL },
-	{ "alias", "rounds", NULL, alias_step, NULL },
-	{ "yield", "yields", NULL, yield_step, NULL },
-	{ "pingpong", "hand-overs", NULL, pingpong_step, NULL },
-	{ "qlockfree", "qlock pairs", qlockfree_setup, qlockfree_step, NULL },
-	{ "spinfree", "spinlock pairs", spinfree_setup, spinfree_step, NULL },
-	{ "iowrite", "files written", iowrite_setup, iowrite_step, iowrite_done },
-	{ "lockup", "never returns", NULL, lockup_step, NULL },
-	{ "wakewait", "hand-overs", wakewait_setup, wakewait_step, wakewait_done },
-	{ "wakehold", "holds", NULL, wakehold_step, NULL },
-	{ "wakelate", "steps", NULL, wakelate_step, NULL },
+	WORKLOADS(WORKLOAD_ROW)
 	{ NULL, NULL, NULL, NULL, NULL },
 };
 

@@ -42,11 +42,16 @@ void app_inst_free(struct app_inst *in);
 
 /*
  * A run's heap (appheap.c): what its instances malloc is freed, if they did not free it, by
- * app_heap_free once the run's last instance has ended (it says how many blocks and bytes).
+ * app_heap_free once the run's last instance has ended; left says how many blocks and
+ * bytes, and how many of those had been written outside their bounds (overrun).
  * app_heap_new/app_heap_free: thread context (the shell's run); NULL when memory is out.
  */
+struct app_heap_left {
+	size_t blocks, bytes;		/* not freed by the run */
+	size_t overrun;			/* of those, written before their start or past their end */
+};
 struct app_heap *app_heap_new(void);
-void app_heap_free(struct app_heap *h, size_t *blocks, size_t *bytes);
+void app_heap_free(struct app_heap *h, struct app_heap_left *left);
 struct app_heap *app_inst_heap(struct app_inst *in);
 
 /* Saved by arch_app_enter (arch.h); the way out of main from anywhere inside it. */
@@ -67,12 +72,20 @@ struct app_ctx *app_fault_end(struct app_inst *in, const char *what, int status)
 struct trapframe;
 void app_tick(struct trapframe *tf);
 
-/* For libc (app code, thread context). app_malloc: NULL outside an app or out of memory. */
+/*
+ * For libc (app code, thread context). app_malloc: NULL outside an app or out of memory.
+ * app_free and app_block_size (realloc's) check the pointer before they trust it: one
+ * malloc did not return, a double free or a block written outside its bounds ends the
+ * instance (app_abort). app_write copies the app's bytes before any lock is taken.
+ * app_exit: the status modulo 256, as main's return value is (POSIX).
+ */
 void *app_malloc(size_t n);
 void app_free(void *p);
+size_t app_block_size(void *p);
 __noreturn void app_exit(int status);
 void app_write(const char *s, size_t n);
-void app_abort(const char *why);	/* prints why and a backtrace; ends with 134 */
+#define APP_WHY_MAX	160	/* bytes of an instance's reason, NUL included */
+__noreturn void app_abort(const char *why);	/* prints why and a backtrace; ends with 134 */
 
 /* Exit statuses of instances that did not return: 128 + the POSIX signal number. */
 #define APP_ST_ILL	132

@@ -13,8 +13,15 @@
 /* Provided by kern/arch: write bytes to the serial console, LF as CRLF. Any context. */
 void arch_console_write(const char *s, size_t n);
 
-/* Interrupt context: one received byte. Queued (dropped when the ring is full). */
+/*
+ * Input bytes the ring holds (a power of two): room for a pasted line of the shell's
+ * longest twice over while the shell, echoing every byte, is slower than the UART.
+ */
+#define CONS_INPUT_RING	16384
+/* Interrupt context: one received byte. Queued (dropped, and counted, when the ring is full). */
 void cons_input_irq(int c);
+/* Any context: input bytes dropped since boot (a reader compares two readings). */
+uint64_t cons_lost(void);
 /* Thread context: next input byte (0..255), waiting until there is one. */
 int cons_getc(void);
 /* As cons_getc, but -EINTR when the calling thread is interrupted (Ctrl-C). */

@@ -17,7 +17,7 @@
 #include "kernel.h"
 
 #define SHELL_MAXARGS	32	/* arguments per command line, argv[0] included */
-#define SHELL_LINE_MAX	256	/* bytes per line, NUL included */
+#define SHELL_LINE_MAX	8192	/* bytes per line, NUL included */
 
 struct cmd {
 	const char *name;	/* what the user types */
@@ -60,7 +60,9 @@ int shell_exec_line(char *line);
 int shell_parse(char *line, struct shell_job *job, const char **why);
 /*
  * Read one edited line from the console into buf (cap bytes, NUL included), echoing.
- * Returns its length, or -EINTR when Ctrl-C cancelled it. Thread context.
+ * Returns its length, or -EINTR when Ctrl-C cancelled it, or (said on the console) -E2BIG
+ * when it did not fit in cap and -EIO when the console lost some of its bytes: a line is
+ * never cut. Thread context.
  */
 int shell_readline(char *buf, size_t cap);
 

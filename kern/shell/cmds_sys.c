@@ -60,14 +60,18 @@ SHELL_CMD("help", "help [COMMAND]", "list the commands, or describe one", cmd_he
 /* One write of the whole line: a file (a ctl file) sees the line, not its words. */
 static int cmd_echo(int argc, char **argv)
 {
-	char line[SHELL_LINE_MAX + 1];
+	char *line = kmalloc(SHELL_LINE_MAX + 1);	/* too big for a thread's stack */
 	size_t o = 0;
 
+	if (!line)
+		return -ENOMEM;
 	for (int i = 1; i < argc; i++) {
 		size_t n = strlen(argv[i]);
 
-		if (o + n + 1 >= sizeof(line))	/* cannot happen: the line held them */
+		if (o + n + 1 >= SHELL_LINE_MAX + 1) {	/* cannot happen: the line held them */
+			kfree(line);
 			return -EINVAL;
+		}
 		memcpy(line + o, argv[i], n);
 		o += n;
 		line[o++] = i + 1 < argc ? ' ' : '\n';
@@ -75,6 +79,7 @@ static int cmd_echo(int argc, char **argv)
 	if (argc == 1)
 		line[o++] = '\n';
 	shell_write(line, o);
+	kfree(line);
 	return 0;
 }
 SHELL_CMD("echo", "echo [ARGS...]", "print the arguments", cmd_echo);

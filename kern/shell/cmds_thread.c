@@ -300,7 +300,7 @@ static int app_run(const struct app *a, uint64_t mask, size_t stack, int argc, c
 	struct app_heap *heap = app_heap_new();
 	int n = 0, bad = 0, core, status;
 	const char *why;
-	size_t blocks, bytes;
+	struct app_heap_left left;
 	uint64_t us;
 
 	if (!heap) {
@@ -325,10 +325,14 @@ static int app_run(const struct app *a, uint64_t mask, size_t stack, int argc, c
 		bad |= status != 0;
 		app_inst_free(ins[i]);
 	}
-	app_heap_free(heap, &blocks, &bytes);
-	if (blocks)
+	app_heap_free(heap, &left);
+	if (left.blocks)
 		shell_printf("run %s: %zu blocks (%zu bytes) it did not free were freed\n", a->name,
-			     blocks, bytes);
+			     left.blocks, left.bytes);
+	bad |= left.overrun != 0;
+	if (left.overrun)
+		shell_printf("run %s: heap corruption: %zu of them had been written outside their "
+			     "bounds\n", a->name, left.overrun);
 	return bad ? 1 : 0;
 }
 

@@ -6,9 +6,11 @@
  *	shell_exec_job	job -> the command's function, then report its error
  *
  * Commands are rows of the shell_cmds table (see shell.h), contributed by any file.
- * The line editor never trusts its input: every byte value is handled (control bytes and
- * bytes >= 0x80 are ignored, terminal escape sequences are swallowed whole), and a line
- * longer than the buffer rings the bell instead of growing.
+ * The line editor never trusts its input: every byte value is handled (control bytes are
+ * ignored, terminal escape sequences are swallowed whole, bytes >= 0x80 are kept: UTF-8
+ * passes through, and backspace erases a whole character). A line is run whole or not at
+ * all: one longer than the buffer (SHELL_LINE_MAX), or one the console lost bytes of
+ * (typed faster than read), is refused with a message when it ends.
  *
  * Foreground commands run in the shell's own thread, so `cd` changes the shell's
  * directory and Ctrl-C (the console's interrupt hook) interrupts exactly the command:
@@ -134,23 +136,65 @@ static void erase_chars(size_t n)
 		console_puts("\b \b");
 }
 
-/* A printable byte: append and echo, or ring the bell when the line is full. */
-static void line_add(char *buf, size_t cap, size_t *len, int c)
+/* UTF-8: a byte 10xxxxxx continues a character; the terminal shows the whole as one column. */
+static bool utf8_cont(char c)
+{
+	return ((unsigned char)c & 0xc0) == 0x80;
+}
+
+/* Erase the line's last character: its bytes, one column on the screen. */
+static void erase_last(const char *buf, size_t *len)
+{
+	if (!*len)
+		return;
+	while (--*len && utf8_cont(buf[*len]))
+		;
+	erase_chars(1);
+}
+
+/*
+ * A byte of the line: append and echo; past the buffer, count it instead (the line is
+ * refused when it ends, never cut).
+ */
+static void line_add(char *buf, size_t cap, size_t *len, size_t *over, int c)
 {
 	char ch = (char)c;
 
 	if (*len + 1 >= cap) {
-		console_puts("\a");
+		if (!(*over)++)
+			console_puts("\a");
 		return;
 	}
 	buf[(*len)++] = ch;
 	cons_write(&ch, 1);
 }
 
+/* The end of a line: its length, or an error (said) when it is not whole. */
+static int line_end(char *buf, size_t cap, size_t len, size_t over, uint64_t lost)
+{
+	console_puts("\n");
+	buf[len] = '\0';
+	if (over) {
+		shell_eprintf("shell: line of %zu bytes is longer than %zu: not run\n", len + over,
+			      cap - 1);
+		return -E2BIG;
+	}
+	if (lost) {
+		shell_eprintf("shell: %lu bytes of this line were lost (typed faster than read): "
+			      "not run\n", (unsigned long)lost);
+		return -EIO;
+	}
+	return (int)len;
+}
+
+/* a whole line, pasted at once, fits in the console's ring even if none of it was read */
+_Static_assert(CONS_INPUT_RING >= 2 * SHELL_LINE_MAX, "the console ring holds a pasted line");
+
 int shell_readline(char *buf, size_t cap)
 {
+	static uint64_t lost_seen;	/* cons_lost() when the previous line ended */
 	enum esc_state esc = ESC_NONE;
-	size_t len = 0;
+	size_t len = 0, over = 0;
 
 	for (;;) {
 		int c = cons_getc() & 0xff;
@@ -166,29 +210,31 @@ int shell_readline(char *buf, size_t cap)
 		case '\r':
 			ended_by_cr = true;
 			/* fall through */
-		case '\n':
-			console_puts("\n");
-			buf[len] = '\0';
-			return (int)len;
+		case '\n': {
+			uint64_t lost = cons_lost() - lost_seen;
+
+			lost_seen += lost;
+			return line_end(buf, cap, len, over, lost);
+		}
 		case DEL:
 		case BS:
-			if (len) {
-				len--;
-				erase_chars(1);
-			}
+			if (!over)
+				erase_last(buf, &len);
 			break;
 		case CTRL_U:
 			erase_chars(len);
-			len = 0;
+			len = over = 0;
 			break;
 		case CTRL_C:
 			console_puts("^C\n");
 			buf[0] = '\0';
+			lost_seen = cons_lost();
 			return -EINTR;
 		default:
-			if (c >= 0x20 && c < 0x7f)
-				line_add(buf, cap, &len, c);
-			break;	/* other control bytes and bytes >= 0x80: ignored */
+			/* printable ASCII and every byte >= 0x80 (UTF-8) are the line's */
+			if (c >= 0x20 && c != DEL)
+				line_add(buf, cap, &len, &over, c);
+			break;	/* other control bytes: ignored */
 		}
 	}
 }
@@ -480,13 +526,17 @@ static void shell_ctrl_c(void)
 
 void shell_run(void)
 {
-	char line[SHELL_LINE_MAX];
+	static char line[SHELL_LINE_MAX];	/* one shell thread; too big for its stack */
 
 	shell_thread = current();
 	cons_set_intr_hook(shell_ctrl_c);
 	for (;;) {
 		console_puts(PROMPT);
-		if (shell_readline(line, sizeof(line)) >= 0)
+		int r = shell_readline(line, sizeof(line));
+
+		if (r >= 0)
 			last_status = shell_exec_line(line);
+		else if (r != -EINTR)
+			last_status = r;	/* refused, and said: `status` says so too */
 	}
 }

@@ -11,23 +11,22 @@
 
 int errno;
 
-/* Each block starts with its size, so realloc knows what to copy; 16 bytes keep alignment. */
+/*
+ * The run's heap (kern/apps/appheap.c) keeps each block's size and checks every pointer
+ * handed back: a bad one ends the instance with a report rather than corrupt anything.
+ */
 void *malloc(size_t n)
 {
-	size_t *p = n > ((size_t)1 << 40) ? NULL : app_malloc(n + 16);
+	void *p = app_malloc(n);
 
-	if (!p) {
+	if (!p)
 		errno = ENOMEM;
-		return NULL;
-	}
-	*p = n;
-	return p + 2;
+	return p;
 }
 
 void free(void *p)
 {
-	if (p)
-		app_free((size_t *)p - 2);
+	app_free(p);
 }
 
 void *calloc(size_t n, size_t size)
@@ -48,7 +47,7 @@ void *realloc(void *p, size_t n)
 
 	if (!p)
 		return malloc(n);
-	old = ((size_t *)p)[-2];
+	old = app_block_size(p);
 	if (n <= old && n >= old / 2)
 		return p;
 	if (!(q = malloc(n)))

@@ -9,6 +9,7 @@
 #include <stdint.h>
 void *app_malloc(size_t n);
 void app_free(void *p);
+size_t app_block_size(void *p);
 void app_exit(int status) __attribute__((noreturn));
 void app_write(const char *s, size_t n);
 void app_abort(const char *why) __attribute__((noreturn));

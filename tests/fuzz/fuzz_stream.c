@@ -7,7 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report.h"
+#include "export/export.h"
+#include "text/text.h"
 
 static FILE *devnull;
 

@@ -72,7 +72,7 @@ static struct {
 	uint32_t version, block_bytes, discard, nmi, machine, clock, long_switches, same_switches;
 	int32_t icount_shift;
 	uint64_t seed, random_n, templates, tsc_hz, resumed, marks_lost;
-	const char *out, *funcs;
+	const char *out, *funcs, *build_id;
 } opt = { .cores = 2, .hz = 1000, .depth = 16, .templates = 4096, .tsc_hz = 1000000000ULL,
 	  .seed = 1, .version = 2, .block_bytes = 65536 };
 
@@ -220,6 +220,20 @@ static void fake_syms(void)
 	for (uint32_t i = 0; i < 20; i++)
 		build_id[i] = (uint8_t)(0xb0 + i);
 	build_id_len = 20;
+}
+
+/* --build-id: "none", or up to OPF_MAX_BUILD_ID bytes in hex. */
+static void set_build_id(const char *hex)
+{
+	size_t n = strlen(hex);
+
+	build_id_len = 0;
+	if (!strcmp(hex, "none"))
+		return;
+	if (n % 2 || n > 2 * OPF_MAX_BUILD_ID || strspn(hex, "0123456789abcdef") != n)
+		die("--build-id wants lowercase hex (at most %d bytes) or none", OPF_MAX_BUILD_ID);
+	for (size_t i = 0; i < n / 2; i++)
+		sscanf(hex + 2 * i, "%2hhx", &build_id[build_id_len++]);
 }
 
 static const struct sym *find_sym(const char *name)
@@ -940,7 +954,8 @@ static void usage(void)
 		"  --discard           the session is discarded at the end (no closing totals)\n"
 		"  --nmi               sampling source NMI      --marks-lost N\n"
 		"  --clock KIND        the session's clock: tcg, icount:SHIFT, kvm or bare (without:\n"
-		"                      a session record from before the clock fields)\n");
+		"                      a session record from before the clock fields)\n"
+		"  --build-id HEX|none the session's build-id instead of the ELF's (or the fake one)\n");
 	exit(2);
 }
 
@@ -952,7 +967,7 @@ static void pair(const char *arg, uint32_t *core, uint64_t *n)
 
 enum { O_OVER = 256, O_TAKEN, O_DELIV, O_THROTTLE, O_UNKNOWN, O_SNAP, O_PAUSE, O_NOCE, O_NOSE,
        O_TSCHZ, O_MISSED, O_V1END, O_V1, O_DROP, O_UNLISTED, O_BREAK, O_RESUMED, O_DISCARD,
-       O_LOSTBIAS, O_NMI, O_MARKSLOST, O_CLOCK, O_LONGSW, O_SAMESW };
+       O_LOSTBIAS, O_NMI, O_MARKSLOST, O_CLOCK, O_LONGSW, O_SAMESW, O_BUILDID };
 
 /* Options whose meaning depends on -c are kept and applied after the whole line is read. */
 struct deferred_opt {
@@ -1121,6 +1136,7 @@ static int simple_opt(int ch, const char *a)
 	case O_CLOCK: clock_opt(a); return 1;
 	case O_LONGSW: opt.long_switches = 1; return 1;
 	case O_SAMESW: opt.same_switches = 1; return 1;
+	case O_BUILDID: opt.build_id = a; return 1;
 	}
 	return 0;
 }
@@ -1140,6 +1156,7 @@ static const char *parse_options(int argc, char **argv, char **spec_args, size_t
 		{ "lost-bias", 1, NULL, O_LOSTBIAS }, { "nmi", 0, NULL, O_NMI },
 		{ "marks-lost", 1, NULL, O_MARKSLOST }, { "clock", 1, NULL, O_CLOCK },
 		{ "long-switches", 0, NULL, O_LONGSW }, { "same-switches", 0, NULL, O_SAMESW },
+		{ "build-id", 1, NULL, O_BUILDID },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *elfpath = NULL;
@@ -1250,6 +1267,8 @@ int main(int argc, char **argv)
 		load_elf(elfpath);
 	else
 		fake_syms();
+	if (opt.build_id)
+		set_build_id(opt.build_id);
 	pc_ = calloc(opt.cores, sizeof(*pc_));
 	for (uint32_t i = 0; i < opt.cores; i++) {
 		pc_[i].final_hz = opt.hz;

@@ -128,11 +128,18 @@ static void nmi_handler(int sig)
 	handler_blocks++;
 }
 
-/* The main path's put: busy around the ring operation, then the hand-off, if any. */
-static void main_put(struct block *b)
+/*
+ * The main path's put: busy around the ring operation, then the hand-off, if any. nmi_inside:
+ * raise the "NMI" on this thread inside the operation (a thread-directed signal to oneself is
+ * delivered before raise returns), so that the hand-off path runs however the other thread's
+ * signals happen to land on a loaded host.
+ */
+static void main_put(struct block *b, bool nmi_inside)
 {
 	busy = 1;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	if (nmi_inside)
+		raise(SIGUSR1);
 	while (!ring_put(&rr, b))
 		sched_yield();
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
@@ -170,7 +177,7 @@ static void *reent_producer(void *arg)
 	struct reent *re = arg;
 
 	for (uint64_t i = 0; i < NBLK / 2; i++)
-		main_put(&blks[i]);
+		main_put(&blks[i], i % 97 == 0);
 	__atomic_store_n(&re->done, 1, __ATOMIC_RELEASE);
 	return NULL;
 }

@@ -50,6 +50,8 @@ struct thread *kthread_create(const char *name, int core, thread_fn fn, void *ar
 }
 void kthread_detach(struct thread *t) { (void)t; }
 void cons_flush_input(void) {}
+static uint64_t lost_bytes;	/* what the console says it dropped: a test sets it */
+uint64_t cons_lost(void) { return lost_bytes; }
 void cons_set_intr_hook(void (*fn)(void)) { (void)fn; }
 
 size_t strlcpy(char *d, const char *s, size_t n)
@@ -217,7 +219,8 @@ static void check_line(const char *in, size_t n, int want_rc, const char *want_l
 
 static void test_readline(void)
 {
-	char big[600];
+	static char big[SHELL_LINE_MAX + 100];
+	char want[64];
 
 	LINE("ls\r", 2, "ls", "ls\n");
 	LINE("\nab\n", 2, "ab", "ab\n");	/* the LF after the last line's CR is its tail */
@@ -227,19 +230,36 @@ static void test_readline(void)
 	LINE("\n\x7f\x7fz\r", 1, "z", "z\n");	/* backspace on an empty line */
 	LINE("\nabc\x15xy\r", 2, "xy", "abc\b \b\b \b\b \bxy\n");
 	LINE("\nabc\x03", -EINTR, "", "abc^C\n");
-	LINE("a\x01\x02\x09\x80\xff\x1b[A\x1b\x1b[1;5Cb\x1bOPc\r", 3, "abc", "abc\n");
+	/* control bytes and escape sequences go; bytes >= 0x80 stay, as typed */
+	LINE("a\x01\x02\x09\x80\xff\x1b[A\x1b\x1b[1;5Cb\x1bOPc\r", 5, "a\x80\xff" "bc",
+	     "a\x80\xff" "bc\n");
 	LINE("\n\x1b[12\x03", -EINTR, "", "^C\n");	/* Ctrl-C inside an escape sequence */
+	/* UTF-8: kept whole; backspace takes a whole character, one column */
+	LINE("gr\xc3\xb6\xc3\x9f" "e\r", 7, "gr\xc3\xb6\xc3\x9f" "e", "gr\xc3\xb6\xc3\x9f" "e\n");
+	LINE("\nz\xe2\x82\xac\x7f" "y\r", 2, "zy", "z\xe2\x82\xac\b \by\n");
+	/* a line longer than the buffer is refused whole, said, never cut */
 	memset(big, 'q', sizeof(big));
 	big[sizeof(big) - 1] = '\r';
 	feed(big, sizeof(big));
 	{
 		char buf[SHELL_LINE_MAX];
-		int rc = shell_readline(buf, sizeof(buf));
+		int rc = shell_readline(buf, sizeof(buf)), bells = 0;
+		size_t n;
 
-		CHECKF(!(rc != SHELL_LINE_MAX - 1 || strlen(buf) != SHELL_LINE_MAX - 1 ||
-		    !strchr(captured, '\a')),
-			"long line: rc %d", rc);
+		snprintf(want, sizeof(want), "shell: line of %zu bytes is longer than %d: not run\n",
+			 sizeof(big) - 1, SHELL_LINE_MAX - 1);
+		n = strlen(want);
+		for (size_t i = 0; i < captured_len; i++)
+			bells += captured[i] == '\a';
+		CHECKF(rc == -E2BIG && captured_len > n && !strcmp(captured + captured_len - n, want)
+		       && bells == 1, "long line: rc %d, %d bells, said '%s'", rc, bells,
+		       captured + (captured_len > 80 ? captured_len - 80 : 0));
 	}
+	/* bytes the console dropped while the line was typed: refused, said; the next is fine */
+	lost_bytes = 3;
+	LINE("\nab\r", -EIO, "", "ab\nshell: 3 bytes of this line were lost (typed faster than "
+	     "read): not run\n");
+	LINE("\ncd\r", 2, "cd", "cd\n");
 }
 
 /* Random bytes through the editor and the parser: must never crash or overflow. */

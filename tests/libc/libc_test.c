@@ -4,6 +4,7 @@
  * library is compiled with its own headers, where every function is libc_NAME; this file
  * uses glibc's and calls ours by those names. Prints each difference; exit 1 if any.
  */
+#include <malloc.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -28,6 +29,7 @@ double libc_floor(double), libc_ceil(double), libc_round(double);
 /* what libc/src/sys.h asks of the kernel */
 void *app_malloc(size_t n) { return malloc(n); }
 void app_free(void *p) { free(p); }
+size_t app_block_size(void *p) { return malloc_usable_size(p); }	/* at least asked */
 void app_write(const char *s, size_t n) { fwrite(s, 1, n, stdout); }
 void app_exit(int st) { exit(st); }
 void app_abort(const char *why) { fprintf(stderr, "%s\n", why); abort(); }

@@ -17,7 +17,7 @@
 #include "rendez.h"
 #include "thread.h"
 
-#define CONS_RING	1024	/* bytes buffered; a power of two */
+#define CONS_RING	CONS_INPUT_RING
 #define CTRL_C		0x03
 
 static struct {
@@ -60,6 +60,11 @@ void cons_input_irq(int c)
 	hook = __atomic_load_n(&intr_hook, __ATOMIC_ACQUIRE);
 	if ((c & 0xff) == CTRL_C && hook)
 		hook();
+}
+
+uint64_t cons_lost(void)
+{
+	return READ_ONCE(cons.dropped);
 }
 
 int cons_trygetc(void)

@@ -1,7 +1,7 @@
 /*
  * The stream encoder: every record the profiler writes is built here (encode.h has the
  * contract and the hot path's inline records). docs/FORMAT.md and
- * kern/include/abi/oprofile.h say what each record means; user/stream.c decodes them.
+ * kern/include/abi/oprofile.h say what each record means; user/ingest/parser.c decodes them.
  *
  * Pure builders: each fills a record in memory its caller reserved and owns, and reads no
  * session state, so any context may call them -- a core's hot path (hotpath.c, budget.c)

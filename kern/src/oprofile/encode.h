@@ -1,6 +1,6 @@
 /*
  * The stream encoder's interface (encode.c): every record the profiler writes is built by
- * a rec_* function here, the kernel's counterpart of user/stream.c, which decodes them.
+ * a rec_* function here, the kernel's counterpart of user/ingest/parser.c, which decodes them.
  *
  * rec_* fill a record of the given type at p, which the caller reserved (exactly the
  * record's length) in a block it owns; they run in any context and read no session

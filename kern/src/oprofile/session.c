@@ -221,11 +221,18 @@ static int session_size(const struct oprof_cfg *cfg, char *err, size_t errlen)
 	oprof.bmem = block_mem_of(cfg->block_bytes);
 	oprof.cap = MIN(cfg->cap, avail / 2);
 	oprof.max_target = session_max_target(cfg, oprof.ncores, avail);
+	if (oprof.cap < (reserve + 2ull) * oprof.bmem && oprof.cap < cfg->cap) {
+		/* the cap was lowered to a quarter of the free memory: that is what is short */
+		snprintf(err, errlen, "oprofile: out of memory: %lu KiB free, a session of %u-byte "
+			 "blocks needs %lu KiB", (unsigned long)(session_free_bytes() >> 10),
+			 cfg->block_bytes, (unsigned long)((reserve + 2ull) * oprof.bmem * 4 >> 10));
+		return -ENOMEM;
+	}
 	if (oprof.cap < (reserve + 2ull) * oprof.bmem) {
 		snprintf(err, errlen, "oprofile: cap %luK in effect too small for %u-byte blocks "
 			 "(need room for %u: two and the closing records)",
 			 (unsigned long)(oprof.cap >> 10), cfg->block_bytes, reserve + 2);
-		return oprof.cap < cfg->cap ? -ENOMEM : -EINVAL;	/* lowered to fit memory */
+		return -EINVAL;
 	}
 	if ((uint64_t)oprof.ncores * (oprof.max_target + 2) * oprof.bmem > avail) {
 		snprintf(err, errlen, "oprofile: not enough memory for %d cores with %u-byte "

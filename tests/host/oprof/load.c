@@ -349,7 +349,8 @@ void test_marks_cap(void)
 }
 
 /* A session fits the machine: the cap is lowered to what free memory allows, and a
- * session that cannot fit at all is refused with a message instead of taking all memory. */
+ * session that cannot fit at all is refused with a message instead of taking all memory
+ * (out of memory when hardly any is free). */
 void test_cap_memory(void)
 {
 	setup(8, body_none);
@@ -361,6 +362,9 @@ void test_cap_memory(void)
 	ctl("discard");
 	shim_set_free_memory(2 << 20);
 	ctl_refused("start -b 65536", -ENOMEM, "not enough memory");
+	/* memory exhausted (an app took it all): said as such, not as a cap too small */
+	shim_set_free_memory(64 << 10);
+	ctl_refused("start", -ENOMEM, "oprofile: out of memory: 64 KiB free");
 	shim_set_free_memory(1ul << 30);
 	check_no_leak("cap memory");
 }

@@ -1,0 +1,48 @@
+/*
+ * clockdesc.c: what a profile's samples weigh, named from the session header's clock fields
+ * (filled by the kernel's kern/src/oprofile/clock.c; docs/FORMAT.md, "The clock"). Called
+ * by the text header (header.c), --stats (stats.c), the pprof comment (pprof.c) and the
+ * perf.data header (perfdata.c), so they all say it in the same words. A stream from before
+ * the fields has a shorter session record; the reader zero-fills it: "unknown clock".
+ */
+#include <stdio.h>
+
+#include "model/clockdesc.h"
+
+/* The clock in a few words, e.g. "emulation time, QEMU TCG"; buf holds it (n >= 64). */
+const char *clock_text(const struct opf_session *h, char *buf, size_t n)
+{
+	switch (h->clock) {
+	case OPF_CLOCK_EMULATION:
+		snprintf(buf, n, "emulation time, QEMU TCG");
+		break;
+	case OPF_CLOCK_INSN:
+		if (h->icount_shift >= 0 && h->icount_shift < 31)
+			snprintf(buf, n, "instructions, QEMU -icount (shift=%d: %d ns each)",
+				 h->icount_shift, 1 << h->icount_shift);
+		else
+			snprintf(buf, n, "instructions, QEMU -icount");
+		break;
+	case OPF_CLOCK_HARDWARE:
+		snprintf(buf, n, "hardware time, %s%.*s",
+			 h->machine == OPF_MACH_KVM ? "KVM" : h->machine == OPF_MACH_BARE ?
+			 "bare hardware" : "hypervisor ", h->machine == OPF_MACH_OTHER ?
+			 (int)sizeof(h->hv_sig) : 0, h->hv_sig);
+		break;
+	default:
+		snprintf(buf, n, "unknown clock (a stream from before the kernel recorded it)");
+	}
+	return buf;
+}
+
+/* Under plain TCG, the one sentence a reader needs before trusting caller/callee shares. */
+const char *clock_advice(const struct opf_session *h)
+{
+	if (h->clock != OPF_CLOCK_EMULATION)
+		return NULL;
+	return "Under plain TCG a sample weighs the host's time spent emulating, and the "
+	       "emulator takes an interrupt only between translated blocks and pays far more for "
+	       "a call or return than for straight-line code, so callers look heavier and their "
+	       "callees lighter than the instructions they execute; ICOUNT=1 scripts/RUN "
+	       "profiles by instructions.";
+}

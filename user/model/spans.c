@@ -1,0 +1,144 @@
+/*
+ * spans.c: the spans and marks of a session with scheduler events (spans.h); called
+ * by timeline.c (--timeline) and trace_json.c (--trace) after sched_analyze sorted the
+ * events. A core's first span runs from the session's start to its first switch, with the
+ * thread that switch says left; its last from its last switch to the session's end. Spans of
+ * no length are skipped. A core with no switch has no span.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "model/spans.h"
+
+double timeline_us(const struct sched_sess *s, uint64_t tsc)
+{
+	return 1e3 * sched_ms(s, tsc > s->start ? tsc - s->start : 0);
+}
+
+int timeline_spans(const struct sched_sess *s, uint32_t k, tspan_fn fn, void *arg)
+{
+	struct tspan sp = { s->start, 0, 0, NULL };
+	int seen = 0, rc;
+
+	for (uint32_t i = 0; i < s->nev; i++) {
+		const struct sev *e = &s->ev[i];
+
+		if (e->kind != SEV_SWITCH || e->core != k)
+			continue;
+		if (!seen++)
+			sp.tid = e->a;
+		sp.t1 = e->tsc;
+		sp.end = e;
+		if (sp.t1 > sp.t0 && (rc = fn(arg, k, &sp)))
+			return rc;
+		sp = (struct tspan){ e->tsc, 0, e->b, NULL };
+	}
+	sp.t1 = s->end;
+	if (seen && sp.t1 > sp.t0)
+		return fn(arg, k, &sp);
+	return 0;
+}
+
+const char *timeline_why(const struct tspan *sp, char *buf, size_t n)
+{
+	const struct sev *e = sp->end;
+
+	if (!sp->tid)
+		snprintf(buf, n, "%s", "");
+	else if (!e)
+		snprintf(buf, n, "still running at the end");
+	else if (e->why == OPF_WHY_QLOCK && e->holder)
+		snprintf(buf, n, "qlock %s held by tid %" PRIu32, e->name[0] ? e->name : "?",
+			 e->holder);
+	else if ((e->why == OPF_WHY_QLOCK || e->why == OPF_WHY_IO) && e->name[0])
+		snprintf(buf, n, "%s %s", sched_why_name(e->why), e->name);
+	else
+		snprintf(buf, n, "%s", sched_why_name(e->why));
+	return buf;
+}
+
+uint64_t timeline_missed(const struct profile *p, uint32_t si, uint32_t k)
+{
+	const struct session *s = &p->sess[si];
+
+	return k < s->hdr.ncores && s->cores[k].have_end ? s->cores[k].end.missed : 0;
+}
+
+uint64_t timeline_missed_placed(const struct profile *p, uint32_t si, uint32_t k)
+{
+	const struct session *s = &p->sess[si];
+	uint64_t n = 0;
+
+	for (uint32_t i = 0; i < s->ngaps; i++)
+		n += s->gaps[i].core == k ? s->gaps[i].periods : 0;
+	return n;
+}
+
+/* Where each core's samples show periods it missed (profile.c's note_gap). */
+static int missed_marks(const struct session *ps, tmark_fn fn, void *arg)
+{
+	int rc = 0;
+
+	for (uint32_t i = 0; i < ps->ngaps && !rc; i++) {
+		const struct missed_gap *g = &ps->gaps[i];
+		struct tmark m = { g->t0, g->t1, g->core, TM_MISSED, "" };
+
+		snprintf(m.text, sizeof(m.text), "core %" PRIu32 " missed %" PRIu64 " timer "
+			 "period%s", g->core, g->periods, g->periods == 1 ? "" : "s");
+		rc = fn(arg, &m);
+	}
+	return rc;
+}
+
+static int pause_marks(const struct sched_sess *s, tmark_fn fn, void *arg)
+{
+	int rc = 0;
+
+	for (uint32_t i = 0; i < s->nmarks && !rc; i++) {
+		const struct smark *m = &s->marks[i];
+		struct tmark t = { m->tsc, m->tsc, m->core == SMARK_ALL ? TM_ALL : m->core,
+				   m->type == OPF_PAUSE ? TM_PAUSE : TM_RESUME, "" };
+
+		snprintf(t.text, sizeof(t.text), "sampling %s", m->type == OPF_PAUSE ? "paused" :
+			 "resumed");
+		rc = fn(arg, &t);
+	}
+	return rc;
+}
+
+int timeline_marks(const struct profile *p, uint32_t si, tmark_fn fn, void *arg)
+{
+	const struct session *ps = &p->sess[si];
+	int rc = pause_marks(&p->sched.sess[si], fn, arg);
+
+	for (uint32_t i = 0; i < p->nthr && !rc; i++) {
+		const struct opf_throttle *t = &p->thr[i].t;
+		struct tmark m = { t->tsc, t->tsc, t->core, TM_THROTTLE, "" };
+
+		if (p->thr[i].session != si)
+			continue;
+		snprintf(m.text, sizeof(m.text), "%s %" PRIu32 " -> %" PRIu32 " Hz",
+			 throttle_raised(t) ? "rate raised" : "throttled", t->old_hz, t->new_hz);
+		rc = fn(arg, &m);
+	}
+	for (uint32_t i = 0; i < ps->ndumps && !rc; i++) {
+		const struct dump *d = &ps->dumps[i];
+		struct tmark m = { d->tsc, d->closed ? d->end_tsc : d->tsc, TM_ALL, TM_SNAPSHOT, "" };
+
+		snprintf(m.text, sizeof(m.text), "snapshot dump %" PRIu64, d->seq);
+		rc = fn(arg, &m);
+	}
+	return rc ? rc : missed_marks(ps, fn, arg);
+}
+
+int timeline_check(const struct profile *p, const char *opt)
+{
+	if (sched_any(&p->sched))
+		return 1;
+	fprintf(stderr, "opreport: %s: the stream has no scheduler events (start the session "
+		"with \"oprofile start -e sched\")\n", opt);
+	errno = 0;
+	return 0;
+}
