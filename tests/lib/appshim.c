@@ -7,12 +7,14 @@
  */
 #include <stdint.h>
 #include <stdio.h>
+#include <malloc.h>
 #include <stdlib.h>
 #include <unistd.h>
 #include <x86intrin.h>
 
 void *app_malloc(size_t n) { return malloc(n); }
 void app_free(void *p) { free(p); }
+size_t app_block_size(void *p) { return malloc_usable_size(p); }
 void app_exit(int status) { exit(status); }
 void app_abort(const char *why) { fprintf(stderr, "abort: %s\n", why); abort(); }
 
