@@ -17,7 +17,9 @@
  *
  * The draw is a pure function of (seed, stream, k) -- counter-based, no generator state to
  * share between cores or to advance in order -- so the session's seed (in its header)
- * reproduces every period of it, and a core that skipped slots simply draws slot k's.
+ * reproduces every period of it, and a core that skipped slots simply draws slot k's. A
+ * stream's key (jitter_key) is made once, when sampling starts; a draw is then one mix
+ * and one multiply, inlined into the interrupt that takes the sample.
  */
 #ifndef JITTER_H
 #define JITTER_H
@@ -28,7 +30,7 @@
 #define JITTER_STREAM_NMI	0xffffffffu
 
 /* A 64-bit finalizer (the splitmix64 mix): every input bit reaches every output bit. */
-static inline uint64_t jitter_mix(uint64_t x)
+static __force_inline uint64_t jitter_mix(uint64_t x)
 {
 	x ^= x >> 30;
 	x *= 0xbf58476d1ce4e5b9ull;
@@ -37,13 +39,19 @@ static inline uint64_t jitter_mix(uint64_t x)
 	return x ^ (x >> 31);
 }
 
-/*
- * Slot k's offset from its grid point in stream stream of seed, in [-width / 2, width -
- * width / 2) ticks: uniform over width ticks (0: none). width < 2^63.
- */
-static inline int64_t jitter_offset(uint64_t seed, uint64_t stream, uint64_t k, uint64_t width)
+/* The key of stream stream of seed, for jitter_offset. */
+static inline uint64_t jitter_key(uint64_t seed, uint64_t stream)
 {
-	uint64_t u = jitter_mix(seed + jitter_mix(stream + 1) + k * 0x9e3779b97f4a7c15ull);
+	return seed + jitter_mix(stream + 1);
+}
+
+/*
+ * Slot k's offset from its grid point in the stream of key, in [-width / 2, width -
+ * width / 2) ticks: uniform over width ticks. width < 2^63.
+ */
+static __force_inline int64_t jitter_offset(uint64_t key, uint64_t k, uint64_t width)
+{
+	uint64_t u = jitter_mix(key + k * 0x9e3779b97f4a7c15ull);
 
 	return (int64_t)(((unsigned __int128)u * width) >> 64) - (int64_t)(width / 2);
 }

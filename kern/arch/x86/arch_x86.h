@@ -111,13 +111,14 @@ void ioapic_route_isa(int irq, int vector);
 void ioapic_route_nmi(uint32_t gsi, uint32_t dest, bool active_low);
 void ioapic_mask(uint32_t gsi);
 
-/* hpet.c: timers 0 and 1, one-shot, on ISA IRQ 0 and 8 (legacy replacement route) */
+/* hpet.c: timer 0 periodic, or timers 0 and 1 one-shot, on ISA IRQ 0 and 8 (legacy route) */
 #define HPET_MAIN_LO	0x0f0
 extern volatile uint32_t *hpet;
 void hpet_init(void);
 bool hpet_present(void);
 uint64_t hpet_hz(void);
 uint32_t hpet_ticks_per_period(uint32_t hz);
+bool hpet_start_periodic(uint32_t period);
 void hpet_start(uint32_t at0, uint32_t at1);
 void hpet_arm(int timer, uint32_t at);		/* NMI-safe */
 uint32_t hpet_counter(void);

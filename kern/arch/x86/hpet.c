@@ -2,13 +2,16 @@
  * The HPET (IA-PC HPET specification 1.0a) as the NMI source for nmi.c, and nothing else:
  * no other code uses it, so this file owns it outright.
  *
- * Two comparators, timers 0 and 1, in one-shot mode with legacy replacement routing, which
- * sends timer 0 to ISA IRQ 0 and timer 1 to ISA IRQ 8 (the IOAPIC inputs the MADT gives
- * for them: GSI 2 and 8 on a PC), and keeps the 8254 PIT and the RTC off those inputs.
- * nmi.c takes turns between them: period k's NMI comes from timer k % 2, and while it is
- * handled the other timer already holds period k + 1, so period k + 2 is written to a
- * comparator that is not the next to fire. Each target is the period's own moment on a
- * grid counted from the start, jittered or not (jitter.h): the rate does not drift.
+ * Legacy replacement routing sends timer 0 to ISA IRQ 0 and timer 1 to ISA IRQ 8 (the
+ * IOAPIC inputs the MADT gives for them: GSI 2 and 8 on a PC), and keeps the 8254 PIT and
+ * the RTC off those inputs. Two ways to run them:
+ *  - periods of a fixed length (hpet_start_periodic): timer 0 alone, periodic in hardware
+ *    (the comparator adds the period to itself at every match), so nothing re-arms it;
+ *  - jittered periods (hpet_start): timers 0 and 1 one-shot, taking turns. Period k's NMI
+ *    comes from timer k % 2, and while it is handled the other timer already holds period
+ *    k + 1, so period k + 2 is written to a comparator that is not the next to fire. Each
+ *    target is the period's own moment on a grid counted from the start (jitter.h).
+ * Either way the rate does not drift.
  * The interrupts are edge-triggered: the IOAPIC delivers them as NMIs, which have no EOI
  * and so could never end a level-triggered one.
  *
@@ -42,6 +45,9 @@
 #define GCONF_LEG_RT	(1u << 1)	/* timer 0 -> IRQ 0 / GSI 2, timer 1 -> IRQ 8 */
 #define GCAP_TIMERS(c)	((((c) >> 8) & 0x1f) + 1)	/* number of comparators */
 #define TN_INT_ENB	(1u << 2)
+#define TN_PERIODIC	(1u << 3)
+#define TN_PER_CAP	(1u << 4)	/* timer can run periodically */
+#define TN_VAL_SET	(1u << 6)	/* next comparator write sets the accumulator */
 #define TN_32MODE	(1u << 8)
 
 #define FS_PER_S	1000000000000000ull
@@ -92,6 +98,25 @@ uint32_t hpet_ticks_per_period(uint32_t hz)
 	uint64_t t = (FS_PER_S / hz + hpet_fs / 2) / hpet_fs;
 
 	return t < 1 ? 1 : t > 0x7fffffff ? 0x7fffffff : (uint32_t)t;
+}
+
+/*
+ * Interrupt on ISA IRQ 0 whenever the counter (low 32 bits, hpet_counter, counting from 0:
+ * it is halted and zeroed first) reaches a multiple of period, modulo 2^32 (the comparator
+ * wraps with it). False, nothing started, when timer 0 cannot run periodically.
+ */
+bool hpet_start_periodic(uint32_t period)
+{
+	if (!(rd(TN_CONF(0)) & TN_PER_CAP))
+		return false;
+	wr(GCONF, 0);
+	wr(HPET_MAIN_LO, 0);
+	wr(MAIN_HI, 0);
+	wr(TN_CONF(0), TN_INT_ENB | TN_PERIODIC | TN_VAL_SET | TN_32MODE);
+	wr(TN_CMP(0), period);		/* first match: the accumulator */
+	wr(TN_CMP(0), period);		/* the period added at every match */
+	wr(GCONF, GCONF_ENABLE | GCONF_LEG_RT);
+	return true;
 }
 
 /*

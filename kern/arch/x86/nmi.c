@@ -39,24 +39,27 @@
  *
  * Periods. Period k (from 1) begins when the counter reaches period_at(k): its grid point,
  * k periods from the start, moved by its jitter (jitter.h: an offset drawn from the
- * session's seed, uniform over its spread; none for the background and boot sources).
- * The comparators are one-shot: period k's NMI comes from timer k % 2, and the first core
- * to take it writes period k + 2 to that timer (arm), the other holding k + 1 already. An
- * NMI does not say where it came from, so every core reads the HPET counter (one MMIO read
- * a period: a plain read, under a microsecond on hardware) and acts on an NMI -- arming,
- * core 0 relaying, fn called -- only when a period has begun since the last one it acted
- * on (next_period, its own); any other NMI is counted as extra (one held pending across a
- * restart; QEMU's pulse at the counter's wrap, every 43 s). Why two comparators: a
+ * session's seed, uniform over its spread). With no jitter (`jitter 0`, and always for the
+ * background and boot sources) timer 0 runs periodically in hardware and nothing is
+ * armed. Jittered, the comparators are one-shot: period k's NMI comes from timer k % 2,
+ * and the first core to take it writes period k + 2 to that timer (arm), the other holding
+ * k + 1 already. An NMI does not say where it came from, so every core reads the HPET
+ * counter (one MMIO read a period: a plain read, under a microsecond on hardware) and acts
+ * on an NMI -- arming, core 0 relaying, fn called -- only when a period has begun since
+ * the last one it acted on (next_period, its own); any other NMI is counted as extra: QEMU
+ * 7.2's periodic HPET pulses twice for most periods under -icount (its callback runs
+ * exactly at the comparator's value, does not count that as past it, re-arms one tick
+ * later and pulses again), a one-shot comparator pulses again at the counter's wrap (every
+ * 43 s there), and an NMI may be held pending across a restart. Why two comparators: a
  * comparator written from a vCPU re-arms a QEMU virtual timer, and when that becomes the
  * earliest deadline QEMU kicks the vCPU off its turn (qemu_timer_notify_cb): with one
  * comparator, written for the next period by core 0 at each NMI, core 0 lost its turn at
  * every period and starved (run spin on 4 cores got 0 iterations on core 0). Period k + 2
  * is not the earliest, so nothing kicks. Why any core arms: with core 0 alone arming, the
  * periods waited on core 0's turn, and at 50 kHz with jittered periods (some a few
- * microseconds apart) four cores took a fifth of theirs. (QEMU's periodic mode, the route
- * before, pulsed twice for most periods under -icount -- its callback runs exactly at the
- * comparator's value, does not count that as past it, re-arms one tick later and pulses
- * again -- and the periods could not be jittered.)
+ * microseconds apart) four cores took a fifth of theirs. Why periodic without jitter:
+ * arming costs the core that claims a period some 25 instructions, the periodic timer
+ * nothing (its second pulse about as much, dismissed at the entry).
  *
  * The entry (trapentry.S: nmi_entry, numbers shared through nmi_entry.h). Its first
  * instructions, two scratch registers saved, dismiss a duplicate -- counted as count,
@@ -199,8 +202,10 @@ bool nmi_quiet;				/* a panic is under way (nmi_entry reads it too) */
 static uint64_t nmi_strays;		/* NMIs that did not arrive on an NMI stack */
 static uint32_t period_ticks;		/* HPET counter ticks per period: the grid */
 static uint64_t jit_width;		/* ticks a period's moment is spread over (jitter.h) */
-static uint64_t jit_seed;		/* their seed */
+static uint64_t jit_key;		/* their stream's key (jitter.h) */
+static bool nmi_oneshot;		/* jittered periods: the cores arm them (arm) */
 static uint64_t nmi_to_arm;		/* the next period no comparator was claimed for */
+static uint64_t nmi_armed[2];		/* timer t's period: its number << 32 | its moment */
 static bool yield_vcpu;			/* QEMU TCG: end_turn hands its thread on */
 
 /* nmi_entry (trapentry.S) knows these by number (nmi_entry.h). */
@@ -265,22 +270,36 @@ static __force_inline uint32_t period_at(uint64_t k)
 	uint64_t at = k * period_ticks;
 
 	if (jit_width)
-		at += (uint64_t)jitter_offset(jit_seed, JITTER_STREAM_NMI, k, jit_width);
+		at += (uint64_t)jitter_offset(jit_key, k, jit_width);
 	return (uint32_t)at;
+}
+
+/*
+ * Any context, a source running: period k's moment, as armed (nmi_armed: the comparator
+ * that takes k holds it, written by the core that claimed it) or else drawn again. The
+ * number is kept modulo 2^32, so a stale word can match only 2^32 periods on.
+ */
+static __force_inline uint32_t armed_at(uint64_t k)
+{
+	uint64_t w = __atomic_load_n(&nmi_armed[k & 1], __ATOMIC_RELAXED);
+
+	return (uint32_t)(w >> 32) == (uint32_t)k ? (uint32_t)w : period_at(k);
 }
 
 /*
  * NMI context on n's core, inside in_fn, the counter at now, at or past the core's
  * next_period: the last period begun becomes the core's -- the next one, or later when
- * the core came late -- and next_period the one after. A core late by many jumps by
- * division: with every period within half of its grid point, k + behind / period_ticks
- * has begun (its moment is at most behind + P/2 past (k + 1)'s, less a whole P), so the
- * loop after it only moves forward, by a step or two.
+ * the core came late -- and next_period the one after (on time, the moment its comparator
+ * already holds, or a period on from the last one: no draw). A core late by many jumps by division: with every period
+ * within half of its grid point, k + behind / period_ticks has begun (its moment is at
+ * most behind + P/2 past (k + 1)'s, less a whole P), so the loop after it only moves
+ * forward, by a step or two.
  */
 static __force_inline void advance(struct nmi_cpu *n, uint32_t now)
 {
 	uint64_t k = n->period + 1;
-	uint32_t next = period_at(k + 1), behind = now - next;
+	uint32_t next = nmi_oneshot ? armed_at(k + 1) : n->next_period + period_ticks;
+	uint32_t behind = now - next;
 
 	if ((int32_t)behind >= 0) {
 		k += behind / period_ticks;
@@ -315,8 +334,10 @@ static __force_inline void arm(uint64_t k, uint32_t now)
 						 __ATOMIC_RELAXED))
 			continue;
 		at = period_at(j);
-		if ((int32_t)(at - now) >= (int32_t)(period_ticks / 8))
+		if ((int32_t)(at - now) >= (int32_t)(period_ticks / 8)) {
+			__atomic_store_n(&nmi_armed[j & 1], j << 32 | at, __ATOMIC_RELAXED);
 			hpet_arm((int)(j & 1), at);
+		}
 	}
 }
 
@@ -395,7 +416,8 @@ static __force_inline void end_turn(bool did)
 static __force_inline void period_begins(struct nmi_cpu *n, int core, uint32_t now)
 {
 	advance(n, now);
-	arm(n->period, now);
+	if (nmi_oneshot)
+		arm(n->period, now);
 	if (core == 0)
 		fan_out();
 }
@@ -590,13 +612,19 @@ static void source_start(uint32_t hz, uint32_t spread, uint64_t seed, enum fanou
 	WRITE_ONCE(yield_vcpu, arch_machine()->kind == MACHINE_QEMU_TCG);
 	period_ticks = hpet_ticks_per_period(hz);
 	jit_width = jitter_width(period_ticks, spread);
-	jit_seed = seed;
+	jit_key = jitter_key(seed, JITTER_STREAM_NMI);
 	for (int c = 0; c < MAX_CPUS; c++) {
 		nmi_cpus[c].period = 0;
 		nmi_cpus[c].next_period = period_at(1);
 	}
-	nmi_to_arm = 3;
-	hpet_start(period_at(2), period_at(1));
+	nmi_armed[0] = nmi_armed[1] = 0;	/* no period 0: armed_at draws */
+	nmi_oneshot = jit_width || !hpet_start_periodic(period_ticks);
+	if (nmi_oneshot) {
+		nmi_to_arm = 3;
+		nmi_armed[0] = 2ull << 32 | period_at(2);
+		nmi_armed[1] = 1ull << 32 | period_at(1);
+		hpet_start(period_at(2), period_at(1));
+	}
 	WRITE_ONCE(nmi_fanout, how);
 	route_on(how);
 }

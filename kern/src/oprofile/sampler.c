@@ -72,7 +72,9 @@ struct sampler {
 	uint64_t last;		/* NMI: TSC of the last sample */
 	uint64_t late;		/* NMI: a gap this long (or longer) missed a period */
 	uint64_t slot;		/* timer: the slot of this rate the alarm is set for (from 1) */
+	uint64_t grid;		/* timer: that slot's grid point, seg_start + slot * period */
 	uint64_t width;		/* timer: ticks its samples' moments spread over (jitter.h) */
+	uint64_t key;		/* timer: its jitter stream's key, the core's (jitter.h) */
 	uint32_t div;		/* NMI: sample every div-th period (the session's rate / ours) */
 	uint32_t skip;		/* NMI: periods to let pass before the next sample */
 	struct cpu *cpu;	/* timer: its core, set at arming */
@@ -116,11 +118,16 @@ static __force_inline void tick_from(struct oprof_tick *tick, const struct trapf
 	tick->leaf_ret = arch_tf_where(tf, lo, hi, &tick->pc, &tick->fp);
 }
 
-/* On s's core: the moment of slot k of its rate (k periods after seg_start, jittered). */
-static uint64_t slot_at(const struct sampler *s, int core, uint64_t k)
+/*
+ * On s's core, before its alarm is set: the first slot of a rate from seg_start on, and
+ * the moment to take it at (its grid point, jittered).
+ */
+static uint64_t first_slot(struct sampler *s)
 {
-	return s->seg_start + k * s->period + jitter_offset(sample_seed, (uint64_t)core, k,
-							   s->width);
+	s->slot = 1;
+	s->grid = s->seg_start + s->period;
+	s->width = jitter_width(s->period, sample_spread);
+	return s->grid + (s->width ? jitter_offset(s->key, 1, s->width) : 0);
 }
 
 /*
@@ -129,14 +136,17 @@ static uint64_t slot_at(const struct sampler *s, int core, uint64_t k)
  * the one after the tick's own, or, when the tick came past its slot's window (slot k's
  * is the period centred on its grid point), the one after the slot fired is in.
  */
-static void next_slot(struct sampler *s, struct alarm *a, int core)
+static __force_inline void next_slot(struct sampler *s, struct alarm *a)
 {
-	uint64_t k = s->slot + 1;
+	uint64_t grid = s->grid + s->period;
 
-	if (a->fired >= s->seg_start + k * s->period - s->period / 2)
-		k = (a->fired - s->seg_start + s->period / 2) / s->period + 1;
-	s->slot = k;
-	alarm_next(a, slot_at(s, core, k));
+	s->slot++;
+	if (unlikely(a->fired >= grid - s->period / 2)) {
+		s->slot = (a->fired - s->seg_start + s->period / 2) / s->period + 1;
+		grid = s->seg_start + s->slot * s->period;
+	}
+	s->grid = grid;
+	alarm_next(s->cpu, a, grid + jitter_offset(s->key, s->slot, s->width));
 }
 
 /* Timer interrupt on the alarm's core (a->arg: its sampler), interrupts off. */
@@ -154,7 +164,7 @@ static void sample_alarm(struct alarm *a, struct trapframe *tf)
 	}
 	tick.missed = s->missed;
 	if (s->width)
-		next_slot(s, a, tick.core);	/* before the tick, which may set a new rate */
+		next_slot(s, a);	/* before the tick, which may set a new rate */
 	oprof_tick_irq(&tick);
 }
 
@@ -217,9 +227,7 @@ void sampler_set_rate(int core, uint32_t hz)
 		set_late(s);
 		return;
 	}
-	s->width = jitter_width(s->period, sample_spread);
-	s->slot = 1;
-	alarm_set(&s->alarm, slot_at(s, core, 1), s->period);
+	alarm_set(&s->alarm, first_slot(s), s->period);
 }
 
 static void arm_thread(void *arg)
@@ -234,12 +242,11 @@ static void arm_thread(void *arg)
 	s->seg_start = tsc_read();
 	s->seg_periods = s->ticks = s->missed = s->alarm_missed = 0;
 	s->cpu = this_cpu();
-	s->width = jitter_width(s->period, sample_spread);
-	s->slot = 1;
+	s->key = jitter_key(sample_seed, (uint64_t)s->cpu->id);
 	alarm_init(&s->alarm, sample_alarm, s);
 	s->alarm.spaced = true;
 	s->alarm.fast = true;		/* one compare per interrupt, no list walk to re-arm */
-	alarm_set(&s->alarm, slot_at(s, s->cpu->id, 1), s->period);
+	alarm_set(&s->alarm, first_slot(s), s->period);
 	irq_restore(f);
 }
 

@@ -126,20 +126,16 @@ void alarm_cancel(struct alarm *a)
 bool alarm_armed(struct alarm *a) { return READ_ONCE(a->core) >= 0; }
 
 /*
- * Interrupts off, in a's callback: run_fast and run_list re-armed a before calling it (in
- * the fast slot, or in the list, sorted), and alarm_interrupt programs the timer after it
- * returns, so only a's place in the list needs keeping.
+ * Interrupts off, in a's callback, a not in the fast slot (alarm_next): run_list re-armed
+ * a before calling it, and alarm_interrupt programs the timer after it returns, so only
+ * a's place in the sorted list needs keeping.
  */
-void alarm_next(struct alarm *a, uint64_t deadline)
+void alarm_next_slow(struct alarm *a, uint64_t deadline)
 {
 	struct cpu *c = this_cpu();
 
 	if (a->core != c->id)
 		panic("alarm_next: alarm armed on cpu %d, moved from cpu %d", a->core, c->id);
-	if (c->fast == a) {
-		a->deadline = deadline;
-		return;
-	}
 	unlink(c, a);
 	a->deadline = deadline;
 	insert(c, a);
