@@ -203,10 +203,11 @@ done
 cat <<'TXT'
 
 Reading it. The verdict is the icount -smp 2 timer row: guest time there is the instruction
-count, so the ratio is what the samples cost and nothing else. The NMI row's ratio is not
-comparable: under -icount QEMU 7.2 hands an NMI IPI to another vCPU only when the sender
-yields (README, "Sampling source"), so it obtains about a quarter of the periods (the rest
-counted missed); its instructions per sample are the figure to compare. At -smp 8 under
+count, so the ratio is what the samples cost and nothing else. Both rows sample with the
+default jitter (each sample at a random moment of its period: the "Jitter" line below has
+them with fixed periods too); the NMI source takes every period on every core since issue 33
+(before, core 0 relayed each by IPI and the other cores took about a quarter of theirs), its
+ratio is comparable now. At -smp 8 under
 -icount the eight vCPUs share one instruction stream, so each runs an eighth of it: an
 empty timer interrupt at 10 kHz alone costs about 4% there (the "empty 10 kHz" column),
 below 0.97 before any sampling, and vCPUs hold the host thread past a period (missed
