@@ -22,16 +22,16 @@
 #include "export/export.h"
 #include "export/perf/perfdata.h"
 #include "ingest/audit.h"
-#include "model/sched_acct.h"
+#include "model/filter.h"
 #include "model/kstore.h"
+#include "model/sched_acct.h"
 #include "model/sched_offcpu.h"
 #include "text/text.h"
 
-static void usage(FILE *f)
-{
-	fprintf(f,
+/* opreport --help, and after a usage error. */
+static const char usage_text[] =
 		"usage: opreport [options] FILE\n"
-		"       opreport --diff [-k ELF] [-n N] [--weight W] [--flame F.svg] BASE NEW\n"
+		"       opreport --diff [-k ELF] [-n N] [--weight W] [--flame F.svg] [filters] BASE NEW\n"
 		"Report a kernel profiler stream (from /dev/oprofile); FILE may be - for stdin\n"
 		"and may be gzip-compressed.\n"
 		"\n"
@@ -43,12 +43,19 @@ static void usage(FILE *f)
 		"                      cache (the build does this for every kernel it links)\n"
 		"  -n, --limit N       at most N rows (symbols, threads, call graph blocks;\n"
 		"                      --lines: N symbols, default 10)\n"
+		"Views of the samples:\n"
 		"      --inclusive     rank symbols by samples anywhere on the stack\n"
 		"      --cpu           one column per core\n"
 		"  -c, --callgraph     callers and callees of each function\n"
 		"      --thread        samples per thread\n"
 		"      --lines         hottest source lines of the top symbols\n"
+		"      --annotate FUNC FUNC's source lines and instructions, each with its samples\n"
 		"      --folded        folded stacks (root;...;leaf count) for flame graph tools\n"
+		"Views of the scheduler events (sessions started with oprofile start -e sched):\n"
+		"      --wall          per thread: on a CPU, runnable, blocked by reason; per core\n"
+		"      --offcpu        time off a CPU by reason, thread and stack\n"
+		"      --locks         contended locks: waits, holders, the stacks that waited\n"
+		"Files for other tools:\n"
 		"      --flame FILE    write an SVG flame graph\n"
 		"      --pprof FILE    write a gzipped pprof profile (profile.proto); with --offcpu\n"
 		"                      or --locks, waits: contentions/count and delay/nanoseconds\n"
@@ -57,9 +64,20 @@ static void usage(FILE *f)
 		"      --no-buildid-cache  with --perf-data: leave the build-id cache alone\n"
 		"      --timeline FILE write an HTML page: per core over time, the thread that ran,\n"
 		"                      idle, and the profiler's marks (sessions with -e sched)\n"
-		"      --trace FILE    the same as Chrome trace-event JSON (Perfetto, chrome://tracing)\n"
+		"      --trace FILE    the same as Chrome trace-event JSON (speedscope, Perfetto,\n"
+		"                      chrome://tracing)\n"
+		"Filters (for every view and file; the header says which shaped the report):\n"
+		"      --tid LIST      these threads (N, A-B, a comma list)\n"
+		"      --comm NAMES    threads of these names (a comma list)\n"
+		"      --cores LIST    samples and events of these cores (--cpu is the per-core view)\n"
+		"      --time START,END  seconds from the session's start; either may be empty\n"
+		"      --no-idle       leave out the idle loop (and, in the scheduler views, threads\n"
+		"                      on a CPU less than 1% of the time); the header says how much\n"
+		"      --focus RE      samples with a frame matching RE (as pprof's -focus)\n"
+		"      --ignore RE     leave out samples with a frame matching RE (pprof's -ignore)\n"
+		"Checks and more:\n"
 		"      --stats         session and per-core accounting; exit 3 if it does not add up,\n"
-		"                      4 if the stream is incomplete\n"
+		"                      4 if the stream is incomplete (no filters)\n"
 		"      --snapshot N    report flight-recorder dump N alone\n"
 		"      --diff          BASE NEW: per function, the change of its self and inclusive\n"
 		"                      share; with --flame, a differential flame graph\n"
@@ -69,10 +87,15 @@ static void usage(FILE *f)
 		"\n"
 		"Without a report option the flat profile (self samples per symbol) is printed.\n"
 		"Report options combine; their sections print in the order stats, symbols,\n"
-		"threads, lines, call graph, folded.\n");
+		"threads, lines, annotate, call graph, folded, wall, offcpu, locks.\n";
+
+static void usage(FILE *f)
+{
+	fputs(usage_text, f);
 }
 
-/* What a command-line option does: set a flag, take a path, or something of its own. */
+/* What a command-line option does: set a flag, take a string (a path, a list, a pattern), or
+ * something of its own. */
 enum opt_kind { OK_FLAG, OK_PATH, OK_LIMIT, OK_HELP, OK_KERNEL, OK_SNAPSHOT, OK_WEIGHT };
 
 struct opt_row {
@@ -93,6 +116,7 @@ static const struct opt_row opt_rows[] = {
 	{ "cpu", 0, FLAG(cpu) },
 	{ "thread", 0, FLAG(thread) },
 	{ "lines", 0, FLAG(lines) },
+	{ "annotate", 0, PATH(annotate) },
 	{ "folded", 0, FLAG(folded) },
 	{ "flame", 0, PATH(flame) },
 	{ "pprof", 0, PATH(pprof) },
@@ -111,6 +135,14 @@ static const struct opt_row opt_rows[] = {
 	/* the kernel of each stream, by build-id (model/kstore.h) */
 	{ "force-kernel", 0, FLAG(force_kernel) },
 	{ "add-kernel", 0, PATH(add_kernel) },
+	/* the filters (model/filter.c) */
+	{ "tid", 0, PATH(f_tid) },
+	{ "comm", 0, PATH(f_comm) },
+	{ "cores", 0, PATH(f_cores) },
+	{ "time", 0, PATH(f_time) },
+	{ "no-idle", 0, FLAG(no_idle) },
+	{ "focus", 0, PATH(f_focus) },
+	{ "ignore", 0, PATH(f_ignore) },
 };
 #define NOPTS (sizeof(opt_rows) / sizeof(opt_rows[0]))
 
@@ -202,9 +234,11 @@ static int diff_args(int argc, char **argv, struct options *o)
 		fprintf(stderr, "opreport: --diff wants two files, BASE and NEW\n");
 		return 2;
 	}
-	if (o->stats || o->thread || o->lines || o->callgraph || o->folded || o->pprof ||
-	    o->perf_data || o->inclusive || o->cpu || o->snapshot) {
-		fprintf(stderr, "opreport: --diff combines only with -k, -n, --weight and --flame\n");
+	if (o->stats || o->thread || o->lines || o->annotate || o->callgraph || o->folded || o->pprof ||
+	    o->perf_data || o->inclusive || o->cpu || o->snapshot || o->wall || o->offcpu ||
+	    o->locks || o->timeline || o->trace) {
+		fprintf(stderr, "opreport: --diff compares CPU profiles: it combines only with -k, "
+			"-n, --weight, --flame and the filters\n");
 		return 2;
 	}
 	o->base = argv[optind];
@@ -265,12 +299,14 @@ static double now(void)
 static void plan(struct options *o)
 {
 	int sched = o->wall || o->offcpu || o->locks;
-	int text = o->stats || o->thread || o->lines || o->callgraph || o->folded || sched;
+	int text = o->stats || o->thread || o->lines || o->callgraph || o->folded || sched ||
+		   o->annotate;
 
 	o->symbols = (!text && !o->flame && !o->pprof && !o->perf_data && !o->timeline &&
 		      !o->trace) || o->inclusive ||
 		     (o->cpu && !o->thread);
-	o->header = o->symbols || o->thread || o->lines || o->callgraph;
+	o->annotated = o->annotate != NULL;
+	o->header = o->symbols || o->thread || o->lines || o->callgraph || o->annotated;
 	o->delay = (o->offcpu || o->locks) && (o->folded || o->flame || o->pprof);
 	o->offcpu_text = o->offcpu && !o->delay;
 	o->locks_text = o->locks && !o->delay;
@@ -298,6 +334,7 @@ static const struct section sections[] = {
 	{ WANT(symbols), report_symbols, 1, 1 },
 	{ WANT(thread), report_threads, 1, 1 },
 	{ WANT(lines), report_lines, 1, 1 },
+	{ WANT(annotated), report_annotate, 1, 1 },
 	{ WANT(callgraph), report_callgraph, 1, 1 },
 	{ WANT(folded), report_folded, 0, 0 },
 	{ WANT(wall), report_wall, 1, 1 },
@@ -436,11 +473,14 @@ static int sched_views_possible(const struct options *o, const struct profile *p
 	return 0;
 }
 
-/* Parse the stream into prof; on failure say why (one line) and return 2. */
-static int load(const struct options *o, struct profile *prof)
+/* Parse the stream into prof, each sample judged by the filters of u; on failure say why
+ * (one line) and return 2. */
+static int load(const struct options *o, struct filter_use *u, struct profile *prof)
 {
 	struct opf_parser ps;
 
+	if (u->f && u->f->on)
+		filter_attach(u, prof);
 	opf_parser_init(&ps, &profile_sink, prof);
 	prof->snapshot = (uint64_t)o->snapshot;
 	if (opf_parse_file(&ps, o->file) && !crash_cut(&ps, prof)) {
@@ -459,6 +499,7 @@ static int load(const struct options *o, struct profile *prof)
 		crash_warn(o->file, prof);
 	else if (!profile_complete(prof))
 		warn_incomplete(o->file, prof);
+	filter_window(u->f, prof);
 	if (sched_any(&prof->sched) && sched_analyze(prof)) {
 		fprintf(stderr, "opreport: out of memory\n");
 		return 2;
@@ -624,14 +665,14 @@ static int run_diff(struct ctx *c, struct symbols *sym)
 	struct options ob = *c->o;
 	struct profile bprof = { 0 };
 	struct symbols bsym = { 0 };
-	struct ctx b = { .o = &ob, .p = &bprof };
+	struct ctx b = { .o = &ob, .p = &bprof, .fu = { .f = c->fu.f } };
 	const struct opf_session *nh, *bh;
 	const uint8_t *bid;
 	size_t bn;
 	int rc, kmatch;
 
 	ob.file = c->o->base;
-	if ((rc = load(&ob, &bprof)))
+	if ((rc = load(&ob, &b.fu, &bprof)))
 		goto out;
 	b.ncores = bprof.ncores;
 	kmatch = k_matches(c->o, c->p) || k_matches(c->o, &bprof);
@@ -650,6 +691,7 @@ static int run_diff(struct ctx *c, struct symbols *sym)
 	}
 	rc = -1;
 	if (!sym_resolve(c->sym, &c->p->stacks) && !sym_resolve(b.sym, &bprof.stacks) &&
+	    !filter_stacks(&c->fu, c->p, c->sym) && !filter_stacks(&b.fu, &bprof, b.sym) &&
 	    !ctx_aggregate(c) && !ctx_aggregate(&b) && !report_diff(&b, c, stdout))
 		rc = 0;
 	errno = 0;
@@ -667,18 +709,60 @@ out:
 	return rc;
 }
 
-/* The report of one stream: its kernel, stacks, sections and files. Returns the exit status,
- * or -1 (no memory). */
+/* The filters of the command line into f; 0, or 2 after saying what is wrong. */
+static int parse_filters(const struct options *o, struct filter *f)
+{
+	char err[256];
+
+	if (filter_parse(f, o, err, sizeof(err))) {
+		fprintf(stderr, "opreport: %s\n", err);
+		return 2;
+	}
+	if (f->on && o->stats) {
+		fprintf(stderr, "opreport: --stats checks the whole stream: it takes no filters\n");
+		return 2;
+	}
+	return 0;
+}
+
+/* --annotate FUNC needs an ELF with a function symbol of that name: 0, or 2 saying why. */
+static int check_annotate(const struct ctx *c)
+{
+	uint64_t lo, hi;
+	uint32_t n;
+
+	if (!c->o->annotate || (n = sym_named(c->sym, c->o->annotate, &lo, &hi)) == 1)
+		return 0;
+	if (!c->kernel_path)
+		fprintf(stderr, "opreport: --annotate needs the kernel ELF\n");
+	else if (n)
+		fprintf(stderr, "opreport: --annotate %s: %u functions have that name in %s; "
+			"annotating the first\n", c->o->annotate, n, c->kernel_path);
+	else
+		fprintf(stderr, "opreport: --annotate: no function %s in %s (a function inlined "
+			"everywhere has no symbol: annotate its caller)\n", c->o->annotate,
+			c->kernel_path);
+	return n ? 0 : 2;
+}
+
+/*
+ * The report of one stream: its kernel; what the reports read, in this order: the filters
+ * on the events (on their stacks too, unless the off-CPU or lock stacks are made of them and
+ * judged below), those stacks, every stack resolved, the filters on the stacks; then the
+ * sections and files. Returns the exit status, or -1 (no memory).
+ */
 static int report_one(struct ctx *c, struct symbols *sym)
 {
 	const struct options *o = c->o;
 	struct profile *p = c->p;
 	int rc = open_symbols(c, sym, 0);
 
-	if (rc)
+	if (rc || (rc = check_annotate(c)))
 		return rc;
-	if ((o->delay && sched_offcpu_stacks(p, o->locks)) || sym_resolve(sym, &p->stacks) ||
-	    (o->delay && sched_offcpu_roots(p, sym)) || ctx_aggregate(c))
+	if (filter_sched(&c->fu, p, sym, !o->delay) ||
+	    (o->delay && sched_offcpu_stacks(p, o->locks)) || sym_resolve(sym, &p->stacks) ||
+	    (o->delay && sched_offcpu_roots(p, sym)) || filter_stacks(&c->fu, p, sym) ||
+	    ctx_aggregate(c))
 		return -1;
 	return run_reports(c);
 }
@@ -686,14 +770,16 @@ static int report_one(struct ctx *c, struct symbols *sym)
 int main(int argc, char **argv)
 {
 	struct options o;
+	struct filter filt = { 0 };
 	struct profile prof = { 0 };
 	struct symbols sym = { 0 };
-	struct ctx c = { .o = &o, .p = &prof };
+	struct ctx c = { .o = &o, .p = &prof, .fu = { .f = &filt } };
 	int rc = parse_args(argc, argv, &o);
 	double t0 = now(), t1;
 
-	if (rc) {
+	if (rc || (rc = parse_filters(&o, &filt))) {
 		usage(stderr);
+		filter_free(&filt);
 		return rc;
 	}
 	if (o.add_kernel && !o.file)
@@ -703,9 +789,10 @@ int main(int argc, char **argv)
 		fprintf(stderr, "opreport: cannot write %s: no temporary file\n", o.perf_data);
 		return 1;
 	}
-	if ((rc = load(&o, &prof))) {
+	if ((rc = load(&o, &c.fu, &prof))) {
 		perf_free(c.perf);
 		profile_free(&prof);
+		filter_free(&filt);
 		return rc;
 	}
 	t1 = now();
@@ -726,5 +813,6 @@ int main(int argc, char **argv)
 	sym_close(&sym);
 	free((char *)c.kernel_path);
 	profile_free(&prof);
+	filter_free(&filt);
 	return rc;
 }

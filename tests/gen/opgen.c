@@ -34,7 +34,7 @@
 
 #define MAXSPEC		256
 #define MAXCORES	1024
-#define MAXLIST		64		/* most of each repeatable event option */
+#define MAXLIST		256		/* most of each repeatable event option */
 #define BLOCK_HDR	((uint32_t)sizeof(struct opf_block))
 
 static const char *const default_syms[] = {
@@ -70,6 +70,7 @@ static size_t nspecs;
 static struct {
 	uint32_t cores, hz, depth, unknown, snapshots, pause, no_core_end, no_session_end, v1_end;
 	uint32_t version, block_bytes, discard, nmi, machine, clock, long_switches, same_switches;
+	uint32_t in_order;
 	int32_t icount_shift;
 	uint64_t seed, random_n, templates, tsc_hz, resumed, marks_lost;
 	const char *out, *funcs, *build_id;
@@ -113,9 +114,10 @@ struct throttlespec { uint32_t core, old_hz, new_hz; };
 static struct throttlespec throttles[MAXLIST];
 static size_t nthrottles;
 /* -E: a context switch on core at us microseconds after the start (session gets OPF_S_SCHED),
- * with prev's stack (leaf first) when given */
+ * with prev's stack (leaf first) when given; -W: a wake-up (wake: prev is the woken thread,
+ * next the waker), in the same list: the two options together in time order */
 struct switchspec {
-	uint32_t core, prev, next, why;
+	uint32_t core, prev, next, why, wake;
 	uint64_t us;
 	char name[OPF_OBJ_NAME + 1];
 	uint16_t nframes;
@@ -653,7 +655,18 @@ static int same_as_before(size_t i, const uint64_t *full)
 	       !memcmp(f->frames, w->frames, 8 * (size_t)w->nframes);
 }
 
-/* The -E switches (given in time order) into their cores' blocks, with OPF_S_SCHED's totals. */
+/* -W: woken thread prev made runnable by next on core, at w->us. */
+static void emit_wakeup(const struct switchspec *w)
+{
+	struct opf_wakeup r = { { OPF_WAKEUP, 0, sizeof(r) }, (uint16_t)w->core,
+				(uint16_t)w->core, w->prev, w->next, 0, 0,
+				opt.tsc_hz + w->us * (opt.tsc_hz / 1000000) };
+
+	put(w->core, &r, sizeof(r));
+}
+
+/* The -E switches and -W wake-ups (given in time order) into their cores' blocks, with
+ * OPF_S_SCHED's totals. */
 static void emit_switches(void)
 {
 	static uint64_t full[MAXLIST];
@@ -661,6 +674,12 @@ static void emit_switches(void)
 	for (size_t i = 0; i < nswitches; i++) {
 		const struct switchspec *w = &switches[i];
 		struct { struct opf_switch r; uint64_t frames[OPF_MAX_DEPTH + 1]; } rf;
+
+		if (w->wake) {
+			emit_wakeup(w);
+			full[i] = UINT64_MAX;
+			continue;
+		}
 		struct opf_switch r = { { OPF_SWITCH, 0, opf_switch_len(w->nframes) },
 					(uint16_t)w->core, (uint16_t)w->why, w->nframes, 0, w->prev,
 					w->next, 0, 0, 0, 0, 0, 0, { 0 } };
@@ -691,8 +710,8 @@ static void emit_sched_end(uint32_t core)
 	struct opf_sched_end e = { { OPF_SCHED_END, 0, sizeof(e) }, core, 0, 0, { 0 }, { 0 }, 0 };
 
 	for (size_t i = 0; i < nswitches; i++)
-		e.written[OPF_EV_SWITCH] += switches[i].core == core;
-	e.taken = e.written[OPF_EV_SWITCH];
+		e.written[switches[i].wake ? OPF_EV_WAKEUP : OPF_EV_SWITCH] += switches[i].core == core;
+	e.taken = e.written[OPF_EV_SWITCH] + e.written[OPF_EV_WAKEUP];
 	put(stream_writer(), &e, sizeof(e));
 }
 
@@ -922,6 +941,8 @@ static void usage(void)
 		"                      /d cut at the depth limit, /i interrupts off; ~GAP: each sample\n"
 		"                      GAP periods after the core's previous one (GAP-1 missed ticks);\n"
 		"                      TID 0 is idle (default core 0, tid 1); repeatable\n"
+		"  --in-order          each -S's samples after the previous one's (default: a\n"
+		"                      sample of each in turn), so each has its own stretch of time\n"
 		"  -t TID:CORE:NAME    thread name record (repeatable)\n"
 		"  -l CORE:REASON:N    N samples lost for REASON 0..3 (repeatable; not 1 in format 2)\n"
 		"  --overwritten CORE:N, --taken-bias CORE:N, --delivered-bias CORE:N\n"
@@ -933,6 +954,8 @@ static void usage(void)
 		"                      repeatable, in time order; the session then has scheduler\n"
 		"                      events (OPF_S_SCHED); WHY 0, 1 and 6 without a NAME or a\n"
 		"                      stack are written as OPF_SWITCH_SHORT, as the kernel does\n"
+		"  -W CORE:US:TID:WAKER  WAKER on CORE made TID runnable US microseconds after the\n"
+		"                      start (OPF_WAKEUP); in time order among the -E\n"
 		"  --long-switches     every -E as an OPF_SWITCH (as kernels before the short one)\n"
 		"  --same-switches     a blocking -E whose thread's last OPF_SWITCH in the block has\n"
 		"                      the same reason, name and stack as OPF_SWITCH_SAME (as the\n"
@@ -967,7 +990,7 @@ static void pair(const char *arg, uint32_t *core, uint64_t *n)
 
 enum { O_OVER = 256, O_TAKEN, O_DELIV, O_THROTTLE, O_UNKNOWN, O_SNAP, O_PAUSE, O_NOCE, O_NOSE,
        O_TSCHZ, O_MISSED, O_V1END, O_V1, O_DROP, O_UNLISTED, O_BREAK, O_RESUMED, O_DISCARD,
-       O_LOSTBIAS, O_NMI, O_MARKSLOST, O_CLOCK, O_LONGSW, O_SAMESW, O_BUILDID };
+       O_LOSTBIAS, O_NMI, O_MARKSLOST, O_CLOCK, O_LONGSW, O_SAMESW, O_INORDER, O_BUILDID };
 
 /* Options whose meaning depends on -c are kept and applied after the whole line is read. */
 struct deferred_opt {
@@ -1032,6 +1055,19 @@ static void switch_opt(char *a)
 	nswitches++;
 }
 
+/* -W CORE:US:TID:WAKER */
+static void wake_opt(const char *a)
+{
+	struct switchspec *w = &switches[nswitches];
+
+	memset(w, 0, sizeof(*w));
+	if (nswitches == MAXLIST || sscanf(a, "%u:%" SCNu64 ":%u:%u", &w->core, &w->us, &w->prev,
+					   &w->next) != 4 || w->core >= opt.cores)
+		die("bad -W '%s' (use -c before it)", a);
+	w->wake = 1;
+	nswitches++;
+}
+
 static void throttle_opt(const char *a)
 {
 	struct throttlespec *t = &throttles[nthrottles];
@@ -1083,6 +1119,7 @@ static void apply_deferred(void)
 		case O_LOSTBIAS: lost_opt(a, 1); break;
 		case O_THROTTLE: throttle_opt(a); break;
 		case 'E': switch_opt(a); break;
+		case 'W': wake_opt(a); break;
 		case O_DROP: case O_UNLISTED: case O_BREAK: block_opt(deferred[i].kind, a); break;
 		case O_OVER: pair(a, &core, &n); pc_[core].overwritten += n; break;
 		case O_TAKEN: pair(a, &core, &n); pc_[core].taken_bias += n; break;
@@ -1136,6 +1173,7 @@ static int simple_opt(int ch, const char *a)
 	case O_CLOCK: clock_opt(a); return 1;
 	case O_LONGSW: opt.long_switches = 1; return 1;
 	case O_SAMESW: opt.same_switches = 1; return 1;
+	case O_INORDER: opt.in_order = 1; return 1;
 	case O_BUILDID: opt.build_id = a; return 1;
 	}
 	return 0;
@@ -1156,13 +1194,14 @@ static const char *parse_options(int argc, char **argv, char **spec_args, size_t
 		{ "lost-bias", 1, NULL, O_LOSTBIAS }, { "nmi", 0, NULL, O_NMI },
 		{ "marks-lost", 1, NULL, O_MARKSLOST }, { "clock", 1, NULL, O_CLOCK },
 		{ "long-switches", 0, NULL, O_LONGSW }, { "same-switches", 0, NULL, O_SAMESW },
+		{ "in-order", 0, NULL, O_INORDER },
 		{ "build-id", 1, NULL, O_BUILDID },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *elfpath = NULL;
 	int ch;
 
-	while ((ch = getopt_long(argc, argv, "o:e:c:r:d:b:s:n:T:S:t:l:f:E:", lopts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "o:e:c:r:d:b:s:n:T:S:t:l:f:E:W:", lopts, NULL)) != -1) {
 		if (ch == 'e')
 			elfpath = optarg;
 		else if (ch == 'S')
@@ -1227,7 +1266,8 @@ static void emit_random(const uint64_t *tmpl, size_t naddr)
 	emit_next(core, 1 + (uint32_t)(t % (2 * opt.cores)), 0, addr, (uint16_t)naddr, 1);
 }
 
-/* Rounds of one sample of each spec with samples left, then a chunk of random ones. */
+/* Rounds of one sample of each spec with samples left (--in-order: a spec's all before the
+ * next one's), then a chunk of random ones. */
 static void emit_samples(void)
 {
 	size_t naddr = (size_t)opt.depth + 1;
@@ -1249,6 +1289,8 @@ static void emit_samples(void)
 			emit_next(specs[i].core, specs[i].tid, specs[i].flags, specs[i].addr,
 				  specs[i].naddr, specs[i].gap);
 			left[i]--;
+			if (opt.in_order)
+				break;
 		}
 		for (int k = 0; k < 64 && rand_left; k++, rand_left--, any = 1)
 			emit_random(tmpl, naddr);

@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "ingest/profile.h"
+#include "model/filter.h"
 #include "model/options.h"
 #include "model/symbols.h"
 
@@ -27,6 +28,7 @@ struct ctx {
 	uint64_t *self_core;	/* [f * ncores + c] */
 	uint64_t *incl_core;
 	struct perf_samples *perf;	/* --perf-data: the samples kept while reading */
+	struct filter_use fu;	/* the filters (fu.f) and what they left out */
 };
 
 /* What a report counts for stack s, in all and per core (periods, or samples). */

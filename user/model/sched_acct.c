@@ -56,10 +56,18 @@ static struct sthread *thread_of(struct sched_sess *s, uint32_t tid)
 	return t;
 }
 
-/* t's state ends at tsc: its time so far goes to the state's bucket. */
-static void close_state(struct sthread *t, uint64_t tsc)
+/* The part of [a, b) in the report's window (--time: s->from, s->to; else all of it). */
+static uint64_t in_window(const struct sched_sess *s, uint64_t a, uint64_t b)
 {
-	uint64_t d = tsc > t->since ? tsc - t->since : 0;
+	a = a > s->from ? a : s->from;
+	b = b < s->to ? b : s->to;
+	return b > a ? b - a : 0;
+}
+
+/* t's state ends at tsc: its time so far (in the window) goes to the state's bucket. */
+static void close_state(const struct sched_sess *s, struct sthread *t, uint64_t tsc)
+{
+	uint64_t d = in_window(s, t->since, tsc);
 
 	switch (t->state) {
 	case ST_ON: t->on += d; break;
@@ -71,13 +79,18 @@ static void close_state(struct sthread *t, uint64_t tsc)
 	t->since = tsc;
 }
 
-/* The stretch off a CPU that began at t's last switch-out ends at tsc. */
+/* The stretch off a CPU that began at t's last switch-out ends at tsc; kept (its part in the
+ * window) when it overlaps the window. */
 static int end_offcpu(struct sched_sess *s, struct sthread *t, uint64_t tsc)
 {
 	struct offcpu *o;
+	uint64_t out = t->out == UINT32_MAX ? 0 : s->ev[t->out].tsc;
 
-	if (t->out == UINT32_MAX)
+	if (t->out == UINT32_MAX || !in_window(s, out, tsc)) {
+		t->out = UINT32_MAX;
+		t->wake_tsc = 0;
 		return 0;
+	}
 	if (s->noff == s->offcap) {
 		uint32_t nc = s->offcap ? 2 * s->offcap : 256;
 		struct offcpu *no = realloc(s->off, nc * sizeof(*no));
@@ -90,8 +103,8 @@ static int end_offcpu(struct sched_sess *s, struct sthread *t, uint64_t tsc)
 	o = &s->off[s->noff];
 	o->ev = t->out;
 	o->tid = t->tid;
-	o->total = tsc - s->ev[t->out].tsc;
-	o->blocked = t->wake_tsc > s->ev[t->out].tsc ? t->wake_tsc - s->ev[t->out].tsc : 0;
+	o->total = in_window(s, out, tsc);
+	o->blocked = t->wake_tsc > out ? in_window(s, out, t->wake_tsc) : 0;
 	s->noff++;
 	t->out = UINT32_MAX;
 	t->wake_tsc = 0;
@@ -107,7 +120,7 @@ static void switch_out(struct sched_sess *s, struct sthread *t, uint32_t i)
 		t->state = ST_ON;	/* it ran since it was first seen */
 	if (t->state != ST_ON && !s->cores[e->core].bad++)
 		s->cores[e->core].bad_tsc = e->tsc;
-	close_state(t, e->tsc);
+	close_state(s, t, e->tsc);
 	if (t->have_kcpu && e->x - t->kcpu != t->on - t->on_at_out)
 		t->bad_cpu++;
 	t->on_at_out = t->on;
@@ -144,7 +157,7 @@ static int replay_switch(struct sched_sess *s, uint32_t i, uint32_t *running)
 		return 0;
 	if (!(t = thread_of(s, e->b)) || end_offcpu(s, t, e->tsc))
 		return -1;
-	close_state(t, e->tsc);
+	close_state(s, t, e->tsc);
 	t->state = ST_ON;
 	t->core = e->core;
 	return 0;
@@ -158,7 +171,7 @@ static int replay_wake(struct sched_sess *s, const struct sev *e)
 	if (!t)
 		return -1;
 	if (t->state == ST_BLOCKED || t->state == ST_UNKNOWN) {
-		close_state(t, e->tsc);
+		close_state(s, t, e->tsc);
 		t->state = ST_RUNNABLE;
 		t->wake_tsc = e->tsc;
 		t->wakes++;
@@ -205,9 +218,16 @@ static int replay(struct sched_sess *s)
 
 		if (t->state == ST_GONE)
 			continue;
-		close_state(t, s->end);
+		close_state(s, t, s->end);
 		t->last = s->end;
 		rc = end_offcpu(s, t, s->end);
+	}
+	for (uint32_t i = 0; i < s->nthr; i++) {	/* its life in the window */
+		struct sthread *t = &s->thr[i];
+
+		t->first = t->first > s->from ? t->first : s->from;
+		t->last = t->last < s->to ? t->last : s->to;
+		t->last = t->last > t->first ? t->last : t->first;
 	}
 	return rc;
 }
@@ -225,7 +245,7 @@ static void core_times(struct sched_sess *s)
 	for (uint32_t i = 0; i < s->nev; i++) {
 		const struct sev *e = &s->ev[i];
 		struct sched_core *c = &s->cores[e->core];
-		uint64_t d = e->tsc - last[e->core];
+		uint64_t d = in_window(s, last[e->core], e->tsc);
 
 		if (e->kind != SEV_SWITCH)
 			continue;
@@ -237,7 +257,7 @@ static void core_times(struct sched_sess *s)
 		tid[e->core] = e->b;
 	}
 	for (uint32_t k = 0; k < s->ncores; k++) {
-		uint64_t d = s->end > last[k] ? s->end - last[k] : 0;
+		uint64_t d = in_window(s, last[k], s->end);
 
 		if (tid[k] == 0)
 			s->cores[k].idle += d;
@@ -296,7 +316,7 @@ static int check_samples(struct sched_sess *s)
 				free(sw);
 				return -1;
 			}
-			t->samples += m->tid != 0;
+			t->samples += m->tid != 0 && m->tsc >= s->from && m->tsc < s->to;
 			if (tid != m->tid && near > s->period)
 				t->bad_samples++;
 		}

@@ -68,7 +68,8 @@ static int add_session(struct profile *p, struct stacks *t, uint32_t si, int loc
 
 	if (locks) {
 		for (uint32_t i = 0; i < s->nev; i++)
-			if (s->ev[i].kind == SEV_LOCK && add_wait(p, t, si, i, s->ev[i].a, s->ev[i].x))
+			if (s->ev[i].kind == SEV_LOCK && !s->ev[i].out &&
+			    add_wait(p, t, si, i, s->ev[i].a, s->ev[i].x))
 				return -1;
 		return 0;
 	}

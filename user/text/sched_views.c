@@ -64,7 +64,7 @@ static void wall_thread(const struct ctx *c, const struct sched_sess *s, const s
 {
 	uint64_t life = t->last - t->first;
 
-	fprintf(out, "  %5u %-14.14s %4u %9.3f %9.3f %6.2f%% %6.2f%% %6.2f%% %6.2f%% %6.2f%% "
+	fprintf(out, "  %5u %-16s %4u %9.3f %9.3f %6.2f%% %6.2f%% %6.2f%% %6.2f%% %6.2f%% "
 		"%6.2f%% %6.2f%% %6.2f%% %6.2f%%  ", t->tid, profile_thread_label(c->p, t->tid),
 		t->core, sched_ms(s, life), sched_ms(s, t->on), pct(t->on, life),
 		pct(t->samples * s->period, life), pct(t->runnable, life),
@@ -94,9 +94,10 @@ int report_wall(const struct ctx *c, FILE *out)
 		if (!s->on)
 			continue;
 		qsort(s->thr, s->nthr, sizeof(*s->thr), by_on);
+		report_filter_lines(c, 1, out);
 		fprintf(out, "Wall time per thread, session %u (%.3f ms): percent of each thread's "
-			"time in the session\n", i + 1, sched_ms(s, s->end - s->start));
-		fprintf(out, "    tid name           core   time ms     on ms  on-cpu samples runnable"
+			"time in the session\n", i + 1, sched_ms(s, sched_len(s)));
+		fprintf(out, "    tid name             core   time ms     on ms  on-cpu samples runnable"
 			"  blocked   sleep  rendez   qlock      io unknown  kernel ms\n");
 		for (uint32_t k = 0; k < s->nthr; k++)
 			if (s->thr[k].tid)
@@ -105,8 +106,10 @@ int report_wall(const struct ctx *c, FILE *out)
 			i + 1);
 		for (uint32_t k = 0; k < s->ncores; k++) {
 			const struct sched_core *sc = &s->cores[k];
-			uint64_t len = s->end - s->start;
+			uint64_t len = sched_len(s);
 
+			if (!filter_core(c->fu.f, k))
+				continue;
 			fprintf(out, "  %4u %9.3f %6.2f%% %9.3f %6.2f%%\n", k, sched_ms(s, sc->busy),
 				pct(sc->busy, len), sched_ms(s, sc->idle), pct(sc->idle, len));
 		}
@@ -207,16 +210,17 @@ static int offcpu_session(const struct ctx *c, struct sched_sess *s, uint32_t si
 	for (uint32_t i = 0; i < n; i++)
 		all += r[i].total;
 	lim = ctx_limit(c, n);
+	report_filter_lines(c, 1, out);
 	fprintf(out, "Off-CPU time by reason, thread and stack, session %u (%.3f ms in all; "
 		"blocked: until woken, the rest runnable)\n", si + 1, sched_ms(s, all));
-	fprintf(out, "  off ms       %%  blocked ms  count   max ms  reason               thread"
-		"          stack (innermost first)\n");
+	fprintf(out, "  off ms       %%  blocked ms  count   max ms  reason                   thread"
+		"                 stack (innermost first)\n");
 	for (uint32_t i = 0; i < lim; i++) {
 		const struct offcpu *o = &s->off[r[i].first];
 		const struct sev *e = &s->ev[o->ev];
 
 		reason(c, e, why, sizeof(why));
-		fprintf(out, "%9.3f %6.2f%% %10.3f %6u %8.3f  %-20.20s %5u %-9.9s ",
+		fprintf(out, "%9.3f %6.2f%% %10.3f %6u %8.3f  %-24s %5u %-16s ",
 			sched_ms(s, r[i].total), pct(r[i].total, all), sched_ms(s, r[i].blocked),
 			r[i].count, sched_ms(s, r[i].max), why, o->tid,
 			profile_thread_label(c->p, o->tid));
@@ -335,7 +339,7 @@ static int locks_session(const struct ctx *c, struct sched_sess *s, uint32_t si,
 		return -1;
 	}
 	for (uint32_t i = 0; i < s->nev; i++)
-		if (s->ev[i].kind == SEV_LOCK)
+		if (s->ev[i].kind == SEV_LOCK && !s->ev[i].out)	/* out: the filters' */
 			ix[n++] = i;
 	g_s = s;
 	g_fr = c->p->sched.frames;
@@ -351,6 +355,7 @@ static int locks_session(const struct ctx *c, struct sched_sess *s, uint32_t si,
 		l[nl - 1].max = e->x > l[nl - 1].max ? e->x : l[nl - 1].max;
 	}
 	qsort(l, nl, sizeof(*l), by_wait);
+	report_filter_lines(c, 1, out);
 	fprintf(out, "Lock contention, session %u: %u contended acquisitions of %u locks\n"
 		"  lock             kind   contentions  total wait ms  max wait ms  mean wait ms\n",
 		si + 1, n, nl);
@@ -358,7 +363,7 @@ static int locks_session(const struct ctx *c, struct sched_sess *s, uint32_t si,
 		const struct sev *e = &s->ev[ix[l[k].from]];
 		uint32_t cnt = l[k].to - l[k].from;
 
-		fprintf(out, "  %-16.16s %-6s %11u %14.3f %12.3f %13.3f\n", e->name[0] ? e->name : "?",
+		fprintf(out, "  %-16s %-6s %11u %14.3f %12.3f %13.3f\n", e->name[0] ? e->name : "?",
 			e->why == OPF_LK_SPIN ? "spin" : "qlock", cnt, sched_ms(s, l[k].total),
 			sched_ms(s, l[k].max), sched_ms(s, l[k].total) / cnt);
 		holders(s, ix, &l[k], out);
