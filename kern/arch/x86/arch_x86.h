@@ -125,7 +125,6 @@ uint32_t hpet_counter(void);
 void hpet_stop(void);
 /* hpet_counter inlined, for the NMI handler. */
 static inline uint32_t hpet_now(void) { return hpet[HPET_MAIN_LO / 4]; }
-uint64_t hpet_period_fs(uint32_t hz);
 
 /* nmi.c */
 uintptr_t nmi_stack_top(int core);

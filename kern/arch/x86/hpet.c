@@ -166,9 +166,3 @@ void hpet_stop(void)
 	wr(GCONF, GCONF_ENABLE);
 	(void)rd(GCONF);		/* the writes have landed */
 }
-
-/* Femtoseconds per period when started at hz, for reports of the rate actually run. */
-uint64_t hpet_period_fs(uint32_t hz)
-{
-	return (uint64_t)hpet_ticks_per_period(hz) * hpet_fs;
-}

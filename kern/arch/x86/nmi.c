@@ -607,6 +607,8 @@ static void wait_out_fns(void)
  */
 static void source_start(uint32_t hz, uint32_t spread, uint64_t seed, enum fanout how)
 {
+	must(__atomic_load_n(&nmi_state, __ATOMIC_ACQUIRE) == NMI_BUSY,
+	     "the source is started by whoever claimed it (state busy) only");
 	src_hz = hz;
 	set_bg_div();
 	WRITE_ONCE(yield_vcpu, arch_machine()->kind == MACHINE_QEMU_TCG);

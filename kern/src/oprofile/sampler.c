@@ -124,6 +124,8 @@ static __force_inline void tick_from(struct oprof_tick *tick, const struct trapf
  */
 static uint64_t first_slot(struct sampler *s)
 {
+	must(s->cpu == this_cpu() && !irq_enabled(),
+	     "on the sampler's own core, interrupts off: before its alarm is set");
 	s->slot = 1;
 	s->grid = s->seg_start + s->period;
 	s->width = jitter_width(s->period, sample_spread);
@@ -217,6 +219,8 @@ void sampler_set_rate(int core, uint32_t hz)
 	struct sampler *s = &samplers[core];
 	uint64_t now = tsc_read();
 
+	must(core == core_id() && !irq_enabled(),
+	     "on the sampler's own core, interrupts off: inside its alarm or its NMI");
 	hz = hz ? hz : 1;
 	s->seg_periods += (now - s->seg_start) / s->period;
 	s->seg_start = now;

@@ -134,8 +134,8 @@ void alarm_next_slow(struct alarm *a, uint64_t deadline)
 {
 	struct cpu *c = this_cpu();
 
-	if (a->core != c->id)
-		panic("alarm_next: alarm armed on cpu %d, moved from cpu %d", a->core, c->id);
+	must(!irq_enabled(), "interrupts off: in the alarm's own callback");
+	must(a->core == c->id, "the alarm's own core: moved from its callback only");
 	unlink(c, a);
 	a->deadline = deadline;
 	insert(c, a);

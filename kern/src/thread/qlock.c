@@ -69,6 +69,7 @@ static __attribute__((noinline)) void qlock_wait(struct qlock *q, struct thread 
 	const struct schedev_ops *ops;
 	bool said;
 
+	must(spin_holding(&q->lk), "q->lk held");
 	if (q->owner == me)
 		panic("qlock: thread %d takes a qlock it holds", thread_tid(me));
 	said = schedev_wait(OPF_WHY_QLOCK, q, NULL, q->name, holder);
