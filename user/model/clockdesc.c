@@ -36,6 +36,16 @@ const char *clock_text(const struct opf_session *h, char *buf, size_t n)
 }
 
 /* Under plain TCG, the one sentence a reader needs before trusting caller/callee shares. */
+const char *jitter_text(const struct opf_session *h, char *buf, size_t n)
+{
+	if (h->jitter)
+		snprintf(buf, n, "spread %u%% of a period (seed 0x%llx): each sample at a random "
+			 "moment", h->jitter, (unsigned long long)h->jitter_seed);
+	else
+		snprintf(buf, n, "none: fixed periods (a loop that divides one is seen at one place)");
+	return buf;
+}
+
 const char *clock_advice(const struct opf_session *h)
 {
 	if (h->clock != OPF_CLOCK_EMULATION)

@@ -161,7 +161,8 @@ static void status_lines(const struct profile *p, const struct totals *t, FILE *
 	marks_lost_line(p, out);
 }
 
-/* The clock, and under plain TCG its caveat, wrapped to 96 columns under the value column. */
+/* The clock, and under plain TCG its caveat, wrapped to 96 columns under the value column;
+ * then how the periods were placed (the jitter). */
 static void clock_lines(const struct opf_session *h0, FILE *out)
 {
 	const char *a = clock_advice(h0), *lead = "Note:       ";
@@ -178,6 +179,7 @@ static void clock_lines(const struct opf_session *h0, FILE *out)
 		lead = "            ";
 		a += cut + (a[cut] == ' ');
 	}
+	fprintf(out, "Jitter:      %s\n", jitter_text(h0, buf, sizeof(buf)));
 }
 
 /* --snapshot N: which dump the report is of. */
