@@ -24,6 +24,8 @@ APP_CFLAGS := -std=gnu11 -O2 -g -ffreestanding -nostdinc -isystem libc/include -
 	-fno-stack-protector -mno-red-zone -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer \
 	-fno-optimize-sibling-calls -fno-asynchronous-unwind-tables -fno-common \
 	-fstack-clash-protection -fno-math-errno -Wall -Werror=implicit-function-declaration
+# libc/ itself: no memcpy or memset calls made up by the compiler (it defines them)
+LIBC_CFLAGS := $(APP_CFLAGS) -Wextra -Werror -fno-tree-loop-distribute-patterns
 LIBC_SRCS := $(addprefix libc/src/, string.c ctype.c printf.c fmtfloat.c stdio.c stdlib.c \
 	strto.c time.c math.c setjmp.S)
 LIBC_OBJS := $(patsubst %,$(B)/%.o,$(basename $(LIBC_SRCS)))
@@ -60,8 +62,8 @@ DRIVER_SRCS := $(addprefix kern/drivers/, pci.c virtio_pci.c ninep.c dev9p.c)
 # built-in workloads, benchmark-only code, and init, which wires every layer together
 SHELL_SRCS := $(addprefix kern/shell/, shell.c cmds_sys.c cmds_fs.c cmds_thread.c \
 	cmds_oprofile.c cmds_dd.c cmds_pci.c cmds_9p.c cmds_crash.c)
-APP_SRCS := kern/apps/workloads.c kern/apps/split.c kern/apps/lockcost.c kern/apps/iowrite.c \
-	kern/apps/wakewait.c kern/apps/app.c kern/apps/appheap.c
+APP_SRCS := kern/apps/workloads.c kern/apps/split.c kern/apps/alias.c kern/apps/lockcost.c \
+	kern/apps/iowrite.c kern/apps/wakewait.c kern/apps/app.c kern/apps/appheap.c
 BENCH_SRCS := $(addprefix kern/bench/, baseline.c opbench.c)
 INIT_SRCS := $(addprefix kern/init/, init.c init_late.c)
 KSRCS := $(ARCH_SRCS) $(CORE_SRCS) $(OPROF_SRCS) $(DRIVER_SRCS) $(SHELL_SRCS) $(APP_SRCS) \
@@ -79,7 +81,7 @@ $(B)/kern/arch/%.o: KCFLAGS += -Ikern/arch/x86
 $(B)/libc/%.o: libc/%.c
 	@mkdir -p $(dir $@)
 	@$(if $(V),,echo "  CC $<")
-	$(Q)$(CC) $(APP_CFLAGS) -Wextra -Werror -fno-tree-loop-distribute-patterns -MMD -MP -c $< -o $@
+	$(Q)$(CC) $(LIBC_CFLAGS) -MMD -MP -c $< -o $@
 
 $(B)/libc/%.o: libc/%.S
 	@mkdir -p $(dir $@)
@@ -177,10 +179,20 @@ mutants: deps
 	$(MAKE) -s -C tests/host
 	tests/mutants/run '$(M)'
 
+# the flags of apps and of libc/ (and its sources), for a test that builds an app and libc/
+# for the host (tests/t/profile-truth)
+app-cflags:
+	@echo '$(APP_CFLAGS)'
+libc-cflags:
+	@echo '$(LIBC_CFLAGS)'
+libc-srcs:
+	@echo '$(LIBC_SRCS)'
+
 clean:
 	rm -rf $(B) .gdbinit
 	$(MAKE) -s -C user clean
 
-.PHONY: FORCE all user kernel deps qemu qemu-gdb test bench fuzz mutants clean
+.PHONY: FORCE all user kernel deps qemu qemu-gdb test bench fuzz mutants clean app-cflags libc-cflags \
+	libc-srcs
 
 -include $(KOBJS:.o=.d)

@@ -43,6 +43,11 @@ static const char usage_text[] =
 		"                      cache (the build does this for every kernel it links)\n"
 		"  -n, --limit N       at most N rows (symbols, threads, call graph blocks;\n"
 		"                      --lines: N symbols, default 10)\n"
+		"      --no-inline     count inlined code in the function it was inlined into, as\n"
+		"                      valgrind and perf report --no-inline do (default: inlined\n"
+		"                      functions are named, each a frame of its own), in every\n"
+		"                      view and file; --perf-data holds addresses, so there give\n"
+		"                      perf report --no-inline\n"
 		"Views of the samples:\n"
 		"      --inclusive     rank symbols by samples anywhere on the stack\n"
 		"      --cpu           one column per core\n"
@@ -141,6 +146,7 @@ static const struct opt_row opt_rows[] = {
 	{ "cores", 0, PATH(f_cores) },
 	{ "time", 0, PATH(f_time) },
 	{ "no-idle", 0, FLAG(no_idle) },
+	{ "no-inline", 0, FLAG(no_inline) },
 	{ "focus", 0, PATH(f_focus) },
 	{ "ignore", 0, PATH(f_ignore) },
 };
@@ -638,6 +644,7 @@ static int open_symbols(struct ctx *c, struct symbols *sym, int kmatch)
 		free(path);
 		return sym_init_raw(sym);
 	}
+	sym->no_inline = o->no_inline;
 	if (c->kernel_forced)
 		fprintf(stderr, "opreport: warning: %s is not the kernel that made %s "
 			"(--force-kernel): its names may be wrong\n", path, o->file);

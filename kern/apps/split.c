@@ -19,11 +19,6 @@
  */
 #include "workloads.h"
 
-/* One mixing round: a shift, an xor and a multiply, no branch (splitmix-like). */
-#define MIX(x)		((x) = ((x) ^ ((x) >> 29)) * 0xbf58476d1ce4e5b9ull)
-#define MIX4(x)		do { MIX(x); MIX(x); MIX(x); MIX(x); } while (0)
-#define MIX16(x)	do { MIX4(x); MIX4(x); MIX4(x); MIX4(x); } while (0)
-
 volatile uint64_t split_sink;
 
 __attribute__((noinline)) uint64_t split_heavy(uint64_t x)

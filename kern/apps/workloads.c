@@ -298,6 +298,8 @@ static void *twonap_setup(void)
 	  "sleeps from two call sites in turn: two stacks")			\
 	X(split, "rounds", NULL, split_step, NULL,				\
 	  "two leaves called 1 : 8, a known instruction split")			\
+	X(alias, "rounds", NULL, alias_step, NULL,				\
+	  "rounds of 1 ms built to alias with a fixed period")			\
 	X(yield, "yields", NULL, yield_step, NULL,				\
 	  "gives up its core every step")					\
 	X(pingpong, "hand-overs", NULL, pingpong_step, NULL,			\

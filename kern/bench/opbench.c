@@ -220,9 +220,10 @@ static void tickload_fire(struct alarm *a, struct trapframe *tf)
 }
 
 /* NMI context. */
-static void tickload_nmi(const struct trapframe *tf)
+static bool tickload_nmi(const struct trapframe *tf)
 {
 	tl_count(tf);
+	return true;
 }
 
 /* In a thread on each core: (re)arm or disarm that core's alarm. */
@@ -297,7 +298,7 @@ static int cmd_tickload(int argc, char **argv)
 	/* the load's length is measured from before it starts to after it stops */
 	tl_start = tsc_read();
 	if (mode == TL_NMI) {
-		if ((r = arch_nmi_start((uint32_t)hz, tickload_nmi)) < 0) {
+		if ((r = arch_nmi_start((uint32_t)hz, 0, 0, tickload_nmi)) < 0) {
 			shell_eprintf("tickload: NMIs at %lu Hz: %s\n", (unsigned long)hz,
 				      r == -ENODEV ? "this machine has no NMI timer route"
 						   : strerror(r));

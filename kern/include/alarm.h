@@ -26,6 +26,7 @@
 #define ALARM_H
 
 #include "kernel.h"
+#include "cpu.h"
 
 struct trapframe;	/* opaque; see arch accessors below */
 struct alarm;
@@ -50,6 +51,20 @@ void alarm_init(struct alarm *a, alarm_fn fn, void *arg);
  * then every period ticks if period != 0. Re-arming an armed alarm moves it.
  */
 void alarm_set(struct alarm *a, uint64_t deadline, uint64_t period);
+/*
+ * In a's own callback on c (its core, interrupts off), a periodic alarm: its next expiry at
+ * deadline instead of a period after this one's (those after it a period apart from there,
+ * unless moved again): a jittered period, the sampler's. In the fast slot (c's own, so a
+ * is armed on c) that is one store; anywhere else alarm_next_slow keeps the list sorted.
+ */
+void alarm_next_slow(struct alarm *a, uint64_t deadline);
+static inline void alarm_next(struct cpu *c, struct alarm *a, uint64_t deadline)
+{
+	if (likely(c->fast == a))
+		a->deadline = deadline;
+	else
+		alarm_next_slow(a, deadline);
+}
 /* Disarm; a must be armed on the calling core or not at all. Callable from its callback. */
 void alarm_cancel(struct alarm *a);
 bool alarm_armed(struct alarm *a);

@@ -154,19 +154,25 @@ void arch_irq_work_raise(void);
  * interrupts are off. fn must be NMI-safe: no locks, no allocation, no printk, no
  * sleeping; it gets the interrupted context (tf accessors) and must not fault. The
  * interrupted context may be anywhere: an interrupt handler, the scheduler mid switch, a
- * core's start-up before its first thread (then it has no current thread).
+ * core's start-up before its first thread (then it has no current thread). fn returns
+ * whether it did the period's work (a sample taken, not skipped): under an emulator that
+ * runs its virtual CPUs in turn on one host thread, the core then gives up its turn, so
+ * that the next one takes its NMI within the same period (kern/arch/x86/nmi.c, "The
+ * route"); a period fn skips costs no such hand-over.
  *
- * The periods come from a hardware timer (HPET, periodic, so the rate does not drift) and
- * reach core 0 first, which passes each on to the others by IPI: a core still handling
- * the last NMI when the next arrives misses it (count missed periods by the clock).
- * Thread context, not concurrently with itself (or stop). Returns 0; -ENODEV when this
- * machine has no usable route (no HPET); -EBUSY when already running; -EINVAL for fn
- * NULL or hz not in 1..100000.
+ * The periods come from a hardware timer (HPET, on a grid, so the rate does not drift),
+ * delivered to every core at once where the machine allows, else to core 0, which passes
+ * each on to the others by IPI: a core still handling the last NMI when the next arrives
+ * misses it (count missed periods by the clock). Each period's moment is spread over
+ * spread percent of a period around its grid point, drawn from seed (jitter.h; 0: a fixed
+ * period). Thread context, not concurrently with itself (or stop). Returns 0; -ENODEV
+ * when this machine has no usable route (no HPET); -EBUSY when already running; -EINVAL
+ * for fn NULL, hz not in 1..100000 or spread over 100.
  */
-typedef void (*arch_nmi_fn)(const struct trapframe *tf);
+typedef bool (*arch_nmi_fn)(const struct trapframe *tf);
 /* Any context, after boot: this machine has a route for arch_nmi_start. */
 bool arch_nmi_available(void);
-int arch_nmi_start(uint32_t hz, arch_nmi_fn fn);
+int arch_nmi_start(uint32_t hz, uint32_t spread, uint64_t seed, arch_nmi_fn fn);
 /* Stop; returns only when no core is inside fn or will enter it again. Thread context. */
 void arch_nmi_stop(void);
 /*
@@ -181,7 +187,7 @@ int arch_nmi_background(uint32_t hz, arch_nmi_fn fn);
 uint64_t arch_nmi_count(int core, uint64_t *irqoff);
 /*
  * Any context: of those, the ones ignored (fn not called): taken before the core was online;
- * extra: on core 0, the ones that began no timer period (the timer pulsed twice, or the
+ * extra: the ones that began no timer period for the core (the timer pulsed twice, or the
  * NMI came from elsewhere).
  */
 uint64_t arch_nmi_early_count(int core);

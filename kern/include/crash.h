@@ -61,8 +61,9 @@ void crash_note(const struct trapframe *tf, uint32_t cause);
  */
 void crash_dump(const char *msg, uintptr_t fp);
 
-/* NMI context on every online core at the recorder's rate (arch_nmi_background). */
-void crash_nmi(const struct trapframe *tf);
+/* NMI context on every online core at the recorder's rate (arch_nmi_background): true
+ * when it recorded a sample (arch_nmi_fn). */
+bool crash_nmi(const struct trapframe *tf);
 /* NMI context on a core the panic stopped, before it halts for good. */
 void crash_core_stopped(const struct trapframe *tf);
 /* watchdog.c, from crash_nmi. */

@@ -36,6 +36,7 @@
 #define OPROF_DEF_WINDOW	8		/* flight recorder: blocks per core */
 #define OPROF_MAX_WINDOW	1024
 #define OPROF_DEF_BUDGET	25		/* percent of a core's time sampling may take */
+#define OPROF_DEF_JITTER	100		/* percent of a period a sample's moment spreads over */
 #define OPROF_BUDGET_MS		100		/* the window the budget is measured over */
 #define OPROF_TICK_MAX_US	1000		/* most one tick is charged against the budget, */
 #define OPROF_TICK_MAX_PERIODS	4		/* ... and at most this many of its periods */
@@ -57,10 +58,12 @@ struct oprof_hooks {
 	/*
 	 * Start sampling every online core 0..ncpus()-1 about hz times a second from source
 	 * (enum opf_source: its timer interrupt, or NMIs); each sample calls oprof_tick_irq
-	 * on its own core. 0 or -errno (then no core may be left sampling; -ENODEV: no such
-	 * source on this machine).
+	 * on its own core. Sample k is taken at its grid point k / hz s from the start, moved
+	 * by an offset spread over spread percent of a period, drawn from seed (jitter.h: the
+	 * session header records both). 0 or -errno (then no core may be left sampling;
+	 * -ENODEV: no such source on this machine).
 	 */
-	int (*start_sampling)(uint32_t hz, uint32_t source);
+	int (*start_sampling)(uint32_t hz, uint32_t source, uint32_t spread, uint64_t seed);
 	/*
 	 * Stop sampling: return once no core is inside, or will enter, a sampling interrupt
 	 * or NMI (timer: a thread that disarms each core's timer has run there; NMI: no

@@ -37,6 +37,10 @@ void duty_compute(void);		/* duty's on-CPU part */
 void lockpair_hold(void);		/* lockpair's critical section */
 void twonap_a(void);			/* twonap's even steps sleep here */
 void twonap_b(void);			/* ... and its odd steps here */
+/* One mixing round of split's and alias's leaves: a shift, an xor and a multiply, no branch. */
+#define MIX(x)		((x) = ((x) ^ ((x) >> 29)) * 0xbf58476d1ce4e5b9ull)
+#define MIX4(x)		do { MIX(x); MIX(x); MIX(x); MIX(x); } while (0)
+#define MIX16(x)	do { MIX4(x); MIX4(x); MIX4(x); MIX4(x); } while (0)
 /* split (split.c): two branch-free leaves called 1 : SPLIT_LIGHT_CALLS, a known answer */
 #define SPLIT_LIGHT_CALLS	8
 #define SPLIT_ROUNDS		1000	/* rounds per step */
@@ -44,6 +48,11 @@ uint64_t split_heavy(uint64_t x);
 uint64_t split_light(uint64_t x);
 uint64_t split_step(void *st);
 extern volatile uint64_t split_sink;
+/* alias (alias.c): two branch-free leaves in rounds locked to the TSC, built to alias */
+uint64_t alias_a(uint64_t x);
+uint64_t alias_b(uint64_t x);
+void alias_wait(uint64_t until);
+uint64_t alias_step(void *st);
 /* lockcost.c: the scheduler's and the uncontended locks' own paths (tests/bench/schedcost.sh) */
 uint64_t yield_step(void *st);
 uint64_t pingpong_step(void *st);

@@ -120,7 +120,7 @@ static void print_clock(const char *t)
 		     stat_str(t, "machine", m, sizeof(m)), stat_str(t, "hypervisor", h, sizeof(h)),
 		     !strcmp(c, "instructions") ? "instructions, -icount shift=" : c,
 		     !strcmp(c, "instructions") ? stat_str(t, "icount_shift", s, sizeof(s)) : "",
-		     !strcmp(c, "emulation") ? " time (plain TCG: ICOUNT=1 for instructions)" :
+		     !strcmp(c, "emulation") ? " time (plain TCG: the default, ICOUNT=1, is instructions)" :
 		     !strcmp(c, "hardware") ? " time" : "");
 }
 

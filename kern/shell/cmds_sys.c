@@ -251,12 +251,13 @@ __attribute__((noinline, noipa)) void fault_deliberately(void)
  */
 static int nmi_fault_core = -1;
 
-void fault_in_nmi(const struct trapframe *tf);
-__attribute__((noinline, noipa)) void fault_in_nmi(const struct trapframe *tf)
+bool fault_in_nmi(const struct trapframe *tf);
+__attribute__((noinline, noipa)) bool fault_in_nmi(const struct trapframe *tf)
 {
 	(void)tf;
 	if (core_id() == READ_ONCE(nmi_fault_core))
 		fault_deliberately();
+	return false;
 }
 
 static int fault_nmi(void)
@@ -267,7 +268,7 @@ static int fault_nmi(void)
 	/* said before the NMIs start: the fault may come before a later line is out */
 	shell_printf("fault: the next NMI on cpu %d writes to %p\n", core_id(),
 		     (void *)FAULT_ADDR);
-	if ((r = arch_nmi_start(100, fault_in_nmi)) < 0) {
+	if ((r = arch_nmi_start(100, 0, 0, fault_in_nmi)) < 0) {
 		shell_eprintf("fault: cannot start NMIs: %s\n",
 			      r == -ENODEV ? "this machine has no NMI timer route" : strerror(r));
 		return 1;

@@ -6,8 +6,8 @@
 # nothing (`crash off -W off`: no NMI at all), the watchdog alone (`crash off -W panic`:
 # the NMI source at 100 Hz), and the recorder at its default rate with the watchdog
 # (`crash on -f 100 -W panic`, what RUN runs). Medians of ROUNDS; the recorder's samples
-# per second say how many it really took (under -icount QEMU 7.2 hands the NMI IPI to the
-# other vCPU only when core 0 yields, so core 1 takes fewer: see README). On 2 cores the
+# per second say how many it really took (every core takes the source's NMI itself: README,
+# "Sampling source"). On 2 cores the
 # NMIs also change how QEMU's single-threaded round robin shares guest time between the
 # vCPUs, which moves the matrix rate by more than the recorder costs (either way); the
 # 1-core row has no such effect and is the verdict.

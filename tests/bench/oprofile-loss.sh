@@ -22,7 +22,7 @@ rates=${RATES:-10000 20000}
 secs=${SECS:-30}
 [ "${QUICK:-0}" = 1 ] && secs=${SECS:-5}
 depth=${DEPTH:-16}
-icount=()
+icount=(-plaintcg)
 [ "${ICOUNT:-1}" = 1 ] && icount=(-icount shift=4,align=off,sleep=off)
 dir=$(mktemp -d /tmp/oprof-loss.XXXXXX)
 trap 'rm -rf "$dir"' EXIT

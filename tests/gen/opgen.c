@@ -70,9 +70,9 @@ static size_t nspecs;
 static struct {
 	uint32_t cores, hz, depth, unknown, snapshots, pause, no_core_end, no_session_end, v1_end;
 	uint32_t version, block_bytes, discard, nmi, machine, clock, long_switches, same_switches;
-	uint32_t in_order;
+	uint32_t in_order, jitter, has_jitter;
 	int32_t icount_shift;
-	uint64_t seed, random_n, templates, tsc_hz, resumed, marks_lost;
+	uint64_t seed, random_n, templates, tsc_hz, resumed, marks_lost, jitter_seed;
 	const char *out, *funcs, *build_id;
 } opt = { .cores = 2, .hz = 1000, .depth = 16, .templates = 4096, .tsc_hz = 1000000000ULL,
 	  .seed = 1, .version = 2, .block_bytes = 65536 };
@@ -564,8 +564,10 @@ static uint64_t now_tsc(void)
 static void emit_session(void)
 {
 	struct opf_session s = { 0 };
-	uint32_t len = opt.version == 1 ? OPF_SESSION_V1_LEN : opt.clock ? (uint32_t)sizeof(s) :
-		       OPF_SESSION_V2_LEN;	/* without --clock: as before the clock fields */
+	/* without --clock: as before the clock fields; with it, as before the jitter's, unless
+	 * --jitter gives those too (the whole record) */
+	uint32_t len = opt.version == 1 ? OPF_SESSION_V1_LEN : opt.has_jitter ?
+		       (uint32_t)sizeof(s) : opt.clock ? OPF_SESSION_CLOCK_LEN : OPF_SESSION_V2_LEN;
 
 	s.h = (struct opf_rec){ OPF_SESSION, 0, len };
 	s.magic = OPF_MAGIC;
@@ -588,6 +590,8 @@ static void emit_session(void)
 	s.machine = opt.machine;
 	s.clock = opt.clock;
 	s.icount_shift = opt.icount_shift;
+	s.jitter = opt.jitter;
+	s.jitter_seed = opt.jitter_seed;
 	if (opt.machine == OPF_MACH_QEMU_TCG)
 		memcpy(s.hv_sig, "TCGTCGTCGTCG", 12);
 	else if (opt.machine == OPF_MACH_KVM)
@@ -976,6 +980,8 @@ static void usage(void)
 		"  --nmi               sampling source NMI      --marks-lost N\n"
 		"  --clock KIND        the session's clock: tcg, icount:SHIFT, kvm or bare (without:\n"
 		"                      a session record from before the clock fields)\n"
+		"  --jitter PCT:SEED   the session's jitter fields (a whole record; without: one from\n"
+		"                      before them, whose periods were fixed)\n"
 		"  --build-id HEX|none the session's build-id instead of the ELF's (or the fake one)\n");
 	exit(2);
 }
@@ -988,7 +994,7 @@ static void pair(const char *arg, uint32_t *core, uint64_t *n)
 
 enum { O_OVER = 256, O_TAKEN, O_DELIV, O_THROTTLE, O_UNKNOWN, O_SNAP, O_PAUSE, O_NOCE, O_NOSE,
        O_TSCHZ, O_MISSED, O_V1END, O_V1, O_DROP, O_UNLISTED, O_BREAK, O_RESUMED, O_DISCARD,
-       O_LOSTBIAS, O_NMI, O_MARKSLOST, O_CLOCK, O_LONGSW, O_SAMESW, O_INORDER, O_BUILDID };
+       O_LOSTBIAS, O_NMI, O_MARKSLOST, O_CLOCK, O_JITTER, O_LONGSW, O_SAMESW, O_INORDER, O_BUILDID };
 
 /* Options whose meaning depends on -c are kept and applied after the whole line is read. */
 struct deferred_opt {
@@ -1127,6 +1133,19 @@ static void apply_deferred(void)
 	}
 }
 
+/* --jitter PCT:SEED: the jitter fields of the session record. */
+static void jitter_opt(const char *a)
+{
+	char *end;
+	unsigned long pct = strtoul(a, &end, 10);
+
+	if (*end != ':' || pct > 100)
+		die("bad --jitter '%s' (PCT:SEED, PCT 0..100)", a);
+	opt.jitter = (uint32_t)pct;
+	opt.jitter_seed = strtoull(end + 1, NULL, 0);
+	opt.has_jitter = 1;
+}
+
 /* --clock KIND: the machine and clock fields of the session record. */
 static void clock_opt(const char *a)
 {
@@ -1169,6 +1188,7 @@ static int simple_opt(int ch, const char *a)
 	case O_NMI: opt.nmi = 1; return 1;
 	case O_MARKSLOST: opt.marks_lost = strtoull(a, NULL, 0); return 1;
 	case O_CLOCK: clock_opt(a); return 1;
+	case O_JITTER: jitter_opt(a); return 1;
 	case O_LONGSW: opt.long_switches = 1; return 1;
 	case O_SAMESW: opt.same_switches = 1; return 1;
 	case O_INORDER: opt.in_order = 1; return 1;
@@ -1191,6 +1211,7 @@ static const char *parse_options(int argc, char **argv, char **spec_args, size_t
 		{ "resumed", 1, NULL, O_RESUMED }, { "discard", 0, NULL, O_DISCARD },
 		{ "lost-bias", 1, NULL, O_LOSTBIAS }, { "nmi", 0, NULL, O_NMI },
 		{ "marks-lost", 1, NULL, O_MARKSLOST }, { "clock", 1, NULL, O_CLOCK },
+		{ "jitter", 1, NULL, O_JITTER },
 		{ "long-switches", 0, NULL, O_LONGSW }, { "same-switches", 0, NULL, O_SAMESW },
 		{ "in-order", 0, NULL, O_INORDER },
 		{ "build-id", 1, NULL, O_BUILDID },

@@ -61,9 +61,11 @@ static void verdict(const char *name)
 static uint32_t cur_source;
 static int nmis_in_flight;	/* ticks running now (NMI mode: "in nmi_sample") */
 
-static int hook_start(uint32_t hz, uint32_t source)
+static int hook_start(uint32_t hz, uint32_t source, uint32_t spread, uint64_t seed)
 {
 	(void)hz;
+	(void)spread;
+	(void)seed;
 	cur_source = source;
 	return 0;
 }

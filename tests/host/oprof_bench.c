@@ -39,7 +39,11 @@ static uint64_t frames[OPF_MAX_DEPTH];
 static volatile int go, stop_bg;
 static uint64_t result[MAXT];
 
-static int hook_start(uint32_t hz, uint32_t source) { (void)hz; (void)source; return 0; }
+static int hook_start(uint32_t hz, uint32_t source, uint32_t spread, uint64_t seed)
+{
+	(void)hz, (void)source, (void)spread, (void)seed;
+	return 0;
+}
 static void hook_stop(void) {}
 static void hook_threads(oprof_thread_fn fn, void *arg) { (void)fn; (void)arg; }
 static void hook_set_rate(int core, uint32_t hz) { (void)core; (void)hz; }

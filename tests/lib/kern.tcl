@@ -52,9 +52,13 @@ proc fail {why} {
 # check COND WHY: fails with WHY unless the expression COND (in the caller's scope) holds
 proc check {cond why} { if {![uplevel 1 [list expr $cond]]} { fail $why } }
 
-# boot ?-smp N? ?-mem M? ?-share DIR | -tmpshare NAME? ?-launcher CMD? ?extra qemu args...?
+# boot ?-smp N? ?-mem M? ?-share DIR | -tmpshare NAME? ?-launcher CMD? ?-plaintcg?
+#      ?extra qemu args...?
 # -tmpshare NAME shares $share, made by temp_share NAME unless the test made it already.
 # -launcher CMD (a list) runs QEMU instead of scripts/qemu: another copy, or under a wrapper.
+# The clock is scripts/qemu's default, guest time = instructions (-icount), whatever the
+# caller's environment says, unless the extra args hold an -icount of the test's own, or
+# -plaintcg asks for plain TCG (ICOUNT=0: a test that does says why in its header).
 proc boot {args} {
 	global top env spawn_id prompt timeout share
 	set ncpu 4
@@ -62,6 +66,7 @@ proc boot {args} {
 	set dir ""
 	set launcher [list $top/scripts/qemu]
 	set extra {}
+	catch {unset env(ICOUNT)}
 	while {[llength $args]} {
 		set a [lindex $args 0]
 		set args [lrange $args 1 end]
@@ -70,6 +75,7 @@ proc boot {args} {
 			-mem { set mem [lindex $args 0]; set args [lrange $args 1 end] }
 			-share { set dir [lindex $args 0]; set args [lrange $args 1 end] }
 			-launcher { set launcher [lindex $args 0]; set args [lrange $args 1 end] }
+			-plaintcg { set env(ICOUNT) 0 }
 			-tmpshare {
 				if {$share eq ""} { temp_share [lindex $args 0] }
 				set dir $share

@@ -111,7 +111,9 @@ for line in folded.splitlines():
     stack, _, n = line.rpartition(" ")
     fw[stack] = fw.get(stack, 0) + int(n)
 duty_us = sum(n for k, n in fw.items() if k.startswith("[sleep];") and ";duty_step;" in k)
-check(900000 <= duty_us <= 990000, f"--offcpu --folded: duty asleep {duty_us} us: 900000 (+10%)")
+# as --wall's bound above: a sleep's stretch starts at its switch-out, a few microseconds
+# after its deadline was set (an NMI can land between), so 100 of them may fall short by as much
+check(895000 <= duty_us <= 990000, f"--offcpu --folded: duty asleep {duty_us} us: 900000 (+10%)")
 ql_us = sum(n for k, n in fw.items() if k.startswith("[qlock lockpair];") and ";lockpair_step;" in k)
 check(190000 <= ql_us <= 230000, f"--offcpu --folded: lockpair off for the qlock {ql_us} us: "
       "200000 (+15%)")

@@ -41,6 +41,17 @@ const char *clock_text(const struct opf_session *h, char *buf, size_t n)
 	return buf;
 }
 
+/* How the periods were placed, from the jitter fields (zero in a record from before them). */
+const char *jitter_text(const struct opf_session *h, char *buf, size_t n)
+{
+	if (h->jitter)
+		snprintf(buf, n, "spread %u%% of a period (seed 0x%llx): each sample at a random "
+			 "moment", h->jitter, (unsigned long long)h->jitter_seed);
+	else
+		snprintf(buf, n, "none: fixed periods (a loop that divides one is seen at one place)");
+	return buf;
+}
+
 /* Under plain TCG, the one sentence a reader needs before trusting caller/callee shares. */
 const char *clock_advice(const struct opf_session *h)
 {
@@ -49,6 +60,6 @@ const char *clock_advice(const struct opf_session *h)
 	return "Under plain TCG a sample weighs the host's time spent emulating, and the "
 	       "emulator takes an interrupt only between translated blocks and pays far more for "
 	       "a call or return than for straight-line code, so callers look heavier and their "
-	       "callees lighter than the instructions they execute; ICOUNT=1 scripts/RUN "
-	       "profiles by instructions.";
+	       "callees lighter than the instructions they execute; scripts/RUN's default "
+	       "clock (ICOUNT=1, unless ICOUNT=0 is given) profiles by instructions.";
 }

@@ -29,6 +29,8 @@ struct options {
 	/* the filters, as given (model/filter.c parses them); NULL or 0 when not */
 	const char *f_tid, *f_comm, *f_cores, *f_time, *f_focus, *f_ignore;
 	int no_idle;
+	int no_inline;	/* --no-inline: inlined code counted in the function it was inlined
+			   into (model/symbols.c), as valgrind and perf report --no-inline */
 	const char *annotate;	/* --annotate FUNC */
 	int annotated;		/* derived: annotate given (its section's flag) */
 	int force_kernel;	/* --force-kernel: -k ELF even when it is another kernel's */

@@ -258,6 +258,7 @@ static int call_line(Dwarf_Die *die)
 /*
  * Push the inlined frames at addr onto the pool, innermost first, and return how many; *outer
  * gets the line the outermost inlined one was inlined at (its caller's line). -1: no memory.
+ * With s->no_inline none is pushed (0), and *outer is still the containing function's line.
  */
 static int inline_frames(struct symbols *s, uint64_t addr, int *outer)
 {
@@ -273,6 +274,10 @@ static int inline_frames(struct symbols *s, uint64_t addr, int *outer)
 	for (int i = 0; i < n && dwarf_tag(&scopes[i]) != DW_TAG_subprogram; i++) {
 		if (dwarf_tag(&scopes[i]) != DW_TAG_inlined_subroutine)
 			continue;
+		if (s->no_inline) {
+			*outer = call_line(&scopes[i]);
+			continue;
+		}
 		uint32_t id = inline_func(s, &scopes[i]);
 		if (id == UINT32_MAX || chain_room(s, (size_t)k + 1) || k == 254) {
 			free(scopes);

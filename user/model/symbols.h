@@ -43,6 +43,8 @@ struct symbols {
 	char **files;		/* interned source file names (shortened) */
 	uint32_t nfiles;
 	char cwd[4096];
+	int no_inline;		/* set after sym_open, before any lookup: no inlined frames, each
+				   address in its containing function (opreport --no-inline) */
 };
 
 /* Open path. Returns 0; 1 when the ELF cannot be read or loaded, the reason in err; -1 when
@@ -59,7 +61,9 @@ size_t sym_build_id(struct symbols *s, const uint8_t **id);
  * The frames at a lookup address addr (a pc, or a return address minus 1), innermost first:
  * the functions inlined there (from DWARF's inline scopes), then the function whose symbol
  * covers addr, each with its line (the innermost's from the line table, each outer one's the
- * line it called or inlined the inner one from). raw is the address as recorded, which names
+ * line it called or inlined the inner one from). With no_inline, the containing function
+ * alone, at the line the outermost inlined code was inlined from (its own line where
+ * none is). raw is the address as recorded, which names
  * the function when no symbol covers addr. Returns the count (at least 1) with *out valid
  * until the next lookup, or 0 when out of memory.
  */

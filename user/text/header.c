@@ -167,7 +167,8 @@ static int status_lines(const struct profile *p, const struct totals *t, FILE *o
 	return 0;
 }
 
-/* The clock, and under plain TCG its caveat, wrapped to 96 columns under the value column. */
+/* The clock, and under plain TCG its caveat, wrapped to 96 columns under the value column;
+ * then how the periods were placed (the jitter). */
 static void clock_lines(const struct opf_session *h0, FILE *out)
 {
 	const char *a = clock_advice(h0), *lead = "Note:       ";
@@ -184,6 +185,7 @@ static void clock_lines(const struct opf_session *h0, FILE *out)
 		lead = "            ";
 		a += cut + (a[cut] == ' ');
 	}
+	fprintf(out, "Jitter:      %s\n", jitter_text(h0, buf, sizeof(buf)));
 }
 
 /* --snapshot N: which dump the report is of. */

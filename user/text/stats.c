@@ -32,6 +32,7 @@ static void session_head(const struct session *s, uint32_t si, FILE *out)
 			(h->flags & OPF_S_RESUMED) ? ", resumed (a reader opened mid-stream)" : "");
 	fprintf(out, "  clock %s%s\n", clock_text(h, clk, sizeof(clk)),
 		(h->flags & OPF_S_CLOCK_TOLD) ? " (told by the launcher)" : "");
+	fprintf(out, "  jitter %s\n", jitter_text(h, clk, sizeof(clk)));
 	fprintf(out, "  tsc_hz %" PRIu64 ", start_tsc %" PRIu64 ", start_ns %" PRIu64 ", build-id ",
 		h->tsc_hz, h->start_tsc, h->start_ns);
 	if (h->build_id_len)

@@ -97,9 +97,7 @@ static inline void lapic_eoi(void) { lapic_mmio[0x0b0 / 4] = 0; }
 void lapic_send_ipi(uint32_t apic_id, uint32_t icr_low);
 void lapic_send_init_sipi(uint32_t apic_id, uint8_t vector_page);
 void lapic_timer_calibrate(void);
-/* NMI-safe: an NMI to one core, or to every other core */
-void lapic_send_nmi(uint32_t apic_id);
-void lapic_send_nmi_others(void);
+void lapic_send_nmi(uint32_t apic_id);	/* NMI-safe: an NMI to one core */
 void lapic_send_self(uint32_t vector);	/* NMI-safe: a fixed interrupt to this core */
 
 /* ioapic.c */
@@ -108,19 +106,24 @@ void ioapic_init(void);
 /* Route GSI to vector on the boot core; level/active-low from flags (MADT MPS INTI). */
 void ioapic_route(uint32_t gsi, int vector, bool level, bool active_low);
 void ioapic_route_isa(int irq, int vector);
-void ioapic_route_nmi(uint32_t gsi, uint32_t apic_id, bool active_low);
+/* Physical destination FFh: every local APIC (xAPIC; SDM Vol. 3A, 10.6.2.1). */
+#define IOAPIC_DEST_BROADCAST	0xffu
+void ioapic_route_nmi(uint32_t gsi, uint32_t dest, bool active_low);
 void ioapic_mask(uint32_t gsi);
 
-/* hpet.c: timer 0, periodic, on ISA IRQ 0 (legacy replacement route) */
+/* hpet.c: timer 0 periodic, or timers 0 and 1 one-shot, on ISA IRQ 0 and 8 (legacy route) */
 #define HPET_MAIN_LO	0x0f0
 extern volatile uint32_t *hpet;
 void hpet_init(void);
 bool hpet_present(void);
 uint64_t hpet_hz(void);
-uint32_t hpet_start(uint32_t hz);
+uint32_t hpet_ticks_per_period(uint32_t hz);
+bool hpet_start_periodic(uint32_t period);
+void hpet_start(uint32_t at0, uint32_t at1);
+void hpet_arm(int timer, uint32_t at);		/* NMI-safe */
 uint32_t hpet_counter(void);
 void hpet_stop(void);
-/* hpet_counter inlined, for core 0's NMI handler. */
+/* hpet_counter inlined, for the NMI handler. */
 static inline uint32_t hpet_now(void) { return hpet[HPET_MAIN_LO / 4]; }
 
 /* nmi.c */

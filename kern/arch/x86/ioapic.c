@@ -1,6 +1,7 @@
 /*
  * The IOAPIC: routes device interrupt lines (GSIs) to vectors on the boot core, and one
- * line (nmi.c's timer) as an NMI. The legacy 8259 PICs are masked off for good.
+ * line (nmi.c's timer) as an NMI, to one core or to all. The legacy 8259 PICs are masked
+ * off for good.
  *
  * A redirection entry is written through the IOREGSEL/IOWIN pair, so two writers must
  * not overlap: entries are written at boot, and afterwards only by ioapic_route_nmi and
@@ -67,18 +68,20 @@ void ioapic_route(uint32_t gsi, int vector, bool level, bool active_low)
 }
 
 /*
- * Thread context: deliver gsi as an NMI to the core with apic_id (physical destination).
- * NMI delivery is edge-triggered whatever the line's own trigger mode (82093AA datasheet:
- * NMI, SMI and INIT are edge), and it has no vector and no EOI. Edges that arrived while
- * the pin was masked are not replayed when it is unmasked (the datasheet again), so
- * unmasking cannot deliver a stale one.
+ * Thread context: deliver gsi as an NMI to the core with APIC ID dest, or to every core at
+ * once with IOAPIC_DEST_BROADCAST (physical destination mode both ways: FFh is the xAPIC
+ * broadcast, which reaches every local APIC, started or not: see nmi.c for when that is
+ * safe). NMI delivery is edge-triggered whatever the line's own trigger mode (82093AA
+ * datasheet: NMI, SMI and INIT are edge), and it has no vector and no EOI. Edges that
+ * arrived while the pin was masked are not replayed when it is unmasked (the datasheet
+ * again), so unmasking cannot deliver a stale one.
  */
-void ioapic_route_nmi(uint32_t gsi, uint32_t apic_id, bool active_low)
+void ioapic_route_nmi(uint32_t gsi, uint32_t dest, bool active_low)
 {
 	uint32_t pin = gsi - acpi.ioapic_gsi_base;
 
 	wr(REG_RED + 2 * pin, 0x10000);
-	wr(REG_RED + 2 * pin + 1, apic_id << 24);
+	wr(REG_RED + 2 * pin + 1, dest << 24);
 	wr(REG_RED + 2 * pin, (4u << 8) | (active_low ? 1u << 13 : 0));
 }
 

@@ -24,7 +24,6 @@
 #define ICR_NMI	0x400		/* delivery mode NMI (the vector is ignored) */
 #define ICR_ASSERT 0x4000
 #define ICR_SELF	(1u << 18)
-#define ICR_ALL_BUT_SELF (3u << 18)
 
 volatile uint32_t *lapic_mmio;	/* the same address on every core; lapic_eoi is inline */
 static uint64_t lapic_hz;	/* timer counts per second at divide 1 */
@@ -91,18 +90,6 @@ void lapic_send_nmi(uint32_t apic_id)
 	wr(ICRLO, ICR_NMI | ICR_ASSERT);
 	icr_wait_idle();
 	wr(ICRHI, hi);
-}
-
-/*
- * NMI context (or any other): an NMI to every other core, one ICR write whatever their
- * number (the all-excluding-self shorthand ignores ICRHI, so nothing to put back). It
- * reaches every local APIC in the machine, started or not: see nmi.c for when that is safe.
- */
-void lapic_send_nmi_others(void)
-{
-	icr_wait_idle();
-	wr(ICRLO, ICR_ALL_BUT_SELF | ICR_NMI | ICR_ASSERT);
-	icr_wait_idle();
 }
 
 /*

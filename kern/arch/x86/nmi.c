@@ -1,53 +1,93 @@
 /*
  * Sampling by NMI (arch.h: arch_nmi_start, arch_nmi_stop, arch_nmi_count) and the NMI
  * handler itself: nmi_period, which the vector's entry (trapentry.S: nmi_entry) calls for a
- * new period on core 0, and nmi_trap, which trap() hands every other vector-2 entry to
- * before it does anything else (the entry finishes core 0's duplicates itself).
+ * new period on a core, and nmi_trap, which trap() hands every other vector-2 entry to
+ * before it does anything else (the entry dismisses the NMIs that begin no period itself).
  *
- * The route. TCG has no PMU, so the NMIs come from a timer: HPET timer 0, periodic in
- * hardware (hpet.c), on ISA IRQ 0, whose IOAPIC entry is programmed for NMI delivery to
- * core 0. Core 0's handler first sends an NMI IPI to the other cores, then samples
- * itself. The fan-out is one ICR write with the all-excluding-self shorthand, whatever the
- * number of cores, when every LAPIC the MADT lists is a core running this kernel; if one
- * failed to start (or is beyond MAX_CPUS, or only online-capable) it is an NMI per online
- * core instead, because the shorthand would also reach a core stuck somewhere in its
+ * The route. TCG has no PMU, so the NMIs come from a timer: HPET timers 0 and 1, taking
+ * turns (hpet.c), on ISA IRQs 0 and 8, whose IOAPIC entries are programmed for NMI delivery
+ * to every core at once: physical destination FFh, the xAPIC broadcast (SDM Vol. 3A,
+ * 10.6.2.1), so every core takes each period's NMI itself, the moment the HPET fires,
+ * whatever the others are doing. That is only safe when every LAPIC the MADT lists is a
+ * core running this kernel: the broadcast also reaches a core stuck somewhere in its
  * start-up or never started (an NMI to a core in wait-for-SIPI state is not defined to be
- * harmless). A logical destination set would reach only 8 cores.
+ * harmless), and with an APIC ID of FFh or more a core could not be told from it. So if one
+ * failed to start (or is beyond MAX_CPUS, or only online-capable, or so numbered), the
+ * entry delivers to core 0 instead, which relays each period with an NMI IPI per online
+ * core (a logical destination set would reach only 8 cores). KVM's in-kernel IOAPIC and
+ * LAPIC deliver the broadcast the same way.
  *
- * Periods. An NMI does not say where it came from, and QEMU 7.2's HPET pulses twice for
- * most periods under -icount: its periodic callback runs exactly at the comparator's
- * value, does not count that as past the comparator, re-arms one tick later and pulses
- * again (seen here as a second NMI on core 0 within 2 us of the first, as core 0 happens
- * to run: 4304 for 5049 periods in the run matrix bench). So core 0 reads the HPET counter
- * (one MMIO read a period) and acts on an NMI -- fans out, calls fn -- only when a period
- * has begun since the last one it acted on; any other NMI there is counted as extra.
- * (One-shot mode, the comparator written by the handler each period, pulses once; but
- * each write from core 0 kicks core 0's vCPU off QEMU's -icount round robin, which then
- * starves it: run spin on 4 cores got 0 iterations on core 0.)
+ * The relay was the route for every machine once; under QEMU 7.2's -icount it cost the
+ * other cores most of their periods (README, "Sampling source"), because of how TCG's
+ * single-threaded round robin runs virtual CPUs (accel/tcg/tcg-accel-ops-rr.c): one host
+ * thread runs them in turn, each until its instruction budget is spent (the budget ends
+ * at the next virtual-timer deadline, icount_prepare_for_run), or it executes pause or hlt
+ * (helper_pause and helper_hlt leave the loop), or it is kicked (cpu_exit on all of them,
+ * rr_kick_vcpu_thread: by the I/O thread, or when a virtual timer set from a vCPU becomes
+ * the earliest, qemu_timer_notify_cb). An interrupt one vCPU raises in another -- core 0's
+ * NMI IPI, apic_deliver to cpu_interrupt -- only marks the target's interrupt_request:
+ * tcg_handle_interrupt kicks the target only when it runs on another thread, and under the
+ * round robin every vCPU is on this one (qemu_cpu_is_self). So the IPI waited until core 0's
+ * turn ended, at the next kick (a busy core: up to a scheduler slice, 10 ms). Two things
+ * route around that: the broadcast raises the NMI in every vCPU from the HPET's own timer
+ * callback, with no vCPU in between; and every core ends its turn once its period's work
+ * is done (end_turn: a pause, on QEMU's TCG only), so the round robin takes the next vCPU,
+ * which takes its pending NMI then, and so on round every core within the period. What
+ * each vCPU then runs until the next period is the round robin's business, not the
+ * profiler's: a vCPU that gets no turn for a while takes each period's NMI where it
+ * stands, and is there for that time (its samples weigh it).
+ *
+ * Periods. Period k (from 1) begins when the counter reaches period_at(k): its grid point,
+ * k periods from the start, moved by its jitter (jitter.h: an offset drawn from the
+ * session's seed, uniform over its spread). With no jitter (`jitter 0`, and always for the
+ * background and boot sources) timer 0 runs periodically in hardware and nothing is
+ * armed. Jittered, the comparators are one-shot: period k's NMI comes from timer k % 2,
+ * and the first core to take it writes period k + 2 to that timer (arm), the other holding
+ * k + 1 already. An NMI does not say where it came from, so every core reads the HPET
+ * counter (one MMIO read a period: a plain read, under a microsecond on hardware) and acts
+ * on an NMI -- arming, core 0 relaying, fn called -- only when a period has begun since
+ * the last one it acted on (next_period, its own); any other NMI is counted as extra: QEMU
+ * 7.2's periodic HPET pulses twice for most periods under -icount (its callback runs
+ * exactly at the comparator's value, does not count that as past it, re-arms one tick
+ * later and pulses again), a one-shot comparator pulses again at the counter's wrap (every
+ * 43 s there), and an NMI may be held pending across a restart. Why two comparators: a
+ * comparator written from a vCPU re-arms a QEMU virtual timer, and when that becomes the
+ * earliest deadline QEMU kicks the vCPU off its turn (qemu_timer_notify_cb): with one
+ * comparator, written for the next period by core 0 at each NMI, core 0 lost its turn at
+ * every period and starved (run spin on 4 cores got 0 iterations on core 0). Period k + 2
+ * is not the earliest, so nothing kicks. Why any core arms: with core 0 alone arming, the
+ * periods waited on core 0's turn, and at 50 kHz with jittered periods (some a few
+ * microseconds apart) four cores took a fifth of theirs. Why periodic without jitter:
+ * arming costs the core that claims a period some 25 instructions, the periodic timer
+ * nothing (its second pulse about as much, dismissed at the entry).
  *
  * The entry (trapentry.S: nmi_entry, numbers shared through nmi_entry.h). Its first
- * instructions, two scratch registers saved, dismiss core 0's duplicate -- counted as
- * count, irqoff and extra, as below -- when nothing else could need doing: the record
- * says core 0, no panic (nmi_quiet), not nested, not the idle loop's hlt, a source
- * running and the counter short of nmi_next_period. A new period on core 0 goes on to
- * nmi_period with the tests made (and a frame without rbx and r12-r15); every other NMI
- * -- another core, a panic's, a stray -- takes the full way, trap_common, trap, nmi_trap.
+ * instructions, two scratch registers saved, dismiss a duplicate -- counted as count,
+ * irqoff and extra, as below -- when nothing else could need doing: the record is a
+ * core's, no panic (nmi_quiet), not nested, not the idle loop's hlt, a source running and
+ * the counter short of the core's next_period. A new period goes on to nmi_period with the
+ * tests made (and a frame without rbx and r12-r15); every other NMI -- a panic's, a
+ * stray, one at the hlt -- takes the full way, trap_common, trap, nmi_trap.
  *
  * The handler runs on its own stack, IST2 of the core's TSS (gdt.c), with further NMIs
  * held by the CPU until its iretq. It
  *  - finds its core in the record at the top of that stack (nmi_stack_top), never in GS,
  *    so it works before cpu_setup_this on an AP, whatever GS holds there;
  *  - counts the NMI, and whether it hit with IF clear, in its core's own counters;
- *  - on core 0, while a source runs, checks that a new period began, and fans out;
+ *  - while a source runs, checks that a new period began for its core, claims and arms
+ *    the one after next if no core has, and on core 0 relays it where the route is the
+ *    relay;
  *  - calls fn only when the core is online (its portable per-core state exists), no
- *    panic is under way, and fn is set; else it returns at once: ignored, and counted.
+ *    panic is under way, and fn is set; else it returns at once: ignored, and counted;
+ *  - ends its turn (end_turn) under QEMU's TCG.
  *
  * Hazards, and why each is covered:
  *  - An NMI anywhere: mid stack switch in swtch, in the boot path, inside an interrupt
  *    handler or a spinlock section. The handler does not use the interrupted stack (IST)
  *    or GS, takes no lock, and touches only its own core's counters and frame, read-mostly
- *    globals, the local APIC's ICR, which lapic_send_nmi* leave as the interrupted code had
- *    it, and (core 0) the HPET counter, a plain read. Nothing that is programmed through an
+ *    globals, the local APIC's ICR, which lapic_send_nmi leaves as the interrupted code had
+ *    it, the HPET counter, a plain read, and the HPET comparator of a period it claimed, a
+ *    plain write that no thread-context code makes while a source runs. Nothing that is programmed through an
  *    index register (IOAPIC, fw_cfg, PIC) is touched. It sends no EOI (an NMI has none;
  *    an EOI would end some other interrupt in service).
  *  - Nested NMIs: the CPU holds a second NMI until the iretq that ends the first, and
@@ -63,11 +103,18 @@
  *    cpu_halt), so that no wakeup taken after the NMI's iretq is slept through.
  *  - Stop against a core about to call fn: the handler sets in_fn, then reads fn; stop
  *    clears fn, then waits while any in_fn is set; each with a full fence, so either the
- *    handler sees NULL or stop sees it inside (Dekker). The same in_fn covers core 0's
- *    period check against source_stop's clearing fanout, so no nmi_next_period update from
+ *    handler sees NULL or stop sees it inside (Dekker). The same in_fn covers each core's
+ *    period check against source_stop's clearing fanout, so no next_period update from
  *    an old source lands in a new one's.
  *  - A panic elsewhere: arch_stop_other_cores calls nmi_panic, after which handlers only
- *    count, and core 0 stops fanning out.
+ *    count: no core arms a period, and core 0 stops relaying.
+ *  - Each period is claimed by one core (arm), so no comparator is written for it twice; a
+ *    period claimed too late is given up and its timer takes the next of its own, so as
+ *    long as any core takes its NMIs the periods go on.
+ *  - The pause that ends a turn (end_turn) runs in the handler, NMIs still held: it is one
+ *    instruction that cannot fault or wait, and the vCPU takes up at the iretq when its turn
+ *    comes again. A period's NMI that arrives meanwhile is held by the CPU and taken at
+ *    that iretq, as on hardware; the period check then sees whether it is a new one.
  *
  * The background fn (arch_nmi_background: the crash recorder and the hard-lockup
  * watchdog, crash.h) runs before fn on an online core. With no arch_nmi_start source it
@@ -97,6 +144,7 @@
 #include "error.h"
 #include "crash.h"
 #include "nmi_entry.h"
+#include "jitter.h"
 
 #define NMI_STACK	8192
 #define NMI_CANARY	0x6e6d692d63616e61ull
@@ -120,18 +168,20 @@ struct nmi_cpu {
 	uint64_t extra;		/* shared: core 0, the ones that began no timer period */
 	int in_fn;		/* inside fn; stop waits for 0 */
 	int depth;		/* inside nmi_trap: 0 or 1, never more */
+	uint32_t next_period;	/* counter value (mod 2^32) that begins the core's next period */
 	uint32_t apic_id;	/* for directed fan-out, known from nmi_cpu_armed on */
 	bool armed;		/* IDT loaded: the boot test may send it NMIs */
 	bool online;		/* the handler saw cpus[core].online (it never goes back) */
 	uint32_t bg_skip;	/* NMIs to let pass before the background fn runs again */
 	bool stopped;		/* parked for good by a panic's stop NMI (release) */
+	uint64_t period;	/* the period (numbered from 1) it last acted on */
 } __aligned(CACHELINE);
 
 enum fanout {
 	FAN_NONE,		/* no source running */
-	FAN_SHORTHAND,		/* all-excluding-self: every listed core is online */
-	FAN_ONLINE,		/* an NMI to each online core */
-	FAN_ARMED,		/* boot test: an NMI to each core whose IDT is loaded */
+	FAN_BROADCAST,		/* the IOAPIC sends it to every core: every listed core is online */
+	FAN_ONLINE,		/* to core 0, which relays it: an NMI to each other online core */
+	FAN_ARMED,		/* boot test: core 0 relays it to each core whose IDT is loaded */
 };
 
 enum { NMI_IDLE, NMI_BUSY, NMI_RUNNING };	/* nmi_state: start and stop exclude each other */
@@ -150,8 +200,13 @@ static int nmi_state;
 static bool nmi_boot_running;		/* the running source is the boot test's */
 bool nmi_quiet;				/* a panic is under way (nmi_entry reads it too) */
 static uint64_t nmi_strays;		/* NMIs that did not arrive on an NMI stack */
-static uint32_t period_ticks;		/* HPET counter ticks per period */
-uint32_t nmi_next_period;		/* core 0: counter value that begins the next period */
+static uint32_t period_ticks;		/* HPET counter ticks per period: the grid */
+static uint64_t jit_width;		/* ticks a period's moment is spread over (jitter.h) */
+static uint64_t jit_key;		/* their stream's key (jitter.h) */
+static bool nmi_oneshot;		/* jittered periods: the cores arm them (arm) */
+static uint64_t nmi_to_arm;		/* the next period no comparator was claimed for */
+static uint64_t nmi_armed[2];		/* timer t's period: its number << 32 | its moment */
+static bool yield_vcpu;			/* QEMU TCG: end_turn hands its thread on */
 
 /* nmi_entry (trapentry.S) knows these by number (nmi_entry.h). */
 _Static_assert(sizeof(struct nmi_top) == NMI_TOP_SIZE, "nmi_top size");
@@ -164,7 +219,9 @@ _Static_assert(offsetof(struct nmi_cpu, irqoff) == NMI_CPU_IRQOFF, "nmi_cpu irqo
 _Static_assert(offsetof(struct nmi_cpu, extra) == NMI_CPU_EXTRA, "nmi_cpu extra");
 _Static_assert(offsetof(struct nmi_cpu, in_fn) == NMI_CPU_IN_FN, "nmi_cpu in_fn");
 _Static_assert(offsetof(struct nmi_cpu, depth) == NMI_CPU_DEPTH, "nmi_cpu depth");
+_Static_assert(offsetof(struct nmi_cpu, next_period) == NMI_CPU_NEXT_PERIOD, "nmi_cpu next");
 _Static_assert(sizeof(((struct nmi_cpu *)0)->in_fn) == 4 && sizeof(nmi_fanout) == 4 &&
+	       sizeof(((struct nmi_cpu *)0)->next_period) == 4 &&
 	       sizeof(((struct nmi_cpu *)0)->depth) == 4 && sizeof(nmi_quiet) == 1,
 	       "nmi_entry's operand sizes");
 _Static_assert(FAN_NONE == NMI_FAN_NONE && RFLAGS_IF == NMI_RFLAGS_IF &&
@@ -204,40 +261,96 @@ void nmi_cpu_armed(int core, uint32_t apic_id)
 }
 
 /*
- * Core 0, NMI context, inside in_fn: a period began late counter ticks ago (late < 2^31);
- * the next one begins at the first multiple of period_ticks past the counter.
+ * Any context, a source running: the counter value (mod 2^32, as the comparators and
+ * hpet_now count) at which period k begins: its grid point k * period_ticks, moved by its
+ * jitter (jitter.h; none with a width of 0). Within half a period of the grid point.
  */
-static __force_inline void advance(uint32_t late)
+static __force_inline uint32_t period_at(uint64_t k)
 {
-	nmi_next_period += (late / period_ticks + 1) * period_ticks;
+	uint64_t at = k * period_ticks;
+
+	if (jit_width)
+		at += (uint64_t)jitter_offset(jit_key, k, jit_width);
+	return (uint32_t)at;
 }
 
 /*
- * Core 0, NMI context, a source running: does this NMI begin a period the handler has not
- * yet acted on? Only then does core 0 fan out and call fn. An NMI that does not is
- * counted as extra: QEMU's HPET pulses twice for most periods (see the top of the file),
- * and an NMI from elsewhere (another route, one held pending across a restart) is not a
- * period either. One counter read; the 32-bit arithmetic follows the comparator's wrap.
- * nmi_entry (trapentry.S) makes the same test first, and dismisses what fails it.
+ * Any context, a source running: period k's moment, as armed (nmi_armed: the comparator
+ * that takes k holds it, written by the core that claimed it) or else drawn again. The
+ * number is kept modulo 2^32, so a stale word can match only 2^32 periods on.
  */
-static bool new_period(void)
+static __force_inline uint32_t armed_at(uint64_t k)
 {
-	uint32_t late = hpet_now() - nmi_next_period;
+	uint64_t w = __atomic_load_n(&nmi_armed[k & 1], __ATOMIC_RELAXED);
 
-	if ((int32_t)late < 0)
-		return false;
-	advance(late);
-	return true;
+	return (uint32_t)(w >> 32) == (uint32_t)k ? (uint32_t)w : period_at(k);
 }
 
-/* Core 0, NMI context: pass this period's NMI on to the other cores (shorthand first:
- * the common case, one test). */
+/*
+ * NMI context on n's core, inside in_fn, the counter at now, at or past the core's
+ * next_period: the last period begun becomes the core's -- the next one, or later when
+ * the core came late -- and next_period the one after (on time, the moment its comparator
+ * already holds, or a period on from the last one: no draw). A core late by many jumps by division: with every period
+ * within half of its grid point, k + behind / period_ticks has begun (its moment is at
+ * most behind + P/2 past (k + 1)'s, less a whole P), so the loop after it only moves
+ * forward, by a step or two.
+ */
+static __force_inline void advance(struct nmi_cpu *n, uint32_t now)
+{
+	uint64_t k = n->period + 1;
+	uint32_t next = nmi_oneshot ? armed_at(k + 1) : n->next_period + period_ticks;
+	uint32_t behind = now - next;
+
+	if ((int32_t)behind >= 0) {
+		k += behind / period_ticks;
+		while ((int32_t)(now - (next = period_at(k + 1))) >= 0)
+			k++;
+	}
+	n->period = k;
+	n->next_period = next;
+}
+
+/*
+ * NMI context, inside in_fn, any core in period k since the counter is at now: see that
+ * periods k + 1 and k + 2 are on the comparators (period j on timer j % 2, hpet.c). Each
+ * period is claimed once, by whichever core first finds it unclaimed (a compare-exchange
+ * on nmi_to_arm), so the core that takes a period's NMI first arms the one after next --
+ * under QEMU's round robin, no core waits for another's turn to come -- and on time that
+ * write is not the next deadline (the other comparator holds k + 1), so it does not end
+ * the vCPU's turn (see the top of the file). A period already passed, or closer than an
+ * eighth of a period, when claimed is given up, not written: a comparator written into the
+ * past fires only when the counter comes round (hpet.c); its timer gets the period after
+ * next. Two cores claiming j and j + 2 at once may write timer j % 2 out of order, the
+ * older target last; it then fires late or never, and the claim of j + 4 sets it right.
+ */
+static __force_inline void arm(uint64_t k, uint32_t now)
+{
+	uint64_t j;
+
+	while ((j = __atomic_load_n(&nmi_to_arm, __ATOMIC_RELAXED)) <= k + 2) {
+		uint32_t at;
+
+		if (!__atomic_compare_exchange_n(&nmi_to_arm, &j, j + 1, false, __ATOMIC_RELAXED,
+						 __ATOMIC_RELAXED))
+			continue;
+		at = period_at(j);
+		if ((int32_t)(at - now) >= (int32_t)(period_ticks / 8)) {
+			__atomic_store_n(&nmi_armed[j & 1], j << 32 | at, __ATOMIC_RELAXED);
+			hpet_arm((int)(j & 1), at);
+		}
+	}
+}
+
+/*
+ * Core 0, NMI context, a new period: pass its NMI on to the other cores where the IOAPIC
+ * does not broadcast it (the common case, one test).
+ */
 static __force_inline void fan_out(void)
 {
 	int how = READ_ONCE(nmi_fanout);
 
-	if (likely(how == FAN_SHORTHAND)) {
-		lapic_send_nmi_others();
+	if (likely(how == FAN_BROADCAST)) {
+		return;
 	} else if (how == FAN_ONLINE) {
 		for (int c = 1; c < ncpus(); c++)
 			if (READ_ONCE(cpus[c].online))
@@ -250,13 +363,15 @@ static __force_inline void fan_out(void)
 }
 
 /*
- * A period's work past core 0's period check and fan-out, inside in_fn, which it clears:
+ * A period's work past the period check and core 0's relay, inside in_fn, which it clears:
  * on an online core, the background fn first (the crash recorder, so a fault in fn finds
  * it up to date) and fn. Inlined, so that a fault report's backtrace names the handler.
+ * Returns whether either did work (arch_nmi_fn), for end_turn.
  */
-static __force_inline void call_fns(struct nmi_cpu *n, const struct trapframe *tf, int core)
+static __force_inline bool call_fns(struct nmi_cpu *n, const struct trapframe *tf, int core)
 {
 	arch_nmi_fn fn, bg;
+	bool did = false;
 
 	if (unlikely(!n->online) && !(n->online = READ_ONCE(cpus[core].online))) {
 		WRITE_ONCE(n->early, n->early + 1);
@@ -266,55 +381,101 @@ static __force_inline void call_fns(struct nmi_cpu *n, const struct trapframe *t
 	fn = __atomic_load_n(&nmi_fn, __ATOMIC_SEQ_CST);
 	if (bg && !n->bg_skip) {
 		n->bg_skip = READ_ONCE(bg_div) - 1;
-		bg(tf);
+		did = bg(tf);
 	} else if (bg) {
 		n->bg_skip--;
 	}
 	if (fn)
-		fn(tf);
+		did |= fn(tf);
 	if (*(uint64_t *)nmi_stacks[core] != NMI_CANARY)
 		panic("NMI stack overflow on cpu %d", core);
 out:
 	__atomic_store_n(&n->in_fn, 0, __ATOMIC_RELEASE);
+	return did;
 }
 
 /*
- * A period's work, inside in_fn: on core 0 (a source running) the period check and the
- * fan-out; then call_fns.
+ * NMI context, the last thing a period's work does on a core, on a virtual CPU of QEMU's
+ * TCG, when a fn did work (did): hand the host thread to the next virtual CPU (see "The
+ * route" at the top of the file). A pause ends the turn of a virtual CPU under TCG's
+ * round robin (helper_pause: EXCP_INTERRUPT); under MTTCG it costs an exit to QEMU's loop
+ * and back. A period no fn worked in (a throttled core's, sampling every div-th) hands
+ * nothing over: each hand-over costs the host a vCPU switch, a lot at 100 kHz. Elsewhere
+ * it is not executed (a spin-wait hint would only cost time).
+ */
+static __force_inline void end_turn(bool did)
+{
+	if (did && READ_ONCE(yield_vcpu))
+		pause();
+}
+
+/*
+ * NMI context on a core, inside in_fn, the counter at now, at or past its next_period: the
+ * period is the core's, the periods after it go on the comparators, and core 0 relays it.
+ */
+static __force_inline void period_begins(struct nmi_cpu *n, int core, uint32_t now)
+{
+	advance(n, now);
+	if (nmi_oneshot)
+		arm(n->period, now);
+	if (core == 0)
+		fan_out();
+}
+
+/*
+ * NMI context on n's core, a source running: does this NMI begin a period this core has
+ * not yet acted on? Only then does it act (period_begins). An NMI that does not is counted
+ * as extra: one held pending across a restart, QEMU's pulse at the counter's wrap (hpet.c),
+ * one from elsewhere. One counter read; the 32-bit arithmetic follows the counter's wrap.
+ * nmi_entry (trapentry.S) makes the same test first, and dismisses what fails it.
+ */
+static bool new_period(struct nmi_cpu *n, int core)
+{
+	uint32_t now = hpet_now();
+
+	if ((int32_t)(now - n->next_period) < 0)
+		return false;
+	period_begins(n, core, now);
+	return true;
+}
+
+/*
+ * A period's work, inside in_fn: with a source running, the period check, the core's new
+ * period (period_begins); then call_fns.
  */
 static void act(struct nmi_cpu *n, const struct trapframe *tf, int core)
 {
 	__atomic_store_n(&n->in_fn, 1, __ATOMIC_SEQ_CST);
-	if (core == 0 && READ_ONCE(nmi_fanout) != FAN_NONE) {
-		if (!new_period()) {
-			WRITE_ONCE(n->extra, n->extra + 1);
-			__atomic_store_n(&n->in_fn, 0, __ATOMIC_RELEASE);
-			return;
-		}
-		fan_out();
+	if (READ_ONCE(nmi_fanout) != FAN_NONE && !new_period(n, core)) {
+		WRITE_ONCE(n->extra, n->extra + 1);
+		__atomic_store_n(&n->in_fn, 0, __ATOMIC_RELEASE);
+		return;
 	}
-	call_fns(n, tf, core);
+	end_turn(call_fns(n, tf, core));
 }
 
 /*
- * nmi_entry (trapentry.S), core 0, NMI context, on its NMI stack: a source running and a
- * period begun late counter ticks ago. What nmi_trap and act do for such an NMI, less the
- * tests nmi_entry made on the way (the record, no panic, not nested, not the idle loop's
- * hlt, in_fn set and then the source seen running). tf's rbx and r12-r15 are not saved
- * (nmi_entry): nothing here reads them.
+ * nmi_entry (trapentry.S), NMI context, on the core's NMI stack: a source running and a
+ * period begun late counter ticks ago on this core. What nmi_trap and act do for such an
+ * NMI, less the tests nmi_entry made on the way (the record, no panic, not nested, not
+ * the idle loop's hlt, in_fn set and then the source seen running). tf's rbx and r12-r15
+ * are not saved (nmi_entry): nothing here reads them.
  */
 void nmi_period(struct trapframe *tf, uint32_t late)
 {
-	struct nmi_cpu *n = &nmi_cpus[0];
+	struct nmi_top *top = (struct nmi_top *)(tf + 1);
+	struct nmi_cpu *n = top->cpu;
+	int core = top->core;
+	bool did;
 
 	n->depth = 1;
 	WRITE_ONCE(n->count, n->count + 1);
 	if (!(tf->rflags & RFLAGS_IF))
 		WRITE_ONCE(n->irqoff, n->irqoff + 1);
-	advance(late);
-	fan_out();
-	call_fns(n, tf, 0);
+	period_begins(n, core, n->next_period + late);
+	did = call_fns(n, tf, core);
 	n->depth = 0;
+	end_turn(did);
 }
 
 /*
@@ -398,12 +559,28 @@ bool arch_core_stopped(int core)
 	return __atomic_load_n(&nmi_cpus[core].stopped, __ATOMIC_ACQUIRE);
 }
 
-/* The IOAPIC input of ISA IRQ 0, where the HPET's legacy route delivers timer 0. */
-static void route_on(void)
-{
-	uint16_t f = acpi.isa_flags[0];
+/* The ISA IRQs where the HPET's legacy route delivers timers 0 and 1 (hpet.c). */
+static const int hpet_irqs[] = { 0, 8 };
 
-	ioapic_route_nmi(acpi.isa_gsi[0], cpus[0].apic_id, (f & 3) == 3);
+/*
+ * Their IOAPIC inputs: as an NMI to every core at once (how: FAN_BROADCAST), or to core 0,
+ * which relays it.
+ */
+static void route_on(enum fanout how)
+{
+	uint32_t dest = how == FAN_BROADCAST ? IOAPIC_DEST_BROADCAST : cpus[0].apic_id;
+
+	for (size_t i = 0; i < ARRAY_SIZE(hpet_irqs); i++) {
+		uint16_t f = acpi.isa_flags[hpet_irqs[i]];
+
+		ioapic_route_nmi(acpi.isa_gsi[hpet_irqs[i]], dest, (f & 3) == 3);
+	}
+}
+
+static void route_off(void)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(hpet_irqs); i++)
+		ioapic_mask(acpi.isa_gsi[hpet_irqs[i]]);
 }
 
 /*
@@ -416,42 +593,71 @@ static void set_bg_div(void)
 	WRITE_ONCE(bg_div, bg_hz && src_hz > bg_hz ? src_hz / bg_hz : 1);
 }
 
-/* Core 0's period state is set before the route is on, so its first NMI finds it. */
-static void source_start(uint32_t hz, enum fanout how)
-{
-	src_hz = hz;
-	set_bg_div();
-	period_ticks = hpet_start(hz);
-	nmi_next_period = period_ticks;
-	WRITE_ONCE(nmi_fanout, how);
-	route_on();
-}
-
-/*
- * No NMI is sent by the timer or by core 0's fan-out once this returns, but one may be
- * in flight or held pending at any core; and core 0's handler is out of its period work
- * (act), so a restart's nmi_next_period is not overwritten (Dekker with act: fanout, in_fn).
- */
-static void source_stop(void)
-{
-	ioapic_mask(acpi.isa_gsi[0]);
-	hpet_stop();
-	__atomic_store_n(&nmi_fanout, FAN_NONE, __ATOMIC_SEQ_CST);
-	while (__atomic_load_n(&nmi_cpus[0].in_fn, __ATOMIC_SEQ_CST))
-		cpu_relax();
-}
-
-static enum fanout fanout_mode(void)
-{
-	/* every LAPIC in the MADT is an online core: none failed to start, none beyond 64 */
-	return ncpus() == acpi.lapics ? FAN_SHORTHAND : FAN_ONLINE;
-}
-
 static void wait_out_fns(void)
 {
 	for (int c = 0; c < MAX_CPUS; c++)
 		while (__atomic_load_n(&nmi_cpus[c].in_fn, __ATOMIC_SEQ_CST))
 			cpu_relax();
+}
+
+/*
+ * Periods of 1/hz s, each one's moment spread over spread percent of a period (jitter.h)
+ * drawn from seed. Every core's period state is set before the route is on, so its first
+ * NMI finds it; periods 1 and 2 are on the comparators (hpet.c) before the counter runs.
+ */
+static void source_start(uint32_t hz, uint32_t spread, uint64_t seed, enum fanout how)
+{
+	must(__atomic_load_n(&nmi_state, __ATOMIC_ACQUIRE) == NMI_BUSY,
+	     "the source is started by whoever claimed it (state busy) only");
+	src_hz = hz;
+	set_bg_div();
+	WRITE_ONCE(yield_vcpu, arch_machine()->kind == MACHINE_QEMU_TCG);
+	period_ticks = hpet_ticks_per_period(hz);
+	jit_width = jitter_width(period_ticks, spread);
+	jit_key = jitter_key(seed, JITTER_STREAM_NMI);
+	for (int c = 0; c < MAX_CPUS; c++) {
+		nmi_cpus[c].period = 0;
+		nmi_cpus[c].next_period = period_at(1);
+	}
+	nmi_armed[0] = nmi_armed[1] = 0;	/* no period 0: armed_at draws */
+	nmi_oneshot = jit_width || !hpet_start_periodic(period_ticks);
+	if (nmi_oneshot) {
+		nmi_to_arm = 3;
+		nmi_armed[0] = 2ull << 32 | period_at(2);
+		nmi_armed[1] = 1ull << 32 | period_at(1);
+		hpet_start(period_at(2), period_at(1));
+	}
+	WRITE_ONCE(nmi_fanout, how);
+	route_on(how);
+}
+
+/*
+ * No NMI is sent by the timer or by core 0's relay once this returns, but one may be in
+ * flight or held pending at any core; and every core's handler is out of its period work
+ * (act, nmi_period), so a restart's next_period is not overwritten (Dekker with act:
+ * fanout, in_fn).
+ */
+static void source_stop(void)
+{
+	route_off();
+	hpet_stop();
+	__atomic_store_n(&nmi_fanout, FAN_NONE, __ATOMIC_SEQ_CST);
+	wait_out_fns();
+}
+
+/*
+ * Broadcast where every LAPIC in the MADT is an online core (none failed to start, none
+ * beyond MAX_CPUS) and every APIC ID is below the broadcast ID; else the relay (see the
+ * top of the file).
+ */
+static enum fanout fanout_mode(void)
+{
+	if (ncpus() != acpi.lapics)
+		return FAN_ONLINE;
+	for (int c = 0; c < ncpus(); c++)
+		if (cpus[c].apic_id >= IOAPIC_DEST_BROADCAST)
+			return FAN_ONLINE;
+	return FAN_BROADCAST;
 }
 
 static bool claim(int from, int to)
@@ -465,11 +671,11 @@ bool arch_nmi_available(void)
 	return hpet_present();
 }
 
-int arch_nmi_start(uint32_t hz, arch_nmi_fn fn)
+int arch_nmi_start(uint32_t hz, uint32_t spread, uint64_t seed, arch_nmi_fn fn)
 {
 	if (!hpet_present())
 		return -ENODEV;
-	if (!fn || hz == 0 || hz > NMI_MAX_HZ)
+	if (!fn || hz == 0 || hz > NMI_MAX_HZ || spread > 100)
 		return -EINVAL;
 	if (READ_ONCE(nmi_boot_running))
 		arch_nmi_stop();		/* the boot test's source gives way */
@@ -480,7 +686,7 @@ int arch_nmi_start(uint32_t hz, arch_nmi_fn fn)
 		bg_source = false;
 	}
 	__atomic_store_n(&nmi_fn, fn, __ATOMIC_SEQ_CST);
-	source_start(hz, fanout_mode());
+	source_start(hz, spread, seed, fanout_mode());
 	__atomic_store_n(&nmi_state, NMI_RUNNING, __ATOMIC_RELEASE);
 	return 0;
 }
@@ -494,7 +700,7 @@ void arch_nmi_stop(void)
 	wait_out_fns();
 	WRITE_ONCE(nmi_boot_running, false);
 	if (nmi_bg) {			/* the background fn's source again */
-		source_start(bg_hz, fanout_mode());
+		source_start(bg_hz, 0, 0, fanout_mode());
 		bg_source = true;
 	}
 	__atomic_store_n(&nmi_state, NMI_IDLE, __ATOMIC_RELEASE);
@@ -527,7 +733,7 @@ int arch_nmi_background(uint32_t hz, arch_nmi_fn fn)
 	if (!fn)
 		wait_out_fns();
 	if (idle && fn) {
-		source_start(hz, fanout_mode());
+		source_start(hz, 0, 0, fanout_mode());
 		bg_source = true;
 	}
 	if (idle)
@@ -573,8 +779,9 @@ void nmi_boot_test(void)
 	printk("nmi: boot test: NMIs at %lu Hz from here on, to every core whose IDT is loaded\n",
 	       (unsigned long)hz);
 	nmi_boot_running = true;
-	nmi_state = NMI_RUNNING;
-	source_start((uint32_t)hz, FAN_ARMED);
+	nmi_state = NMI_BUSY;		/* claimed: the boot core alone runs now */
+	source_start((uint32_t)hz, 0, 0, FAN_ARMED);
+	__atomic_store_n(&nmi_state, NMI_RUNNING, __ATOMIC_RELEASE);
 }
 
 /* Boot core, after smp_boot_aps, before any core is online. */

@@ -22,6 +22,7 @@
 #define NMI_CPU_EXTRA		24
 #define NMI_CPU_IN_FN		32
 #define NMI_CPU_DEPTH		36
+#define NMI_CPU_NEXT_PERIOD	40
 
 #define NMI_FAN_NONE		0	/* enum fanout's FAN_NONE */
 #define NMI_RFLAGS_IF		0x200	/* x86.h's RFLAGS_IF */
@@ -35,7 +36,6 @@
 struct trapframe;
 extern bool nmi_quiet;			/* a panic is under way */
 extern int nmi_fanout;			/* enum fanout: NMI_FAN_NONE when no source runs */
-extern uint32_t nmi_next_period;	/* core 0: counter value that begins the next period */
 void nmi_period(struct trapframe *tf, uint32_t late);
 #endif
 

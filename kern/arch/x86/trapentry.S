@@ -177,12 +177,11 @@ timer_entry:
 /*
  * The NMI vector, on the core's NMI stack (IST2), NMIs held by the CPU until the iretq.
  * Its first instructions dismiss, with two scratch registers, the NMI that needs nothing
- * but counting: core 0's duplicate, QEMU's HPET pulsing a second time for a period core 0
- * has already acted on (nmi.c, "Periods"). Every NMI whose handling could be more than that
- * goes the full way (nmi_trap_entry: nmi_trap, as from trap_common before), so what the
- * test below checks must be every reason nmi_trap would do anything else:
- *  - the record above the CPU's frame (struct nmi_top) has the magic and core 0 (one
- *    64-bit compare: core is the high half): else a stray or another core;
+ * but counting: one that begins no period for this core (nmi.c, "Periods": held across a
+ * restart, QEMU's pulse at the counter's wrap). Every NMI whose handling could be more
+ * than that goes the full way (nmi_trap_entry: nmi_trap, as from trap_common before), so
+ * what the test below checks must be every reason nmi_trap would do anything else:
+ *  - the record above the CPU's frame (struct nmi_top) has the magic: else a stray;
  *  - no panic under way (nmi_quiet; set before a panic's stop_by and before its stop NMI
  *    is sent, so a stop NMI coalesced with this one, or held until its iretq, is seen by
  *    this test or by the next NMI's);
@@ -190,8 +189,8 @@ timer_entry:
  *  - not the idle loop's hlt (nmi_trap moves the saved rip past it);
  *  - a source running (nmi_fanout), read after in_fn is set with a full fence: the same
  *    Dekker as act's against source_stop, so next_period is the running source's;
- *  - the HPET counter not yet at next_period: (int32_t)(counter - next_period) < 0, the
- *    32-bit arithmetic of new_period, which follows the comparator's wrap.
+ *  - the HPET counter not yet at the core's next_period: (int32_t)(counter - next_period)
+ *    < 0, the 32-bit arithmetic of new_period, which follows the comparator's wrap.
  * Then it counts what nmi_trap would: the NMI, interrupts off if so, and an extra, and
  * clears in_fn. The scratch registers are kept in the record's two spare words (the record
  * is the core's alone, and no NMI nests), written only once the magic matched.
@@ -203,7 +202,7 @@ timer_entry:
 	.globl nmi_entry
 	.type nmi_entry, @function
 nmi_entry:
-	cmpq $NMI_TOP_MAGIC, 40(%rsp)	/* magic, core 0 */
+	cmpl $NMI_TOP_MAGIC, 40(%rsp)
 	jne nmi_trap_entry
 	cmpb $0, nmi_quiet(%rip)
 	jne nmi_trap_entry
@@ -221,7 +220,7 @@ nmi_entry:
 	je .Lnmi_slow_out
 	movq hpet(%rip), %rdx
 	movl NMI_HPET_MAIN_LO(%rdx), %edx
-	subl nmi_next_period(%rip), %edx
+	subl NMI_CPU_NEXT_PERIOD(%rax), %edx
 	jns nmi_period_entry		/* a period begins */
 	incq NMI_CPU_EXTRA(%rax)
 	incq NMI_CPU_COUNT(%rax)
@@ -254,8 +253,8 @@ nmi_trap_entry:
 	.size nmi_trap_entry, . - nmi_trap_entry
 
 /*
- * Core 0, a new period (from nmi_entry: edx how far the counter is past next_period, the
- * saved rax and rdx in the record, in_fn set): nmi_period(tf, late).
+ * A new period on this core (from nmi_entry: edx how far the counter is past its
+ * next_period, the saved rax and rdx in the record, in_fn set): nmi_period(tf, late).
  */
 	.type nmi_period_entry, @function
 nmi_period_entry:

@@ -150,11 +150,21 @@ struct opf_session {
 	int32_t icount_shift;	/* OPF_CLOCK_INSN: each instruction is 2^shift ns; else -1 */
 	uint32_t pad2;
 	char hv_sig[16];	/* CPUID 0x40000000 signature, NUL-padded; empty on hardware */
+	/*
+	 * Appended after the clock (a record of OPF_SESSION_CLOCK_LEN bytes ends here; read
+	 * these as zero: periods of a fixed length, as every kernel before them sampled)
+	 */
+	uint64_t jitter_seed;	/* the seed of the periods' jitter (jitter.h) */
+	uint32_t jitter;	/* percent of a period each sample's moment spread over; 0: none */
+	uint32_t pad3;
 };
 #define OPF_SESSION_V1_LEN 112u
 #define OPF_SESSION_V2_LEN 128u		/* the shortest valid version-2 record */
+#define OPF_SESSION_CLOCK_LEN 160u	/* a record with the clock, before the jitter */
 _Static_assert(__builtin_offsetof(struct opf_session, machine) == OPF_SESSION_V2_LEN,
 	       "OPF_SESSION: the clock fields must follow the first v2 fields");
+_Static_assert(__builtin_offsetof(struct opf_session, jitter_seed) == OPF_SESSION_CLOCK_LEN,
+	       "OPF_SESSION: the jitter fields must follow the clock fields");
 
 /*
  * One sample: the interrupted pc and up to depth return addresses, innermost first

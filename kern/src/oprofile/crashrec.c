@@ -151,7 +151,7 @@ static void crec_sample(struct crec *r, const struct trapframe *tf, uint64_t now
 
 /* NMI context, every online core, at the recorder's rate (arch_nmi_background): the
  * recorder and the watchdog. */
-void crash_nmi(const struct trapframe *tf)
+bool crash_nmi(const struct trapframe *tf)
 {
 	struct crec *r = &crecs[core_id()];
 	uint64_t now = tsc_read();
@@ -159,9 +159,10 @@ void crash_nmi(const struct trapframe *tf)
 	must(arch_in_nmi(), "NMI context: the window is written by its core's NMI only");
 	watchdog_nmi(tf, now);
 	if (!READ_ONCE(crash.recording) || !r->mem || (int64_t)(now - r->next) < 0)
-		return;
+		return false;
 	r->next = now + crash.period;
 	crec_sample(r, tf, now);
+	return true;
 }
 
 /* Thread context: windows for every online core; false: out of memory (none kept). */

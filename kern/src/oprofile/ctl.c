@@ -83,6 +83,10 @@ static const struct ctl_setting settings[] = {
 	  CFG32(source), false, 0, 1, source_names },
 	{ "events", "events", "", "what a session records besides samples", "-e", CFG32(events),
 	  false, 0, 1, event_names },
+	{ "jitter", "jitter", "%", "of a period each sample's moment spreads over (0: fixed)",
+	  "-j", CFG32(jitter), false, 0, 100, NULL },
+	{ "seed", "jitter seed", "", "the jitter's seed (0: a new one each session)", NULL,
+	  CFG64(seed), true, 0, UINT64_MAX, NULL },
 };
 
 static bool setting_is(const struct ctl_setting *st, size_t off)
@@ -181,7 +185,7 @@ static int cfg_check(const struct oprof_cfg *cfg, char *err, size_t errlen)
 }
 
 #define START_USAGE	"start [-f HZ] [-d DEPTH] [-b BLOCKBYTES] [-m timer|nmi] [-e none|sched] " \
-			"[-s [-w BLOCKS]]"
+			"[-j PERCENT] [-s [-w BLOCKS]]"
 
 static int ctl_start(int argc, char **argv, char *err, size_t errlen)
 {

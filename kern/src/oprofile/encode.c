@@ -136,6 +136,8 @@ void rec_session(struct opf_session *s, const struct rec_session_desc *d)
 	s->source = d->source;
 	s->cap = d->cap;
 	clock_describe(s);
+	s->jitter_seed = d->jitter_seed;
+	s->jitter = d->jitter;
 }
 
 void rec_core_end(void *p, uint32_t core, const struct opcore_acct *a)

@@ -85,6 +85,8 @@ struct rec_session_desc {
 	uint64_t start_tsc, start_ns;
 	uint64_t session_id;	/* 0: none (a crash dump) */
 	uint64_t cap;		/* the output cap in effect (0: none) */
+	uint32_t jitter;	/* percent of a period the samples spread over (0: fixed) */
+	uint64_t jitter_seed;	/* its seed (jitter.h) */
 };
 /* The header at s, whole: d, and what the kernel knows itself (format, build-id, clock). */
 void rec_session(struct opf_session *s, const struct rec_session_desc *d);

@@ -146,6 +146,8 @@ struct oprof_cfg {
 	uint32_t maxhz;		/* highest rate "start -f" accepts */
 	uint32_t source;	/* enum opf_source: the timer interrupt or NMIs */
 	uint32_t events;	/* 1: scheduler and lock events too (OPF_S_SCHED) */
+	uint32_t jitter;	/* percent of a period each sample's moment spreads over */
+	uint64_t seed;		/* the jitter's seed; 0 in a setting: a new one each session */
 };
 
 enum oprof_state {

@@ -27,6 +27,13 @@
  * however the delays fell. The count is recomputed (a division) only on a tick that was
  * late, and once more at disarm for OPF_CORE_END.missed.
  *
+ * Jitter (jitter.h): the session's sample k on a core is taken at its grid point, k periods
+ * after the core was armed at its rate, moved by an offset spread over the session's
+ * jitter percent of a period, drawn from the session's seed: so no loop can alias with the
+ * period, and the count of periods by the clock stays exact. By timer, the core's alarm is
+ * periodic and each tick moves the next expiry to the next slot's moment (next_slot: the
+ * core's id is its stream); by NMI, the arch places every period's NMI so (arch_nmi_start).
+ *
  * Sampling by NMI (source OPF_SRC_NMI, "-m nmi"): the arch's NMI source (arch.h) delivers
  * every period of the session's rate to every core, interrupts on or off, and calls
  * nmi_sample there. A core whose budget lowered its rate samples every div-th period
@@ -43,6 +50,7 @@
 #include "alarm.h"
 #include "cpu.h"
 #include "error.h"
+#include "jitter.h"
 #include "abi/oprofile.h"
 #include "oprofile.h"
 #include "sampler.h"
@@ -62,6 +70,11 @@ struct sampler {
 	uint64_t missed;	/* periods owed - ticks, as last computed */
 	uint64_t alarm_missed;	/* timer: alarm.missed when missed was last computed */
 	uint64_t last;		/* NMI: TSC of the last sample */
+	uint64_t late;		/* NMI: a gap this long (or longer) missed a period */
+	uint64_t slot;		/* timer: the slot of this rate the alarm is set for (from 1) */
+	uint64_t grid;		/* timer: that slot's grid point, seg_start + slot * period */
+	uint64_t width;		/* timer: ticks its samples' moments spread over (jitter.h) */
+	uint64_t key;		/* timer: its jitter stream's key, the core's (jitter.h) */
 	uint32_t div;		/* NMI: sample every div-th period (the session's rate / ours) */
 	uint32_t skip;		/* NMI: periods to let pass before the next sample */
 	struct cpu *cpu;	/* timer: its core, set at arming */
@@ -70,6 +83,8 @@ struct sampler {
 static struct sampler samplers[MAX_CPUS];
 static uint64_t sample_period;		/* TSC ticks between samples at the session's rate */
 static uint32_t sample_hz;		/* the session's rate */
+static uint32_t sample_spread;		/* the session's jitter, percent of a period */
+static uint64_t sample_seed;		/* its seed */
 static bool by_nmi;			/* this session samples by NMI (set while none runs) */
 
 /* On s's core: periods owed up to now, less the ticks taken (0 if ahead by a partial one). */
@@ -103,6 +118,39 @@ static __force_inline void tick_from(struct oprof_tick *tick, const struct trapf
 	tick->leaf_ret = arch_tf_where(tf, lo, hi, &tick->pc, &tick->fp);
 }
 
+/*
+ * On s's core, before its alarm is set: the first slot of a rate from seg_start on, and
+ * the moment to take it at (its grid point, jittered).
+ */
+static uint64_t first_slot(struct sampler *s)
+{
+	must(s->cpu == this_cpu() && !irq_enabled(),
+	     "on the sampler's own core, interrupts off: before its alarm is set");
+	s->slot = 1;
+	s->grid = s->seg_start + s->period;
+	s->width = jitter_width(s->period, sample_spread);
+	return s->grid + (s->width ? jitter_offset(s->key, 1, s->width) : 0);
+}
+
+/*
+ * Timer interrupt, in the sampler's alarm callback on s's core, jitter on: set the alarm
+ * for the next slot's moment (run_fast re-armed it a whole period on). The next slot is
+ * the one after the tick's own, or, when the tick came past its slot's window (slot k's
+ * is the period centred on its grid point), the one after the slot fired is in.
+ */
+static __force_inline void next_slot(struct sampler *s, struct alarm *a)
+{
+	uint64_t grid = s->grid + s->period;
+
+	s->slot++;
+	if (unlikely(a->fired >= grid - s->period / 2)) {
+		s->slot = (a->fired - s->seg_start + s->period / 2) / s->period + 1;
+		grid = s->seg_start + s->slot * s->period;
+	}
+	s->grid = grid;
+	alarm_next(s->cpu, a, grid + jitter_offset(s->key, s->slot, s->width));
+}
+
 /* Timer interrupt on the alarm's core (a->arg: its sampler), interrupts off. */
 static void sample_alarm(struct alarm *a, struct trapframe *tf)
 {
@@ -117,15 +165,17 @@ static void sample_alarm(struct alarm *a, struct trapframe *tf)
 		s->missed = sampler_missed(s, tick.tsc);
 	}
 	tick.missed = s->missed;
+	if (s->width)
+		next_slot(s, a);	/* before the tick, which may set a new rate */
 	oprof_tick_irq(&tick);
 }
 
 /*
  * NMI context, on every core at every period of the session's rate (arch_nmi_start), any
- * interrupt state: a sample every div-th period. A period late by half a period or more
- * (one or more missed) recounts the missed ones.
+ * interrupt state: a sample every div-th period (true then). A period late by half a
+ * period or more (one or more missed) recounts the missed ones.
  */
-static void nmi_sample(const struct trapframe *tf)
+static bool nmi_sample(const struct trapframe *tf)
 {
 	struct cpu *c = this_cpu();
 	struct sampler *s = &samplers[c->id];
@@ -133,30 +183,44 @@ static void nmi_sample(const struct trapframe *tf)
 
 	if (s->skip) {
 		s->skip--;
-		return;
+		return false;
 	}
 	s->skip = s->div - 1;
 	tick_from(&tick, tf, c, tsc_read());
 	if (!tf_irq_enabled(tf))
 		tick.flags |= OPF_F_IRQOFF;
 	s->ticks++;
-	if (tick.tsc - s->last >= s->period + s->period / 2)
+	if (tick.tsc - s->last >= s->late)
 		s->missed = sampler_missed(s, tick.tsc);
 	s->last = tick.tsc;
 	tick.missed = s->missed;
 	oprof_tick_irq(&tick);
+	return true;
+}
+
+/*
+ * NMI context on s's core or before its NMIs start: a gap between samples this long means
+ * a period was missed (its div periods at most, each at most a jittered period long: a
+ * period and the jitter's width, plus half a period of slack).
+ */
+static void set_late(struct sampler *s)
+{
+	s->late = s->period + s->period / 2 + jitter_width(s->period, sample_spread);
 }
 
 /*
  * The set_rate hook: on core, inside sample_alarm (so the alarm is armed here) or nmi_sample.
- * The periods owed so far are kept at the old rate. By NMI the rate is the session's over
- * a whole divisor (the budget halves and doubles it).
+ * The periods owed so far are kept at the old rate; by timer a new grid of slots starts
+ * now. By NMI the rate is the session's over a whole divisor (the budget halves and
+ * doubles it).
  */
 void sampler_set_rate(int core, uint32_t hz)
 {
 	struct sampler *s = &samplers[core];
 	uint64_t now = tsc_read();
 
+	must(core == core_id() && !irq_enabled(),
+	     "on the sampler's own core, interrupts off: inside its alarm or its NMI");
 	hz = hz ? hz : 1;
 	s->seg_periods += (now - s->seg_start) / s->period;
 	s->seg_start = now;
@@ -164,9 +228,10 @@ void sampler_set_rate(int core, uint32_t hz)
 	if (by_nmi) {
 		s->div = MAX(1u, (sample_hz + hz / 2) / hz);
 		s->skip = s->div - 1;
+		set_late(s);
 		return;
 	}
-	alarm_set(&s->alarm, now + s->period, s->period);
+	alarm_set(&s->alarm, first_slot(s), s->period);
 }
 
 static void arm_thread(void *arg)
@@ -181,10 +246,11 @@ static void arm_thread(void *arg)
 	s->seg_start = tsc_read();
 	s->seg_periods = s->ticks = s->missed = s->alarm_missed = 0;
 	s->cpu = this_cpu();
+	s->key = jitter_key(sample_seed, (uint64_t)s->cpu->id);
 	alarm_init(&s->alarm, sample_alarm, s);
 	s->alarm.spaced = true;
 	s->alarm.fast = true;		/* one compare per interrupt, no list walk to re-arm */
-	alarm_set(&s->alarm, s->seg_start + s->period, s->period);
+	alarm_set(&s->alarm, first_slot(s), s->period);
 	irq_restore(f);
 }
 
@@ -253,9 +319,10 @@ static int nmi_start(uint32_t hz, bool fault)
 		s->seg_periods = s->ticks = s->missed = 0;
 		s->div = 1;
 		s->skip = 0;
+		set_late(s);
 	}
 	by_nmi = true;
-	if ((r = arch_nmi_start(hz, nmi_sample)) < 0)
+	if ((r = arch_nmi_start(hz, sample_spread, sample_seed, nmi_sample)) < 0)
 		by_nmi = false;
 	return r;
 }
@@ -273,7 +340,7 @@ static void nmi_stop(void)
 }
 
 /* The start_sampling hook: arm every core, or start the NMIs. */
-int sampler_start(uint32_t hz, uint32_t source)
+int sampler_start(uint32_t hz, uint32_t source, uint32_t spread, uint64_t seed)
 {
 	bool fault = oprof_fault_take(OPROF_FAULT_ARM);
 	int r;
@@ -282,6 +349,8 @@ int sampler_start(uint32_t hz, uint32_t source)
 		return -ENODEV;
 	sample_period = tsc_hz() / hz;
 	sample_hz = hz;
+	sample_spread = MIN(spread, 100u);
+	sample_seed = seed;
 	if (source == OPF_SRC_NMI)
 		return nmi_start(hz, fault);
 	r = on_every_core("oprof-arm", arm_thread, fault ? ncpus() - 1 : -1);

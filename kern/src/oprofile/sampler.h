@@ -7,7 +7,8 @@
 
 #include "kernel.h"
 
-int sampler_start(uint32_t hz, uint32_t source);	/* 0, -ENODEV or -ENOMEM */
+/* 0, -ENODEV or -ENOMEM; spread and seed: the jitter (jitter.h) */
+int sampler_start(uint32_t hz, uint32_t source, uint32_t spread, uint64_t seed);
 void sampler_stop(void);
 void sampler_set_rate(int core, uint32_t hz);	/* on core, inside its tick */
 bool sampler_by_nmi(void);		/* this session samples by NMI */

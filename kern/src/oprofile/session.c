@@ -25,6 +25,7 @@
 #include "error.h"
 #include "page.h"
 #include "tsctime.h"
+#include "jitter.h"
 
 struct oprof_global oprof;
 
@@ -59,6 +60,7 @@ void oprof_init(const struct oprof_hooks *hooks)
 		.budget = OPROF_DEF_BUDGET,
 		.maxhz = OPROF_MAX_HZ,
 		.source = hooks && hooks->default_source ? hooks->default_source() : OPF_SRC_TIMER,
+		.jitter = OPROF_DEF_JITTER,
 	};
 	oprof.state = OPROF_IDLE;
 	oprof.wait_ms = OPROF_DEF_PERIOD_MS;
@@ -269,6 +271,9 @@ static void session_reset(const struct oprof_cfg *cfg)
 {
 	oprof.cfg = *cfg;
 	oprof.ncores = MIN(ncpus(), MAX_CPUS);
+	/* the seed in effect is the session's (its header says it), never 0 */
+	while (!oprof.cfg.seed)
+		oprof.cfg.seed = jitter_mix(tsc_read() + oprof.session_id);
 	oprof.stale_ticks = tsc_of_ms((uint64_t)cfg->stale * cfg->period_ms);
 	oprof.session_id++;
 	oprof.stream_bytes = 0;
@@ -287,7 +292,7 @@ static void session_reset(const struct oprof_cfg *cfg)
 static int session_arm(const struct oprof_cfg *cfg, char *err, size_t errlen)
 {
 	int rc = oprof.hooks && oprof.hooks->start_sampling ?
-		oprof.hooks->start_sampling(cfg->hz, cfg->source) : 0;
+		oprof.hooks->start_sampling(cfg->hz, cfg->source, cfg->jitter, oprof.cfg.seed) : 0;
 
 	if (rc == -ENODEV && cfg->source == OPF_SRC_NMI)
 		snprintf(err, errlen, "oprofile: cannot sample by NMI: this machine has no "

@@ -129,6 +129,7 @@ bool stream_session(uint64_t tsc)
 			 (oprof.cfg.events ? OPF_S_SCHED : 0),
 		.source = oprof.cfg.source, .start_tsc = tsc, .start_ns = nsec(),
 		.session_id = oprof.session_id, .cap = oprof.cap,
+		.jitter = oprof.cfg.jitter, .jitter_seed = oprof.cfg.seed,
 	};
 	struct block *b = pool_get(true);
 

@@ -126,6 +126,22 @@ void alarm_cancel(struct alarm *a)
 bool alarm_armed(struct alarm *a) { return READ_ONCE(a->core) >= 0; }
 
 /*
+ * Interrupts off, in a's callback, a not in the fast slot (alarm_next): run_list re-armed
+ * a before calling it, and alarm_interrupt programs the timer after it returns, so only
+ * a's place in the sorted list needs keeping.
+ */
+void alarm_next_slow(struct alarm *a, uint64_t deadline)
+{
+	struct cpu *c = this_cpu();
+
+	must(!irq_enabled(), "interrupts off: in the alarm's own callback");
+	must(a->core == c->id, "the alarm's own core: moved from its callback only");
+	unlink(c, a);
+	a->deadline = deadline;
+	insert(c, a);
+}
+
+/*
  * A periodic alarm due at now, re-armed a period on before its callback runs: if that is
  * due too (the core fell behind), the expiries skipped are counted in missed.
  */

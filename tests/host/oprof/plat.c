@@ -103,8 +103,10 @@ static void *core_main(void *arg)
 	return NULL;
 }
 
-static int hook_start(uint32_t hz, uint32_t source)
+static int hook_start(uint32_t hz, uint32_t source, uint32_t spread, uint64_t seed)
 {
+	(void)spread;
+	(void)seed;
 	if (source != OPF_SRC_TIMER && source != OPF_SRC_NMI)
 		return -ENODEV;
 	for (int i = 0; i < MAXC; i++)
