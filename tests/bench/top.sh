@@ -65,4 +65,7 @@ echo
 [ -n "$verdict" ] && echo "Goal (1 core, the verdict): top costs at most 1% over the session it watches: $verdict." && echo
 echo "top counts each block the core-0 worker drains (no work on the sampling cores) and"
 echo "formats a table a second; on 1 core both run on the core doing the work measured."
+echo "On 2 cores QEMU's single-threaded round robin under -icount shares guest time between"
+echo "the vCPUs differently from round to round (rates of one condition there spread by some"
+echo "5%), more than top costs, either way: the 1-core rows give the verdict."
 true
