@@ -66,11 +66,12 @@ static void core_lines(const struct ctx *c, const struct crash_info *ci, FILE *o
 			fprintf(out, "  cpu %u: not in the dump (cut short)\n", k);
 			continue;
 		}
-		fprintf(out, "  cpu %u: %s%s, tid %u (%s), window %u blocks, %" PRIu64 " samples in "
-			"the report (%" PRIu64 " taken, %" PRIu64 " overwritten)", k,
-			state_name(cc->r.state), cc->r.h.flags & OPF_CC_IRQOFF ? " (interrupts off)"
-			: "", cc->r.tid, profile_thread_label(c->p, cc->r.tid), cc->r.blocks, s->cores[k].samples, cc->r.taken,
-			cc->r.overwritten);
+		fprintf(out, "  cpu %u: %s%s, tid %u (", k, state_name(cc->r.state),
+			cc->r.h.flags & OPF_CC_IRQOFF ? " (interrupts off)" : "", cc->r.tid);
+		term_puts(out, profile_thread_label(c->p, cc->r.tid));
+		fprintf(out, "), window %u blocks, %" PRIu64 " samples in the report (%" PRIu64
+			" taken, %" PRIu64 " overwritten)", cc->r.blocks, s->cores[k].samples,
+			cc->r.taken, cc->r.overwritten);
 		if (cc->r.state == OPF_CS_STOPPED && cc->r.pc) {
 			fprintf(out, ", at ");
 			print_addr(c, out, cc->r.pc, 0);
