@@ -1,7 +1,8 @@
 /*
  * crash_header.c: the lines a crash dump's report opens with (docs/FORMAT.md, "Crash
  * dumps"), called by header.c's report_header: the cause, the panicking core's stack, every
- * core's state when the panic stopped it, and whether the dump arrived whole. Nothing for
+ * core's state when the panic stopped it (its thread by id and name: the dump's OPF_THREAD
+ * records, "?" in a dump older than them), and whether the dump arrived whole. Nothing for
  * another stream.
  */
 #include <inttypes.h>
@@ -65,11 +66,12 @@ static void core_lines(const struct ctx *c, const struct crash_info *ci, FILE *o
 			fprintf(out, "  cpu %u: not in the dump (cut short)\n", k);
 			continue;
 		}
-		fprintf(out, "  cpu %u: %s%s, tid %u, window %u blocks, %" PRIu64 " samples in the "
-			"report (%" PRIu64 " taken, %" PRIu64 " overwritten)", k,
-			state_name(cc->r.state), cc->r.h.flags & OPF_CC_IRQOFF ? " (interrupts off)"
-			: "", cc->r.tid, cc->r.blocks, s->cores[k].samples, cc->r.taken,
-			cc->r.overwritten);
+		fprintf(out, "  cpu %u: %s%s, tid %u (", k, state_name(cc->r.state),
+			cc->r.h.flags & OPF_CC_IRQOFF ? " (interrupts off)" : "", cc->r.tid);
+		term_puts(out, profile_thread_label(c->p, cc->r.tid));
+		fprintf(out, "), window %u blocks, %" PRIu64 " samples in the report (%" PRIu64
+			" taken, %" PRIu64 " overwritten)", cc->r.blocks, s->cores[k].samples,
+			cc->r.taken, cc->r.overwritten);
 		if (cc->r.state == OPF_CS_STOPPED && cc->r.pc) {
 			fprintf(out, ", at ");
 			print_addr(c, out, cc->r.pc, 0);
