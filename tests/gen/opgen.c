@@ -70,6 +70,7 @@ static size_t nspecs;
 static struct {
 	uint32_t cores, hz, depth, unknown, snapshots, pause, no_core_end, no_session_end, v1_end;
 	uint32_t version, block_bytes, discard, nmi, machine, clock, long_switches, same_switches;
+	uint32_t sequential;
 	int32_t icount_shift;
 	uint64_t seed, random_n, templates, tsc_hz, resumed, marks_lost;
 	const char *out, *funcs, *build_id;
@@ -83,6 +84,8 @@ struct percore {
 	uint64_t blocks_dropped, blocks_unlisted, blocks_overwritten, unlisted_samples;
 	uint32_t final_hz;
 	uint64_t next_tsc;
+	uint64_t ev_dropped;		/* switches in blocks the worker dropped (lost output full) */
+	uint64_t ev_lost[OPF_LOST_NREASONS];	/* --ev-lost: events lost with no record */
 };
 static struct percore *pc_;
 
@@ -460,9 +463,14 @@ static void drop_block(uint32_t core, uint64_t seq, const uint8_t *body, uint32_
 	c->delivered -= samples;
 	c->blocks_dropped++;
 	session_blocks_dropped++;
-	for (uint32_t off = 0; off < n; off += ((const struct opf_rec *)(body + off))->len)
-		if (((const struct opf_rec *)(body + off))->type == OPF_LOST)
+	for (uint32_t off = 0; off < n; off += ((const struct opf_rec *)(body + off))->len) {
+		uint16_t type = ((const struct opf_rec *)(body + off))->type;
+
+		if (type == OPF_LOST)
 			put(core, body + off, ((const struct opf_rec *)(body + off))->len);
+		c->ev_dropped += type == OPF_SWITCH || type == OPF_SWITCH_SHORT ||
+				 type == OPF_SWITCH_SAME;
+	}
 	if (bs->fate == F_UNLISTED) {
 		c->blocks_unlisted++;
 		c->unlisted_samples += samples;	/* told by one OPF_D_UNLISTED drop at the end */
@@ -652,20 +660,28 @@ static int same_as_before(size_t i, const uint64_t *full)
 	       !memcmp(f->frames, w->frames, 8 * (size_t)w->nframes);
 }
 
-/* The -E switches (given in time order) into their cores' blocks, with OPF_S_SCHED's totals. */
-static void emit_switches(void)
+/*
+ * The -E switches (given in time order) due by tsc into their cores' blocks, as the kernel
+ * writes them: among the samples, in time order. The rest by the end (UINT64_MAX).
+ */
+static void emit_switches(uint64_t tsc)
 {
 	static uint64_t full[MAXLIST];
+	static size_t next;
 
-	for (size_t i = 0; i < nswitches; i++) {
+	for (; next < nswitches; next++) {
+		size_t i = next;
 		const struct switchspec *w = &switches[i];
 		struct { struct opf_switch r; uint64_t frames[OPF_MAX_DEPTH + 1]; } rf;
 		struct opf_switch r = { { OPF_SWITCH, 0, opf_switch_len(w->nframes) },
 					(uint16_t)w->core, (uint16_t)w->why, w->nframes, 0, w->prev,
 					w->next, 0, 0, 0, 0, 0, 0, { 0 } };
-		uint64_t *in_at, *cpu = cpu_of(w->prev, &in_at);
+		uint64_t *in_at, *cpu;
 
 		r.tsc = opt.tsc_hz + w->us * (opt.tsc_hz / 1000000);
+		if (r.tsc > tsc)
+			return;
+		cpu = cpu_of(w->prev, &in_at);
 		*cpu += r.tsc - *in_at;
 		r.prev_cpu = *cpu;
 		memcpy(r.name, w->name, strlen(w->name));
@@ -691,7 +707,12 @@ static void emit_sched_end(uint32_t core)
 
 	for (size_t i = 0; i < nswitches; i++)
 		e.written[OPF_EV_SWITCH] += switches[i].core == core;
+	e.lost[OPF_LOST_OUTPUT_FULL] = pc_[core].ev_dropped;
 	e.taken = e.written[OPF_EV_SWITCH];
+	for (int r = 0; r < OPF_LOST_NREASONS; r++) {
+		e.lost[r] += pc_[core].ev_lost[r];
+		e.taken += pc_[core].ev_lost[r];
+	}
 	put(stream_writer(), &e, sizeof(e));
 }
 
@@ -713,6 +734,7 @@ static void emit_sample(uint32_t core, uint32_t tid, uint16_t flags, const uint6
 	c->next_tsc += (c->final_hz ? opt.tsc_hz / c->final_hz : period()) * gap;
 	c->missed += gap - 1;
 	u.s.tsc = c->next_tsc;
+	emit_switches(u.s.tsc);
 	u.s.pc = addr[0];
 	memcpy(u.s.frames, addr + 1, 8u * nf);
 	put(core, &u, u.s.h.len);
@@ -876,6 +898,7 @@ static void emit_end(void)
 	struct opf_session_end e = { { OPF_SESSION_END, 0, OPF_SESSION_END_V1_LEN }, now_tsc(), 0,
 				     session_blocks_dropped, 0, opt.marks_lost };
 
+	emit_switches(UINT64_MAX);
 	for (uint32_t i = 0; i < opt.cores && !opt.discard; i++)
 		push(i);
 	if (opt.version >= 2 && opt.snapshots && !opt.discard && window_left())
@@ -933,6 +956,10 @@ static void usage(void)
 		"                      events (OPF_S_SCHED); WHY 0, 1 and 6 without a NAME or a\n"
 		"                      stack are written as OPF_SWITCH_SHORT, as the kernel does\n"
 		"  --long-switches     every -E as an OPF_SWITCH (as kernels before the short one)\n"
+		"  --ev-lost CORE:REASON:N   N scheduler events of CORE lost for REASON 0..3 (only\n"
+		"                      OPF_SCHED_END says so: as the kernel counts them)\n"
+		"  --sequential        each -S's samples in a row (its core's time runs on), not one\n"
+		"                      of each spec a round\n"
 		"  --same-switches     a blocking -E whose thread's last OPF_SWITCH in the block has\n"
 		"                      the same reason, name and stack as OPF_SWITCH_SAME (as the\n"
 		"                      kernel's stack cache writes it)\n"
@@ -966,7 +993,8 @@ static void pair(const char *arg, uint32_t *core, uint64_t *n)
 
 enum { O_OVER = 256, O_TAKEN, O_DELIV, O_THROTTLE, O_UNKNOWN, O_SNAP, O_PAUSE, O_NOCE, O_NOSE,
        O_TSCHZ, O_MISSED, O_V1END, O_V1, O_DROP, O_UNLISTED, O_BREAK, O_RESUMED, O_DISCARD,
-       O_LOSTBIAS, O_NMI, O_MARKSLOST, O_CLOCK, O_LONGSW, O_SAMESW, O_BUILDID };
+       O_LOSTBIAS, O_NMI, O_MARKSLOST, O_CLOCK, O_LONGSW, O_SAMESW, O_BUILDID, O_EVLOST,
+       O_SEQ };
 
 /* Options whose meaning depends on -c are kept and applied after the whole line is read. */
 struct deferred_opt {
@@ -1068,6 +1096,18 @@ static void block_opt(int kind, const char *a)
 	nbspecs++;
 }
 
+/* --ev-lost CORE:REASON:N */
+static void ev_lost_opt(const char *a)
+{
+	uint32_t core, reason;
+	uint64_t n;
+
+	if (sscanf(a, "%u:%u:%" SCNu64, &core, &reason, &n) != 3 || core >= opt.cores ||
+	    reason >= OPF_LOST_NREASONS)
+		die("bad --ev-lost '%s' (CORE:REASON:N, use -c before it)", a);
+	pc_[core].ev_lost[reason] += n;
+}
+
 static void apply_deferred(void)
 {
 	uint32_t core;
@@ -1087,6 +1127,7 @@ static void apply_deferred(void)
 		case O_TAKEN: pair(a, &core, &n); pc_[core].taken_bias += n; break;
 		case O_DELIV: pair(a, &core, &n); pc_[core].delivered_bias += n; break;
 		case O_MISSED: pair(a, &core, &n); pc_[core].missed += n; break;
+		case O_EVLOST: ev_lost_opt(a); break;
 		}
 	}
 }
@@ -1136,6 +1177,7 @@ static int simple_opt(int ch, const char *a)
 	case O_LONGSW: opt.long_switches = 1; return 1;
 	case O_SAMESW: opt.same_switches = 1; return 1;
 	case O_BUILDID: opt.build_id = a; return 1;
+	case O_SEQ: opt.sequential = 1; return 1;
 	}
 	return 0;
 }
@@ -1155,7 +1197,8 @@ static const char *parse_options(int argc, char **argv, char **spec_args, size_t
 		{ "lost-bias", 1, NULL, O_LOSTBIAS }, { "nmi", 0, NULL, O_NMI },
 		{ "marks-lost", 1, NULL, O_MARKSLOST }, { "clock", 1, NULL, O_CLOCK },
 		{ "long-switches", 0, NULL, O_LONGSW }, { "same-switches", 0, NULL, O_SAMESW },
-		{ "build-id", 1, NULL, O_BUILDID },
+		{ "build-id", 1, NULL, O_BUILDID }, { "ev-lost", 1, NULL, O_EVLOST },
+		{ "sequential", 0, NULL, O_SEQ },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *elfpath = NULL;
@@ -1239,6 +1282,10 @@ static void emit_samples(void)
 		progress.total += left[i] = specs[i].count;
 	progress.unknown_every = opt.unknown ? progress.total / opt.unknown + 1 : 0;
 	progress.snap_every = opt.snapshots ? progress.total / opt.snapshots + 1 : 0;
+	for (size_t i = 0; i < nspecs && opt.sequential; i++)	/* each spec's samples in a row */
+		for (; left[i]; left[i]--)
+			emit_next(specs[i].core, specs[i].tid, specs[i].flags, specs[i].addr,
+				  specs[i].naddr, specs[i].gap);
 	while (any) {
 		any = 0;
 		for (size_t i = 0; i < nspecs; i++) {
@@ -1287,7 +1334,6 @@ int main(int argc, char **argv)
 	writers_init();
 	emit_session();
 	emit_threads();
-	emit_switches();
 	emit_samples();
 	if (!progress.middle_done)
 		emit_middle();

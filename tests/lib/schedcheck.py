@@ -46,12 +46,12 @@ check("MISMATCH" not in stats and "not checked" not in stats,
       "--stats: every core's events add up and its switches continue")
 check(re.search(r"flags 0x[0-9a-f]*[4567cdef]\b", stats) is not None, "session flag OPF_S_SCHED")
 
-# --wall rows: tid name core time on on% samples% runnable% blocked% sleep% rendez% qlock%
-# io% unknown% kernel
+# --wall rows: tid name core time on on% samples% ± runnable% blocked% sleep% rendez% qlock%
+# io% unknown% kernel (± is the samples column's half-width, in points: left out here)
 wall = run("--wall", sched)
 rows = {}
-for m in re.finditer(r"(?m)^ +(\d+) (\S+) +(\d+) +([\d.]+) +([\d.]+) +" + r"([\d.]+)% +" * 9
-                     + r"([\d.-]+)$", wall):
+for m in re.finditer(r"(?m)^ +(\d+) (\S+) +(\d+) +([\d.]+) +([\d.]+) +([\d.]+)% +([\d.]+)% +"
+                     r"[\d.]+ +" + r"([\d.]+)% +" * 7 + r"([\d.-]+)$", wall):
     g = m.groups()
     rows.setdefault(g[1], []).append([float(x) if x != "-" else None for x in g[3:]])
 print(wall)
@@ -124,13 +124,15 @@ check("[qlock lockpair]" in svg and "duty_step" in svg, "--offcpu --flame draws 
 # busy and idle, duty's spans stop for "sleep" about 100 times, the page draws duty's spans.
 run("--trace", share + "/t.json", "--timeline", share + "/t.html", sched)
 ev = json.load(open(share + "/t.json"))["traceEvents"]
-for m in re.finditer(r"(?m)^ +(\d+) +([\d.]+) +[\d.]+% +([\d.]+) +[\d.]+%$", wall):
+for m in re.finditer(r"(?m)^ +(\d+) +([\d.]+) +[\d.]+% +([\d.]+) +[\d.]+% +([\d.]+) +[\d.]+%$",
+                     wall):
     core, busy, idle = int(m.group(1)), float(m.group(2)), float(m.group(3))
     got = {c: sum(e["dur"] for e in ev if e["ph"] == "X" and e["tid"] == core and
                   e["cat"] == c) / 1e3 for c in ("thread", "idle")}
     check(abs(got["thread"] - busy) < 0.01 and abs(got["idle"] - idle) < 0.01,
           f"--trace core {core}: spans busy {got['thread']:.3f} idle {got['idle']:.3f} ms, "
           f"--wall {busy} / {idle}")
+    check(float(m.group(4)) == 0, f"core {core}: no unknown time (no event lost)")
 sleeps = [e for e in ev if e["ph"] == "X" and e["args"]["thread"] == "duty" and
           e["args"]["stopped"] == "sleep"]
 check(99 <= len(sleeps) <= 101, f"--trace: duty stopped to sleep {len(sleeps)} times: 100")

@@ -4,8 +4,8 @@
  * Called by opreport.c's files[] table after sched_analyze.
  *
  * Each session is a process (pid = session number) whose threads are its cores (tid = core):
- * one complete event ("ph":"X") per span a core ran a thread (cat "thread") or idled (cat
- * "idle"), ts and dur in microseconds from the session's start; the profiler's marks are
+ * one complete event ("ph":"X") per span a core ran a thread (cat "thread"), idled (cat
+ * "idle") or did what no event says (cat "unknown": a gap in its events), ts and dur in microseconds from the session's start; the profiler's marks are
  * instant events ("ph":"i", cat "profiler") on their core, or process-wide, and snapshot
  * dumps complete events on a row of their own (tid = ncores, "profiler").
  */
@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "export/export.h"
+#include "model/sched_gaps.h"
 #include "model/spans.h"
 
 struct trace {
@@ -59,16 +60,19 @@ static void meta(struct trace *t, const char *what, uint32_t tid, const char *na
 static int span(void *arg, uint32_t core, const struct tspan *sp)
 {
 	struct trace *t = arg;
-	const char *name = sp->tid ? profile_thread_label(t->p, sp->tid) : "idle";
+	int unknown = sp->tid == TSPAN_UNKNOWN, thread = sp->tid && !unknown;
+	const char *name = unknown ? "unknown" : thread ? profile_thread_label(t->p, sp->tid) :
+			   "idle";
 	char why[96], label[128];
 
-	snprintf(label, sizeof(label), sp->tid ? "%s (tid %" PRIu32 ")" : "%s", name, sp->tid);
+	snprintf(label, sizeof(label), thread ? "%s (tid %" PRIu32 ")" : "%s", name, sp->tid);
 	fprintf(next(t), "{\"name\":");
 	json_str(t->out, label);
 	fprintf(t->out, ",\"cat\":\"%s\",\"ph\":\"X\",\"pid\":%" PRIu32 ",\"tid\":%" PRIu32
-		",\"ts\":%.3f,\"dur\":%.3f,\"args\":{\"tid\":%" PRIu32 ",\"thread\":",
-		sp->tid ? "thread" : "idle", t->si + 1, core, timeline_us(t->s, sp->t0),
-		timeline_us(t->s, sp->t1) - timeline_us(t->s, sp->t0), sp->tid);
+		",\"ts\":%.3f,\"dur\":%.3f,\"args\":{\"tid\":%" PRId64 ",\"thread\":",
+		unknown ? "unknown" : thread ? "thread" : "idle", t->si + 1, core,
+		timeline_us(t->s, sp->t0), timeline_us(t->s, sp->t1) - timeline_us(t->s, sp->t0),
+		unknown ? (int64_t)-1 : (int64_t)sp->tid);
 	json_str(t->out, name);
 	fputs(",\"stopped\":", t->out);
 	json_str(t->out, timeline_why(sp, why, sizeof(why)));
@@ -97,13 +101,21 @@ static int mark(void *arg, const struct tmark *m)
 	return 0;
 }
 
-/* Session si's rows, spans and marks. */
+/* Session si's rows, spans and marks; a session with unknown time says so (a label on its
+ * process, and on stderr). */
 static void session(struct trace *t)
 {
-	char name[160];
+	char name[160], warn[512];
 
 	snprintf(name, sizeof(name), "session %" PRIu32, t->si + 1);
 	meta(t, "process_name", 0, name);
+	if (sched_unknown_text(t->s, t->si, warn, sizeof(warn))) {
+		char label[540];
+
+		snprintf(label, sizeof(label), "WARNING: %s", warn);
+		meta(t, "process_labels", 0, label);
+		fprintf(stderr, "opreport: warning: --trace: %s\n", warn);
+	}
 	for (uint32_t k = 0; k <= t->s->ncores; k++) {
 		uint64_t missed = k < t->s->ncores ? timeline_missed(t->p, t->si, k) : 0;
 

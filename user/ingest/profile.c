@@ -46,6 +46,20 @@ static void saw_tsc(struct profile *p, uint64_t tsc)
 		s->last_tsc = tsc;
 }
 
+/* A record of the open block's core at tsc, in the core's order of time: the block's extent. */
+static void blk_time(struct session *s, uint64_t tsc)
+{
+	struct blk *b;
+
+	if (s->open_writer < 0 || (uint32_t)s->open_writer >= s->hdr.ncores)
+		return;
+	b = &s->writers[s->open_writer].b[s->writers[s->open_writer].n - 1];
+	if (!b->t0 || tsc < b->t0)
+		b->t0 = tsc;
+	if (tsc > b->t1)
+		b->t1 = tsc;
+}
+
 /*
  * Every handler has the parser's signature; most never fail with a reason of their own, so
  * err and errlen are marked unused once here.
@@ -210,6 +224,7 @@ HANDLER(on_sample)
 		return -1;
 	c->periods += w;
 	saw_tsc(p, h->tsc);
+	blk_time(s, h->tsc);
 	if (s->have_end)
 		s->after_end++;
 	p->samples++;
@@ -219,7 +234,7 @@ HANDLER(on_sample)
 	p->reported++;
 	if (p->hook && p->hook(p->hook_arg, s, h, v->tail, w))
 		return -1;
-	if ((s->hdr.flags & OPF_S_SCHED) && sched_sample(&p->sched, h))
+	if ((s->hdr.flags & OPF_S_SCHED) && sched_sample(&p->sched, h, w))
 		return -1;
 	return stacks_add(&p->stacks, h->tid, h->core, stack_cut(h->h.flags), w, h->pc, v->tail,
 			  h->nframes);
@@ -245,7 +260,12 @@ HANDLER(on_thread)
 HANDLER(on_sched)
 {
 	struct profile *p = arg;
+	uint16_t type = v->r->h.type;
 
+	if (type == OPF_SWITCH || type == OPF_SWITCH_SHORT || type == OPF_SWITCH_SAME)
+		blk_time(cur(p), v->r->sw.tsc);
+	else if (type == OPF_LOCKWAIT)
+		blk_time(cur(p), v->r->lockwait.tsc);
 	return sched_add(&p->sched, v, err, errlen);
 }
 
@@ -259,6 +279,7 @@ HANDLER(on_lost)
 	if (v->version >= 2 && l->reason == OPF_LOST_OUTPUT_FULL)
 		cur(p)->lost_full_recs++;
 	saw_tsc(p, l->tsc);
+	blk_time(cur(p), l->tsc);
 	return 0;
 }
 
@@ -304,6 +325,7 @@ HANDLER(on_throttle)
 	p->nthr++;
 	cur(p)->cores[t->core].hz = t->new_hz;	/* the periods of its next samples */
 	saw_tsc(p, t->tsc);
+	blk_time(cur(p), t->tsc);
 	return 0;
 }
 
@@ -365,6 +387,7 @@ HANDLER(on_mark)
 		if (v->version < 2 || k == v->r->mark.core)
 			core_mark(&s->cores[k], v->r->h.type, v->r->mark.tsc);
 	saw_tsc(p, v->r->mark.tsc);
+	blk_time(s, v->r->mark.tsc);
 	return sched_mark(&p->sched, v->r->h.type, v->r->mark.tsc,
 			  v->version < 2 ? SMARK_ALL : (uint16_t)v->r->mark.core);
 }
@@ -394,7 +417,8 @@ HANDLER(on_block)
 		c->last_seq = b->seq;
 		c->have_seq = 1;
 	}
-	w->b[w->n++] = (struct blk){ b->seq, v->off, b->samples, b->bytes, 0, 0, 0, b->h.flags };
+	w->b[w->n++] = (struct blk){ b->seq, v->off, b->samples, b->bytes, 0, 0, 0, b->h.flags,
+				     0, 0 };
 	s->open_writer = (int32_t)wi;
 	if (wi < s->hdr.ncores)
 		sched_block(&p->sched, wi, (b->h.flags & OPF_B_PARTIAL) != 0);

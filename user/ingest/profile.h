@@ -46,6 +46,10 @@ struct blk {
 	uint32_t bytes;		/* bytes up to the next block, its OPF_BLOCK included */
 	uint32_t foreign;	/* samples of another core in a core's block */
 	uint16_t flags;		/* OPF_B_* */
+	uint64_t t0, t1;	/* a core's block: the first and last time of the records its
+				   core wrote in time order (samples, switches, lock waits, marks,
+				   losses, throttles; not wake-ups, which carry the waker's time);
+				   0: none. What the block's loss would leave unknown. */
 };
 
 /* The blocks of one writer (a core, or the stream's own) in stream order. */

@@ -9,13 +9,16 @@
 
 #include "ingest/profile.h"
 
-/* Core runs tid (0: idle) over [t0, t1), TSC ticks; end: the switch that ended it, or NULL
- * when it still ran at the session's end. */
+/* Core runs tid (0: idle; TSPAN_UNKNOWN: no event covers that time) over [t0, t1), TSC
+ * ticks; end: the switch that ended it, or NULL when it still ran at the session's end, or
+ * when a gap in the core's events began (cut). */
 struct tspan {
 	uint64_t t0, t1;
 	uint32_t tid;
+	int cut;
 	const struct sev *end;
 };
+#define TSPAN_UNKNOWN	SEV_NOBODY
 
 enum tmark_kind { TM_PAUSE, TM_RESUME, TM_THROTTLE, TM_SNAPSHOT, TM_MISSED };
 
@@ -34,13 +37,14 @@ typedef int (*tmark_fn)(void *arg, const struct tmark *m);
 
 /* 1 when p has a session with events; else says so on stderr (naming opt) and returns 0. */
 int timeline_check(const struct profile *p, const char *opt);
-/* Each span of core k of session s, in time order; stops at fn's first nonzero return. */
+/* Each span of core k of session s, in time order, start to end (the replay's: unknown time
+ * included); stops at fn's first nonzero return. */
 int timeline_spans(const struct sched_sess *s, uint32_t k, tspan_fn fn, void *arg);
 /* Each mark of session si (pauses, resumes, throttles, snapshot dumps, missed periods). */
 int timeline_marks(const struct profile *p, uint32_t si, tmark_fn fn, void *arg);
 
 /* Why sp's thread stopped, in words ("preempted", "qlock biglock held by tid 7", "running at
- * the end"); "" for an idle span. */
+ * the end"); "" for an idle or unknown span. */
 const char *timeline_why(const struct tspan *sp, char *buf, size_t n);
 /* Timer periods core k missed, as its OPF_CORE_END says (0 when it does not). */
 uint64_t timeline_missed(const struct profile *p, uint32_t si, uint32_t k);

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "model/sched_gaps.h"
 #include "text/text.h"
 #include "util/textfmt.h"
 
@@ -59,18 +60,27 @@ static uint64_t blocked_sum(const struct sthread *t)
 	return b;
 }
 
+/*
+ * One thread's row: its time in the session (its life) and, as percents of it, on a CPU by
+ * the switches and by its samples (their weights, over the time its core's events cover)
+ * with the samples' 95% half-width, runnable, blocked by reason, unknown.
+ */
 static void wall_thread(const struct ctx *c, const struct sched_sess *s, const struct sthread *t,
 			FILE *out)
 {
 	uint64_t life = t->last - t->first;
+	double smp = life ? 100.0 * (double)t->check.on_periods * (double)s->period / (double)life
+			  : 0;
+	/* the half-width is of a share of the core's known time: in points of the life */
+	double hw = life ? t->check.hw * (double)t->check.known / (double)life : 0;
 
-	fprintf(out, "  %5u %-14.14s %4u %9.3f %9.3f %6.2f%% %6.2f%% %6.2f%% %6.2f%% %6.2f%% "
-		"%6.2f%% %6.2f%% %6.2f%% %6.2f%%  ", t->tid, profile_thread_label(c->p, t->tid),
-		t->core, sched_ms(s, life), sched_ms(s, t->on), pct(t->on, life),
-		pct(t->samples * s->period, life), pct(t->runnable, life),
-		pct(blocked_sum(t), life), pct(t->blocked[OPF_WHY_SLEEP], life),
-		pct(t->blocked[OPF_WHY_RENDEZ], life), pct(t->blocked[OPF_WHY_QLOCK], life),
-		pct(t->blocked[OPF_WHY_IO], life), pct(t->unknown, life));
+	fprintf(out, "  %5u %-14.14s %4u %9.3f %9.3f %6.2f%% %6.2f%% %5.2f %6.2f%% %6.2f%% "
+		"%6.2f%% %6.2f%% %6.2f%% %6.2f%% %6.2f%%  ", t->tid,
+		profile_thread_label(c->p, t->tid), t->core, sched_ms(s, life), sched_ms(s, t->on),
+		pct(t->on, life), smp, hw, pct(t->runnable, life), pct(blocked_sum(t), life),
+		pct(t->blocked[OPF_WHY_SLEEP], life), pct(t->blocked[OPF_WHY_RENDEZ], life),
+		pct(t->blocked[OPF_WHY_QLOCK], life), pct(t->blocked[OPF_WHY_IO], life),
+		pct(t->unknown, life));
 	if (t->created && t->exited)
 		fprintf(out, "%9.3f\n", sched_ms(s, t->kcpu));
 	else
@@ -86,6 +96,30 @@ static int by_on(const void *a, const void *b)
 	return x->tid < y->tid ? -1 : x->tid > y->tid;
 }
 
+void sched_unknown_line(const struct sched_sess *s, uint32_t si, FILE *out)
+{
+	char buf[512];
+
+	if (sched_unknown_text(s, si, buf, sizeof(buf)))
+		fprintf(out, "WARNING: %s\n", buf);
+}
+
+/* Per core: busy, idle and unknown time (no event covers it) of the session. */
+static void wall_cores(const struct sched_sess *s, uint32_t si, FILE *out)
+{
+	uint64_t len = s->end - s->start;
+
+	fprintf(out, "\nPer core, session %u\n  core   busy ms   busy%%   idle ms   idle%% "
+		"unknown ms unknown%%\n", si + 1);
+	for (uint32_t k = 0; k < s->ncores; k++) {
+		const struct sched_core *sc = &s->cores[k];
+
+		fprintf(out, "  %4u %9.3f %6.2f%% %9.3f %6.2f%% %10.3f %7.2f%%\n", k,
+			sched_ms(s, sc->busy), pct(sc->busy, len), sched_ms(s, sc->idle),
+			pct(sc->idle, len), sched_ms(s, sc->unknown), pct(sc->unknown, len));
+	}
+}
+
 int report_wall(const struct ctx *c, FILE *out)
 {
 	for (uint32_t i = 0; i < c->p->sched.nsess; i++) {
@@ -96,20 +130,13 @@ int report_wall(const struct ctx *c, FILE *out)
 		qsort(s->thr, s->nthr, sizeof(*s->thr), by_on);
 		fprintf(out, "Wall time per thread, session %u (%.3f ms): percent of each thread's "
 			"time in the session\n", i + 1, sched_ms(s, s->end - s->start));
-		fprintf(out, "    tid name           core   time ms     on ms  on-cpu samples runnable"
-			"  blocked   sleep  rendez   qlock      io unknown  kernel ms\n");
+		sched_unknown_line(s, i, out);
+		fprintf(out, "    tid name           core   time ms     on ms  on-cpu samples     ± "
+			"runnable  blocked   sleep  rendez   qlock      io unknown  kernel ms\n");
 		for (uint32_t k = 0; k < s->nthr; k++)
 			if (s->thr[k].tid)
 				wall_thread(c, s, &s->thr[k], out);
-		fprintf(out, "\nPer core, session %u\n  core   busy ms   busy%%   idle ms   idle%%\n",
-			i + 1);
-		for (uint32_t k = 0; k < s->ncores; k++) {
-			const struct sched_core *sc = &s->cores[k];
-			uint64_t len = s->end - s->start;
-
-			fprintf(out, "  %4u %9.3f %6.2f%% %9.3f %6.2f%%\n", k, sched_ms(s, sc->busy),
-				pct(sc->busy, len), sched_ms(s, sc->idle), pct(sc->idle, len));
-		}
+		wall_cores(s, i, out);
 	}
 	return 0;
 }
@@ -195,6 +222,22 @@ static void reason(const struct ctx *c, const struct sev *e, char *buf, size_t n
 		snprintf(buf, n, "%s", sched_why_name(e->why));
 }
 
+/* Stretches a gap in their core's events ended: counted to where the gap began. */
+static void offcpu_cut_line(const struct sched_sess *s, FILE *out)
+{
+	uint64_t t = 0;
+	uint32_t n = 0;
+
+	for (uint32_t i = 0; i < s->noff; i++)
+		if (s->off[i].cut) {
+			n++;
+			t += s->off[i].total;
+		}
+	if (n)
+		fprintf(out, "WARNING: %u stretch(es), %.3f ms, counted only to where their core's "
+			"events stop (their end is not known)\n", n, sched_ms(s, t));
+}
+
 static int offcpu_session(const struct ctx *c, struct sched_sess *s, uint32_t si, FILE *out)
 {
 	uint32_t n, lim;
@@ -209,6 +252,8 @@ static int offcpu_session(const struct ctx *c, struct sched_sess *s, uint32_t si
 	lim = ctx_limit(c, n);
 	fprintf(out, "Off-CPU time by reason, thread and stack, session %u (%.3f ms in all; "
 		"blocked: until woken, the rest runnable)\n", si + 1, sched_ms(s, all));
+	sched_unknown_line(s, si, out);
+	offcpu_cut_line(s, out);
 	fprintf(out, "  off ms       %%  blocked ms  count   max ms  reason               thread"
 		"          stack (innermost first)\n");
 	for (uint32_t i = 0; i < lim; i++) {
