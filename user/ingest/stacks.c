@@ -104,6 +104,7 @@ static int add_one(struct stacks *t, const struct stack_pending *p)
 		if (t->tab[j].hash == p->hash && same(s, p)) {
 			s->total++;
 			s->weight += p->weight;
+			s->weight2 += p->weight * p->weight;
 			stack_cores(s)[p->core]++;
 			stack_cores(s)[t->ncores + p->core] += p->weight;
 			return 0;
@@ -115,6 +116,7 @@ static int add_one(struct stacks *t, const struct stack_pending *p)
 		return -1;
 	s->total = 1;
 	s->weight = p->weight;
+	s->weight2 = p->weight * p->weight;
 	s->tid = p->tid;
 	s->naddr = (uint16_t)(p->nframes + 1);
 	s->nfids = 0;

@@ -12,6 +12,8 @@
 struct stack {
 	uint64_t total;		/* samples with exactly this key */
 	uint64_t weight;	/* the sampling periods they stand for (profile.c weighs them) */
+	uint64_t weight2;	/* the sum of each sample's weight squared (for a share's
+				   half-width: model/noise.h) */
 	uint32_t tid;
 	uint16_t naddr;		/* 1 + nframes: addr[0] is the pc, then return addresses */
 	uint16_t nfids;		/* entries in fids */

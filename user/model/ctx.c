@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "model/ctx.h"
+#include "model/noise.h"
 
 static int ctx_alloc(struct ctx *c)
 {
@@ -19,7 +20,10 @@ static int ctx_alloc(struct ctx *c)
 	c->incl = calloc(nf, sizeof(uint64_t));
 	c->self_core = calloc(nf * nc, sizeof(uint64_t));
 	c->incl_core = calloc(nf * nc, sizeof(uint64_t));
-	return c->self && c->incl && c->self_core && c->incl_core ? 0 : -1;
+	c->self_w2 = calloc(nf, sizeof(double));
+	c->incl_w2 = calloc(nf, sizeof(double));
+	return c->self && c->incl && c->self_core && c->incl_core && c->self_w2 && c->incl_w2 ?
+	       0 : -1;
 }
 
 /* Add v[k] to row f of a per-core table. */
@@ -42,15 +46,19 @@ int ctx_aggregate(struct ctx *c)
 		return -1;
 	}
 	c->total = c->samples = c->periods = 0;
+	c->total_w2 = 0;
 	for (size_t i = 0; i < t->n; i++) {
 		struct stack *s = t->list[i];
 		const uint64_t *pc = stack_values(c, s);
 		uint64_t v = stack_value(c, s);
+		double v2 = stack_value2(c, s);
 
 		c->samples += s->total;
 		c->periods += s->weight;
 		c->total += v;
+		c->total_w2 += v2;
 		c->self[s->fids[0]] += v;
+		c->self_w2[s->fids[0]] += v2;
 		add_cores(c->self_core, s->fids[0], pc, nc);
 		for (uint16_t j = 0; j < s->nfids; j++) {
 			uint32_t f = s->fids[j];
@@ -59,6 +67,7 @@ int ctx_aggregate(struct ctx *c)
 				continue;	/* recursion: count once per sample */
 			stamp[f] = (uint32_t)(i + 1);
 			c->incl[f] += v;
+			c->incl_w2[f] += v2;
 			add_cores(c->incl_core, f, pc, nc);
 		}
 	}
@@ -72,6 +81,13 @@ void ctx_free(struct ctx *c)
 	free(c->incl);
 	free(c->self_core);
 	free(c->incl_core);
+	free(c->self_w2);
+	free(c->incl_w2);
+}
+
+double ctx_hw(const struct ctx *c, uint64_t v, double v2)
+{
+	return noise_hw((double)v, (double)c->total, v2, c->total_w2);
 }
 
 /* qsort has no argument for the comparison: the key and names of the current ranking. */

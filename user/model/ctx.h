@@ -26,6 +26,8 @@ struct ctx {
 	uint64_t *incl;		/* per function: samples with it anywhere, once per sample */
 	uint64_t *self_core;	/* [f * ncores + c] */
 	uint64_t *incl_core;
+	double *self_w2, *incl_w2;	/* per function: its samples' squared weights (self, anywhere) */
+	double total_w2;	/* of all samples: what a share's half-width needs (model/noise.h) */
 	struct perf_samples *perf;	/* --perf-data: the samples kept while reading */
 };
 
@@ -34,6 +36,16 @@ static inline uint64_t stack_value(const struct ctx *c, const struct stack *s)
 {
 	return c->o->by_samples ? s->total : s->weight;
 }
+
+/* The sum of the squares of what its samples count (each 1 with --weight samples). */
+static inline double stack_value2(const struct ctx *c, const struct stack *s)
+{
+	return c->o->by_samples ? (double)s->total : (double)s->weight2;
+}
+
+/* The 95% half-width, in points, of the share v of the report's total whose samples' squares
+ * add up to v2 (model/noise.h). */
+double ctx_hw(const struct ctx *c, uint64_t v, double v2);
 
 static inline const uint64_t *stack_values(const struct ctx *c, struct stack *s)
 {

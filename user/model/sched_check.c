@@ -9,18 +9,18 @@
  *			unknown time checks nothing.
  *	each core and	the share of the known time on a CPU by the switches (a core: busy;
  *	thread		a thread: on its core) against the share of the sample weights there
- *			that are its. How far apart they may be, in periods of the core:
- *			SCHED_CHECK_SIGMAS standard deviations, plus SCHED_CHECK_SLACK, plus
- *			the periods late samples stand for where another thread (or idle) ran
- *			too: a late sample puts them all where it landed (interrupts held off
- *			in timer mode, a virtual CPU not running). The variance is the
- *			samples' (model/noise.h) plus, since ticks are periodic, each on-CPU
- *			span's: l periods long, it takes floor(l) or floor(l) + 1 ticks, a
- *			variance of frac(l) (1 - frac(l)). By timer a span may lose or gain a
- *			whole tick besides: the switches run with interrupts off, and a tick
- *			held off there lands after them, in the next span -- one period a span.
- *			Time credited to the wrong state (a gap counted as the state before
- *			it) makes the two disagree by far more.
+ *			that are its. The kernel's ticks are periodic, so a span of l periods
+ *			takes floor(l) or floor(l) + 1 of them: a variance of frac(l)(1 -
+ *			frac(l)) a span (not a binomial's, which the "±" of a share assumes and
+ *			which is far wider). How far the two may be apart, in periods of the
+ *			core: SCHED_CHECK_SIGMAS standard deviations of that, plus
+ *			SCHED_CHECK_SLACK, plus the periods late samples stand for where
+ *			another thread (or idle) ran too -- a late sample puts them all where
+ *			it landed (interrupts held off in timer mode, a virtual CPU not running)
+ *			-- and, by timer, one a span: the switches run with interrupts off, and
+ *			a tick held off there lands after them, in the next span. Time credited
+ *			to the wrong state (a gap counted as the state before it) makes the two
+ *			disagree by far more.
  */
 #include <math.h>
 
@@ -44,23 +44,17 @@ static double span_var(const struct sched_sess *s, uint64_t d)
 	return f * (1 - f);
 }
 
-/* c's shares and verdict (its sums filled). */
+/* c's shares and verdict (its sums filled): the samples' half-width as of any share
+ * (model/noise.h); the tolerance of periodic ticks (the file's opening comment). */
 static void verdict(struct timecheck *c)
 {
-	double n = (double)c->periods, var, tol;
+	double n = (double)c->periods, tol;
 
 	c->share_sw = c->known ? 100.0 * (double)c->on / (double)c->known : 0;
 	c->share_smp = c->periods ? 100.0 * (double)c->on_periods / n : 0;
-	if (!c->periods) {
-		c->hw = 0;
-		c->bad = 0;
-		return;
-	}
-	/* noise_var is in squared points of a share of n: in squared periods, plus the spans' */
-	var = noise_var((double)c->on_periods, n, c->on_sw2, c->sw2) * n * n / 1e4 + c->var_span;
-	c->hw = 100.0 * NOISE_Z95 * sqrt(var) / n;
-	tol = SCHED_CHECK_SIGMAS * sqrt(var) + SCHED_CHECK_SLACK + c->slack;
-	c->bad = fabs(c->share_sw - c->share_smp) * n / 100.0 > tol;
+	c->hw = noise_hw((double)c->on_periods, n, c->on_sw2, c->sw2);
+	tol = SCHED_CHECK_SIGMAS * sqrt(c->var_span) + SCHED_CHECK_SLACK + c->slack;
+	c->bad = c->periods && fabs(c->share_sw - c->share_smp) * n / 100.0 > tol;
 }
 
 /* Core k's spans: each thread's and the core's busy runs, for their variance. */
@@ -130,7 +124,8 @@ static void check_core(struct sched_sess *s, uint32_t k, uint32_t *j)
 		struct sthread *t;
 		double w = (double)m->w;
 
-		while (sp < c->nspans && c->spans[sp].t1 <= m->tsc)
+		while (sp < c->nspans && c->spans[sp].t1 <= m->tsc &&
+		       !(sp + 1 == c->nspans && m->tsc == s->end))	/* the end's own tick */
 			sp++;
 		if (sp == c->nspans || m->tsc < c->spans[sp].t0 || c->spans[sp].tid == SEV_NOBODY) {
 			prev = 0;	/* in no span (past the end), or unknown time */

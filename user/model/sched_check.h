@@ -8,8 +8,8 @@
 
 #include "ingest/events.h"
 
-/* How far the two shares may be apart: this many standard deviations of the samples' share,
- * plus SCHED_CHECK_SLACK periods (a switch splits a period between two threads). */
+/* How far the two shares may be apart: this many standard deviations of periodic ticks,
+ * plus SCHED_CHECK_SLACK periods, plus what late samples may have moved (sched_check.c). */
 #define SCHED_CHECK_SIGMAS	4.0
 #define SCHED_CHECK_SLACK	3.0
 

@@ -106,8 +106,9 @@ static int time_checks(const struct profile *p, const struct sched_sess *s, FILE
 	int bad = 0;
 
 	fprintf(out, "  on a CPU, of the time the events cover: by the switches against the "
-		"samples (\u00b1: their 95%% half-width; ok within %.0f sd + %.0f periods)\n",
-		SCHED_CHECK_SIGMAS, SCHED_CHECK_SLACK);
+		"samples (\u00b1: their 95%% half-width; ok within %.0f sd of periodic ticks + %.0f "
+		"periods + the periods of late samples where another ran)\n", SCHED_CHECK_SIGMAS,
+		SCHED_CHECK_SLACK);
 	fprintf(out, "  %-26s %10s %10s %10s %6s  check\n", "core or thread", "known ms",
 		"switches", "samples", "\u00b1");
 	for (uint32_t k = 0; k < s->ncores; k++) {

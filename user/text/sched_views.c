@@ -396,9 +396,10 @@ static int locks_session(const struct ctx *c, struct sched_sess *s, uint32_t si,
 		l[nl - 1].max = e->x > l[nl - 1].max ? e->x : l[nl - 1].max;
 	}
 	qsort(l, nl, sizeof(*l), by_wait);
-	fprintf(out, "Lock contention, session %u: %u contended acquisitions of %u locks\n"
-		"  lock             kind   contentions  total wait ms  max wait ms  mean wait ms\n",
+	fprintf(out, "Lock contention, session %u: %u contended acquisitions of %u locks\n",
 		si + 1, n, nl);
+	sched_unknown_line(s, si, out);
+	fprintf(out, "  lock             kind   contentions  total wait ms  max wait ms  mean wait ms\n");
 	for (uint32_t k = 0; k < ctx_limit(c, nl); k++) {
 		const struct sev *e = &s->ev[ix[l[k].from]];
 		uint32_t cnt = l[k].to - l[k].from;
