@@ -77,7 +77,8 @@ check(len(shell) == 1 and shell[0][9] > 0, "the shell waited for 9P replies (io 
 
 locks = run("--locks", sched)
 print(locks)
-m = re.search(r"(?m)^  lockpair +qlock +(\d+) +([\d.]+) +([\d.]+) +([\d.]+)\n +holders: (.*)$",
+# lock kind waits not-done total max mean, then the holders each switch-out named
+m = re.search(r"(?m)^  lockpair +qlock +(\d+) +\d+ +([\d.]+) +([\d.]+) +([\d.]+)\n +holders[^:]*: (.*)$",
               locks)
 check(m is not None, "--locks has the qlock lockpair")
 if m:

@@ -256,6 +256,7 @@ void sched_free(struct sched_data *d)
 		free(d->sess[i].cores);
 		free(d->sess[i].thr);
 		free(d->sess[i].off);
+		free(d->sess[i].waits);
 		free(d->sess[i].marks);
 	}
 	free(d->sess);

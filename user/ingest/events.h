@@ -138,6 +138,21 @@ struct offcpu {
 	int cut;			/* ended by a gap: its true end is not known */
 };
 
+/*
+ * One wait for a lock (derived: model/lock_waits.c), from t0 to t1: acquired at t1 (done),
+ * or not by the session's end (then t1 is the end, or where a gap in its core's events began:
+ * cut). Inside another wait of the same thread (outer: that wait's ev), it is counted there.
+ */
+struct lwait {
+	uint64_t t0, t1;
+	uint64_t obj;			/* the lock */
+	uint32_t tid;
+	uint32_t ev;			/* its OPF_LOCKWAIT event, or (not done) its first switch-out */
+	uint32_t outer;			/* the ev of the wait it is inside, or UINT32_MAX */
+	uint16_t kind;			/* OPF_LK_QLOCK or OPF_LK_SPIN */
+	uint8_t done, cut;
+};
+
 /* A pause or resume mark of a session with events (for --timeline, --trace). */
 struct smark {
 	uint64_t tsc;
@@ -165,6 +180,8 @@ struct sched_sess {
 	uint32_t nthr, thrcap;
 	struct offcpu *off;
 	uint32_t noff, offcap;
+	struct lwait *waits;		/* every wait for a lock, by lock and thread */
+	uint32_t nwaits, waitcap;
 	struct smark *marks;
 	uint32_t nmarks, markcap;
 };

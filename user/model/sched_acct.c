@@ -27,6 +27,7 @@
 #include <string.h>
 
 #include "model/sched_acct.h"
+#include "model/lock_waits.h"
 #include "model/sched_check.h"
 #include "model/sched_gaps.h"
 
@@ -389,6 +390,8 @@ int sched_analyze(struct profile *p)
 			return -1;
 		core_times(s);
 		sched_check(s);
+		if (sched_lock_waits(s))
+			return -1;
 	}
 	return 0;
 }

@@ -4,9 +4,7 @@
  *			switches, and by the samples), runnable and blocked by reason; per
  *			core, busy and idle.
  *	--offcpu	time off a CPU by reason, thread and stack (switch-out to switch-in).
- *	--locks		per contended lock: contentions, total and longest wait, holders, the
- *			stacks that waited most.
- * Called by opreport.c after sched_analyze, with the symbols open.
+ * (--locks: sched_locks.c.) Called by opreport.c after sched_analyze, with the symbols open.
  */
 #include <inttypes.h>
 #include <stdlib.h>
@@ -20,7 +18,7 @@
  * The function at return address a (a frame: the innermost of its inlined chain), or the
  * one that starts at a (a function's address: the outermost, the function itself).
  */
-static const char *fname(const struct ctx *c, uint64_t a, int frame)
+const char *sched_fname(const struct ctx *c, uint64_t a, int frame)
 {
 	const struct frame *f;
 	uint32_t n = sym_frames(c->sym, frame && a ? a - 1 : a, a, &f);
@@ -31,7 +29,7 @@ static const char *fname(const struct ctx *c, uint64_t a, int frame)
 }
 
 /* Up to max frames of a stack, innermost first, skipping the scheduler's own. */
-static void print_stack(const struct ctx *c, const uint64_t *fr, unsigned n, int max, FILE *out)
+void sched_print_stack(const struct ctx *c, const uint64_t *fr, unsigned n, int max, FILE *out)
 {
 	static const char *const skip[] = { "switch_locked", "switch_and_finish",
 					    "sched_sleep_release", "rendez_sleep_until",
@@ -39,7 +37,7 @@ static void print_stack(const struct ctx *c, const uint64_t *fr, unsigned n, int
 	int shown = 0;
 
 	for (unsigned i = 0; i < n && shown < max; i++) {
-		const char *name = fname(c, fr[i], 1);
+		const char *name = sched_fname(c, fr[i], 1);
 		int internal = 0;
 
 		for (unsigned k = 0; skip[k] && !shown; k++)
@@ -215,7 +213,7 @@ static struct offrow *off_rows(const struct profile *p, struct sched_sess *s, ui
 static void reason(const struct ctx *c, const struct sev *e, char *buf, size_t n)
 {
 	if (e->why == OPF_WHY_RENDEZ && e->site)
-		snprintf(buf, n, "rendez %s", fname(c, e->site, 0));
+		snprintf(buf, n, "rendez %s", sched_fname(c, e->site, 0));
 	else if (e->name[0])
 		snprintf(buf, n, "%s %s", sched_why_name(e->why), e->name);
 	else
@@ -265,7 +263,7 @@ static int offcpu_session(const struct ctx *c, struct sched_sess *s, uint32_t si
 			sched_ms(s, r[i].total), pct(r[i].total, all), sched_ms(s, r[i].blocked),
 			r[i].count, sched_ms(s, r[i].max), why, o->tid,
 			profile_thread_label(c->p, o->tid));
-		print_stack(c, c->p->sched.frames + e->frames, e->nframes, 5, out);
+		sched_print_stack(c, c->p->sched.frames + e->frames, e->nframes, 5, out);
 	}
 	free(r);
 	return 0;
@@ -279,146 +277,3 @@ int report_offcpu(const struct ctx *c, FILE *out)
 	return 0;
 }
 
-/* Lock events of one lock in a row of the sorted index: [from, to). */
-struct lockrow {
-	uint32_t from, to;
-	uint64_t total, max;
-};
-
-static int lock_cmp(const void *a, const void *b)
-{
-	const struct sev *x = &g_s->ev[*(const uint32_t *)a], *y = &g_s->ev[*(const uint32_t *)b];
-
-	if (x->obj != y->obj)
-		return x->obj < y->obj ? -1 : 1;
-	if (x->why != y->why)
-		return x->why < y->why ? -1 : 1;
-	if (x->nframes != y->nframes)
-		return x->nframes < y->nframes ? -1 : 1;
-	int r = memcmp(g_fr + x->frames, g_fr + y->frames, 8 * (size_t)x->nframes);
-	if (r)
-		return r;
-	return x->a < y->a ? -1 : x->a > y->a;
-}
-
-static int by_wait(const void *a, const void *b)
-{
-	const struct lockrow *x = a, *y = b;
-
-	if (x->total != y->total)
-		return x->total < y->total ? 1 : -1;
-	return x->from < y->from ? -1 : x->from > y->from;
-}
-
-/* Holders of one lock's contentions, most often first: "tid 4 x35" or "core 1 x2". */
-static void holders(const struct sched_sess *s, const uint32_t *ix, const struct lockrow *l,
-		    FILE *out)
-{
-	uint32_t who[8], cnt[8], n = 0;
-
-	for (uint32_t i = l->from; i < l->to; i++) {
-		uint32_t h = s->ev[ix[i]].b, k = 0;
-
-		while (k < n && who[k] != h)
-			k++;
-		if (k == n && n < 8) {
-			who[n] = h;
-			cnt[n++] = 0;
-		}
-		if (k < n)
-			cnt[k]++;
-	}
-	fputs("    holders:", out);
-	for (uint32_t shown = 0; shown < 3 && shown < n; shown++) {
-		uint32_t best = 0;
-
-		for (uint32_t k = 1; k < n; k++)
-			if (cnt[k] > cnt[best])
-				best = k;
-		if (who[best] == (OPF_HOLDER_CORE | OPF_HOLDER_NONE))
-			fprintf(out, " core ? x%u", cnt[best]);
-		else if (who[best] & OPF_HOLDER_CORE)
-			fprintf(out, " core %u x%u", who[best] & ~OPF_HOLDER_CORE, cnt[best]);
-		else
-			fprintf(out, " tid %u x%u", who[best], cnt[best]);
-		cnt[best] = 0;
-	}
-	fputc('\n', out);
-}
-
-/* The stacks that waited for one lock, most wait first (at most 3). */
-static void wait_stacks(const struct ctx *c, const struct sched_sess *s, const uint32_t *ix,
-			const struct lockrow *l, FILE *out)
-{
-	struct lockrow st[64];
-	uint32_t n = 0;
-
-	for (uint32_t i = l->from; i < l->to && n < 64; i++) {
-		if (!n || lock_cmp(&ix[st[n - 1].from], &ix[i]))
-			st[n++] = (struct lockrow){ i, i, 0, 0 };
-		st[n - 1].to = i + 1;
-		st[n - 1].total += s->ev[ix[i]].x;
-	}
-	qsort(st, n, sizeof(*st), by_wait);
-	for (uint32_t k = 0; k < n && k < 3; k++) {
-		const struct sev *e = &s->ev[ix[st[k].from]];
-
-		fprintf(out, "    %9.3f ms %5u x  tid %-4u ", sched_ms(s, st[k].total),
-			st[k].to - st[k].from, e->a);
-		print_stack(c, c->p->sched.frames + e->frames, e->nframes, 5, out);
-	}
-}
-
-static int locks_session(const struct ctx *c, struct sched_sess *s, uint32_t si, FILE *out)
-{
-	uint32_t *ix = malloc((s->nev + 1) * sizeof(*ix)), n = 0, nl = 0;
-	struct lockrow *l = calloc(s->nev + 1, sizeof(*l));
-
-	if (!ix || !l) {
-		free(ix);
-		free(l);
-		return -1;
-	}
-	for (uint32_t i = 0; i < s->nev; i++)
-		if (s->ev[i].kind == SEV_LOCK)
-			ix[n++] = i;
-	g_s = s;
-	g_fr = c->p->sched.frames;
-	qsort(ix, n, sizeof(*ix), lock_cmp);
-	for (uint32_t i = 0; i < n; i++) {
-		const struct sev *e = &s->ev[ix[i]];
-
-		if (!nl || s->ev[ix[l[nl - 1].from]].obj != e->obj ||
-		    s->ev[ix[l[nl - 1].from]].why != e->why)
-			l[nl++] = (struct lockrow){ i, i, 0, 0 };
-		l[nl - 1].to = i + 1;
-		l[nl - 1].total += e->x;
-		l[nl - 1].max = e->x > l[nl - 1].max ? e->x : l[nl - 1].max;
-	}
-	qsort(l, nl, sizeof(*l), by_wait);
-	fprintf(out, "Lock contention, session %u: %u contended acquisitions of %u locks\n",
-		si + 1, n, nl);
-	sched_unknown_line(s, si, out);
-	fprintf(out, "  lock             kind   contentions  total wait ms  max wait ms  mean wait ms\n");
-	for (uint32_t k = 0; k < ctx_limit(c, nl); k++) {
-		const struct sev *e = &s->ev[ix[l[k].from]];
-		uint32_t cnt = l[k].to - l[k].from;
-
-		fprintf(out, "  %-16.16s %-6s %11u %14.3f %12.3f %13.3f\n", e->name[0] ? e->name : "?",
-			e->why == OPF_LK_SPIN ? "spin" : "qlock", cnt, sched_ms(s, l[k].total),
-			sched_ms(s, l[k].max), sched_ms(s, l[k].total) / cnt);
-		holders(s, ix, &l[k], out);
-		wait_stacks(c, s, ix, &l[k], out);
-	}
-	free(ix);
-	free(l);
-	return 0;
-}
-
-int report_locks(const struct ctx *c, FILE *out)
-{
-	for (uint32_t i = 0; i < c->p->sched.nsess; i++)
-		if (c->p->sched.sess[i].on && locks_session(c, &c->p->sched.sess[i], i, out))
-			return -1;
-	return 0;
-}
