@@ -129,7 +129,10 @@ HANDLER(on_session)
 		s->open_writer = -1;
 		return 0;
 	}
-	return new_session(p, v) || sched_session(&p->sched, h);
+	if (new_session(p, v) || sched_session(&p->sched, h))
+		return -1;
+	p->stacks.run = p->nsess - 1;	/* each session its own run (ctx.c: per-run shares) */
+	return 0;
 }
 
 /*
@@ -614,6 +617,20 @@ uint64_t session_pauses(const struct session *s, uint64_t *paused_tsc)
 			*paused_tsc = s->cores[k].paused_tsc;
 	}
 	return n;
+}
+
+uint64_t profile_missed(const struct profile *p, uint64_t *due)
+{
+	uint64_t missed = 0;
+
+	*due = 0;
+	for (uint32_t i = 0; i < p->nsess; i++)
+		for (uint32_t k = 0; k < p->sess[i].hdr.ncores; k++)
+			if (p->sess[i].cores[k].have_end) {
+				missed += p->sess[i].cores[k].end.missed;
+				*due += p->sess[i].cores[k].end.taken + p->sess[i].cores[k].end.missed;
+			}
+	return missed;
 }
 
 uint64_t core_lost(const struct core_acct *c, int reason)

@@ -19,7 +19,8 @@ struct stack {
 	uint16_t nfids;		/* entries in fids */
 	uint32_t *fids;		/* the functions on the stack, leaf first (symbols.c fills it) */
 	uint32_t cut;		/* 1: the backtrace was cut short (its root is not the real one) */
-	uint32_t pad;
+	uint32_t run;		/* the run (session) its samples are of: part of the key, so that
+				   each run's shares can be told apart (--diff's noise) */
 	uint64_t addr[];	/* naddr addresses, then ncores per-core counts, then ncores
 				   per-core weights */
 };
@@ -43,6 +44,7 @@ struct stack_pending {
 	uint16_t core;
 	uint16_t nframes;
 	uint32_t cut;
+	uint32_t run;
 	uint64_t weight;
 };
 
@@ -50,6 +52,7 @@ struct stack_pending {
 
 struct stacks {
 	uint32_t ncores;
+	uint32_t run;		/* the run samples added now belong to (profile.c: the session) */
 	struct stack_pending batch[STACK_BATCH];	/* prefetch pipeline, see stacks_add */
 	uint32_t nbatch;
 	struct stack_slot *tab;	/* open addressing, power-of-two size */

@@ -28,6 +28,10 @@ struct ctx {
 	uint64_t *incl_core;
 	double *self_w2, *incl_w2;	/* per function: its samples' squared weights (self, anywhere) */
 	double total_w2;	/* of all samples: what a share's half-width needs (model/noise.h) */
+	uint32_t nruns;		/* runs: the sessions (of every file) the report counts */
+	uint64_t *run_total;	/* per run, what it counts */
+	uint64_t *self_run;	/* [f * nruns + r]: per function and run (--diff's run-to-run spread) */
+	uint64_t *incl_run;
 	struct perf_samples *perf;	/* --perf-data: the samples kept while reading */
 };
 
@@ -60,6 +64,15 @@ static inline const char *ctx_unit(const struct ctx *c)
 
 /* Compute the per-function totals (symbols must be resolved). Returns 0 or -1 (no memory). */
 int ctx_aggregate(struct ctx *c);
+
+/*
+ * One report of n parts, each aggregated against its own kernel (the streams or sessions of
+ * different kernels): their functions matched by name into out, whose sym is names (made
+ * here: names only) and whose runs are theirs in turn; the profile and options are the first
+ * part's. Every table of ctx holds; nothing that needs the stacks (they are the parts').
+ * 0 or -1 (no memory); free with ctx_free and sym_close(names).
+ */
+int ctx_merge(struct ctx *out, struct symbols *names, struct ctx *const *parts, uint32_t n);
 void ctx_free(struct ctx *c);
 
 /* Function ids with a nonzero key[] (or all when key is NULL), sorted by key desc then name. */

@@ -36,3 +36,16 @@ double noise_spread(const double *x, uint32_t n)
 		ss += (x[i] - mean) * (x[i] - mean);
 	return ss / (n - 1) / n;
 }
+
+double noise_side_var(double in, double all, double sw2_in, double sw2_all,
+		      const uint64_t *runs, const uint64_t *run_total, uint32_t nruns)
+{
+	double var = noise_var(in, all, sw2_in, sw2_all), sh[256], spread;
+	uint32_t n = 0;
+
+	for (uint32_t r = 0; runs && r < nruns && n < 256; r++)
+		if (run_total[r])
+			sh[n++] = 100.0 * (double)runs[r] / (double)run_total[r];
+	spread = noise_spread(sh, n);
+	return spread > var ? spread : var;
+}

@@ -34,4 +34,10 @@ double noise_hw(double in, double all, double sw2_in, double sw2_all);
  * variance over n; 0 with fewer than 2 runs. */
 double noise_spread(const double *x, uint32_t n);
 
+/* The variance of one side's share in/all for --diff (squared points): its sampling variance,
+ * or the spread of its runs' shares (runs[r] of run_total[r], nruns runs; NULL: one run)
+ * when that is larger. */
+double noise_side_var(double in, double all, double sw2_in, double sw2_all,
+		      const uint64_t *runs, const uint64_t *run_total, uint32_t nruns);
+
 #endif

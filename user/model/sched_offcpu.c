@@ -68,6 +68,7 @@ static int add_session(struct profile *p, struct stacks *t, uint32_t si, int loc
 {
 	const struct sched_sess *s = &p->sched.sess[si];
 
+	t->run = si;
 	if (locks) {	/* every wait, finished or not, the ones inside others left out */
 		for (uint32_t i = 0; i < s->nwaits; i++) {
 			const struct lwait *w = &s->waits[i];
