@@ -5,8 +5,8 @@
  * whose script (flame_script.c) zooms and searches. Called by opreport.c for --folded and
  * --flame, and for --diff --flame: a differential graph, the new profile's shape coloured by
  * how each frame's share changed from the base profile (red grew, blue shrank) and how sure
- * that change is: a frame whose change is within its 95% half-width (both sides' sampling
- * error, or their runs' spread when larger: model/noise.h, as --diff's "*") stays grey;
+ * that change is: a frame whose change is within its 95% half-width (both sides' noise as
+ * --diff takes it: model/noise.h) stays grey;
  * beyond it, the colour deepens with the change's size in standard deviations, full at
  * FULL_SD -- never scaled to the largest change, which would paint noise red.
  *
@@ -52,7 +52,7 @@ static int by_names(const void *a, const void *b)
 	return (x->n > y->n) - (x->n < y->n);
 }
 
-/* By names, then run (equal names stay together). */
+/* By names, then run: equal names stay together, each run's apart (--diff's noise). */
 static int by_names_run(const void *a, const void *b)
 {
 	const struct fstack *x = a, *y = b;
@@ -61,7 +61,7 @@ static int by_names_run(const void *a, const void *b)
 	return r ? r : (x->run > y->run) - (x->run < y->run);
 }
 
-/* The distinct name sequences (of each run) with their counts, sorted; NULL when out of
+/* The distinct name sequences of each run with their counts, sorted; NULL when out of
  * memory. */
 static struct fstack *merged(const struct ctx *c, size_t *nout)
 {
@@ -175,13 +175,17 @@ static double change(const struct svg *g, const struct node *nd, const struct no
 	return pct(nd->count, g->c->total) - (bnd ? pct(bnd->count, g->base->total) : 0.0);
 }
 
-/* The variance of a frame's share in c (nd: its node there, NULL: none), squared points. */
+/* The variance of a frame's share in c (nd: its node there, NULL: none), squared points: as
+ * --diff takes it (text/diff.c). */
 static double node_var(const struct ctx *c, const struct node *nd)
 {
 	if (!nd)
 		return 0;
-	return noise_side_var((double)nd->count, (double)c->total, nd->w2, c->total_w2, nd->runs,
-			      c->run_total, c->nruns);
+	double var = c->dispersion * noise_var_ac((double)nd->count, (double)c->total, nd->w2,
+						  c->total_w2);
+	double spread = nd->runs ? noise_runs_var(nd->runs, c->run_total, c->nruns) : 0;
+
+	return spread > var ? spread : var;
 }
 
 /* The change's standard deviation, points. */

@@ -58,7 +58,6 @@ int sched_session(struct sched_data *d, const struct opf_session *h)
 	ns = &d->sess[d->nsess++];
 	memset(ns, 0, sizeof(*ns));
 	ns->on = (h->flags & OPF_S_SCHED) != 0;
-	ns->timer = h->version < 2 || h->source == OPF_SRC_TIMER;
 	ns->resumed = (h->flags & OPF_S_RESUMED) != 0;
 	ns->ncores = h->ncores;
 	ns->start = h->start_tsc;

@@ -71,8 +71,8 @@ struct timecheck {
 	double var_span;		/* periodic sampling: per on-CPU span of l periods, the
 					   variance of the ticks that hit it, frac(l)(1 - frac(l)) */
 	double slack;			/* periods the samples may have put on the wrong thread:
-					   late samples' where another ran too; by timer, one a
-					   span (a tick held off by a switch lands after it) */
+					   late samples' where another ran too, and one a span (a
+					   tick taken late lands after the switch that ended it) */
 	double share_sw, share_smp;	/* on / known, on_periods / periods, in points */
 	double hw;			/* share_smp's 95% half-width, points */
 	int bad;			/* the two differ by more than sampling allows */
@@ -169,7 +169,6 @@ struct sched_sess {
 	struct sched_core *cores;
 	uint32_t ncores;
 	int on;				/* the session has OPF_S_SCHED */
-	int timer;			/* sampled by timer: blind where interrupts are off */
 	int resumed;			/* OPF_S_RESUMED: its beginning went to another reader */
 	uint64_t start, end, tsc_hz, period;	/* period: TSC ticks per sample */
 	/* derived: */

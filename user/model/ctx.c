@@ -84,6 +84,7 @@ int ctx_aggregate(struct ctx *c)
 		}
 	}
 	free(stamp);
+	c->dispersion = noise_dispersion(c->self_run, c->run_total, c->nfuncs, c->nruns);
 	return 0;
 }
 
@@ -139,6 +140,9 @@ int ctx_merge(struct ctx *out, struct symbols *names, struct ctx *const *parts, 
 	for (uint32_t i = 0; map && i < n; i++)
 		free(map[i]);
 	free(map);
+	if (!rc)
+		out->dispersion = noise_dispersion(out->self_run, out->run_total, out->nfuncs,
+						   out->nruns);
 	return rc;
 }
 

@@ -30,8 +30,9 @@ struct ctx {
 	double total_w2;	/* of all samples: what a share's half-width needs (model/noise.h) */
 	uint32_t nruns;		/* runs: the sessions (of every file) the report counts */
 	uint64_t *run_total;	/* per run, what it counts */
-	uint64_t *self_run;	/* [f * nruns + r]: per function and run (--diff's run-to-run spread) */
+	uint64_t *self_run;	/* [f * nruns + r]: per function and run (--diff's noise) */
 	uint64_t *incl_run;
+	double dispersion;	/* how much more the runs vary than sampling (model/noise.h): >= 1 */
 	struct perf_samples *perf;	/* --perf-data: the samples kept while reading */
 };
 

@@ -10,9 +10,11 @@
  * matched by name.
  *
  * A change's variance is the sum of both sides'; a side's is its sampling variance (the
- * binomial of its weighted samples, model/noise.h), or, when the side holds several runs
- * (sessions: scripts/profile -n N, several files), the variance of the mean of the runs'
- * shares if that is larger: runs of one workload vary by more than sampling on a busy host.
+ * binomial of its weighted samples, model/noise.h), times, when the side holds several runs
+ * (sessions: scripts/profile -n N, several files) that vary more than sampling explains,
+ * their dispersion -- or the spread of the share's own runs when larger (Student's t for
+ * their number): runs of one workload vary by more than sampling in an emulator or on a
+ * busy host.
  */
 #include <inttypes.h>
 #include <math.h>
@@ -61,13 +63,6 @@ static int by_name(const void *a, const void *b)
 	return strcmp(((const struct drow *)a)->name, ((const struct drow *)b)->name);
 }
 
-/* The variance of a side's share of one name (runs: per run its count). */
-static double side_var(const struct ctx *c, uint64_t v, double v2, const uint64_t *runs)
-{
-	return noise_side_var((double)v, (double)c->total, v2, c->total_w2, runs, c->run_total,
-			      c->nruns);
-}
-
 static const char *key_name;	/* bsearch has no argument: the name looked for */
 
 static int name_is(const void *key, const void *row)
@@ -76,7 +71,17 @@ static int name_is(const void *key, const void *row)
 	return strcmp(key_name, ((const struct drow *)row)->name);
 }
 
-/* Side i's share of every row (sorted by name), and its variance added to the row's changes:
+/* A share's variance on side c: sampling's times the runs' dispersion, or its own runs'
+ * spread when larger (model/noise.h); runs: its count in each run. */
+static double side_var(const struct ctx *c, uint64_t v, double v2, const uint64_t *runs)
+{
+	double var = c->dispersion * noise_var_ac((double)v, (double)c->total, v2, c->total_w2);
+	double spread = noise_runs_var(runs, c->run_total, c->nruns);
+
+	return spread > var ? spread : var;
+}
+
+/* Side i's share of every row (sorted by name) and its variance added to the row's changes';
  * the runs of every function of a row's name summed. 0 or -1 (memory). */
 static int side_variances(const struct ctx *c, int i, struct drow *v, uint32_t n)
 {
@@ -174,10 +179,12 @@ static void totals_line(const char *what, const struct ctx *c, FILE *out)
 	fprintf(out, "%-13s", what);
 	for (int i = 0; i < (c->o->nfiles > 1 ? c->o->nfiles : 1); i++)
 		fprintf(out, "%s%s", i ? ", " : "", c->o->nfiles > 1 ? c->o->files[i] : c->o->file);
-	fprintf(out, ": %" PRIu64 " periods, %" PRIu64 " samples, %" PRIu32 " run%s; %" PRIu32
-		" Hz, depth %" PRIu32 ", %s, %.1f%% of periods missed\n", c->periods, c->samples,
-		c->nruns, c->nruns == 1 ? "" : "s", h->hz, h->depth,
-		clock_text(h, clock, sizeof(clock)), missed_pct(c));
+	fprintf(out, ": %" PRIu64 " periods, %" PRIu64 " samples, %" PRIu32 " run%s", c->periods,
+		c->samples, c->nruns, c->nruns == 1 ? "" : "s");
+	if (c->nruns > 1)
+		fprintf(out, " (varying %.2f times as much as sampling explains)", c->dispersion);
+	fprintf(out, "; %" PRIu32 " Hz, depth %" PRIu32 ", %s, %.1f%% of periods missed\n", h->hz,
+		h->depth, clock_text(h, clock, sizeof(clock)), missed_pct(c));
 }
 
 /*
