@@ -23,18 +23,20 @@
 #include "export/perf/perfdata.h"
 #include "ingest/audit.h"
 #include "ingest/kernels.h"
-#include "model/sched_acct.h"
+#include "model/filter.h"
 #include "model/kstore.h"
+#include "model/sched_acct.h"
 #include "model/sched_offcpu.h"
 #include "text/text.h"
 
-static void usage(FILE *f)
-{
-	fprintf(f,
-		"usage: opreport [options] FILE\n"
-		"       opreport --diff [-k ELF] [-n N] [--weight W] [--flame F.svg] BASE NEW\n"
-		"Report a kernel profiler stream (from /dev/oprofile); FILE may be - for stdin\n"
-		"and may be gzip-compressed.\n"
+/* opreport --help, and after a usage error. */
+static const char usage_text[] =
+		"usage: opreport [options] FILE...\n"
+		"       opreport --diff [-k ELF] [-n N] [--weight W] [--flame F.svg] [filters] BASE NEW\n"
+		"       opreport --diff [options as above] BASE... -- NEW...\n"
+		"Report kernel profiler streams (from /dev/oprofile); a FILE may be - for stdin\n"
+		"and may be gzip-compressed. Several FILEs are reported together, each session a\n"
+		"run and each read against its own kernel.\n"
 		"\n"
 		"  -k, --kernel ELF    the stream's kernel ELF (default: found by the stream's\n"
 		"                      build-id in build/kernels/, build/kernel.elf, ~/.debug)\n"
@@ -44,12 +46,19 @@ static void usage(FILE *f)
 		"                      cache (the build does this for every kernel it links)\n"
 		"  -n, --limit N       at most N rows (symbols, threads, call graph blocks;\n"
 		"                      --lines: N symbols, default 10)\n"
+		"Views of the samples:\n"
 		"      --inclusive     rank symbols by samples anywhere on the stack\n"
 		"      --cpu           one column per core\n"
 		"  -c, --callgraph     callers and callees of each function\n"
 		"      --thread        samples per thread\n"
 		"      --lines         hottest source lines of the top symbols\n"
+		"      --annotate FUNC FUNC's source lines and instructions, each with its samples\n"
 		"      --folded        folded stacks (root;...;leaf count) for flame graph tools\n"
+		"Views of the scheduler events (sessions started with oprofile start -e sched):\n"
+		"      --wall          per thread: on a CPU, runnable, blocked by reason; per core\n"
+		"      --offcpu        time off a CPU by reason, thread and stack\n"
+		"      --locks         contended locks: waits, holders, the stacks that waited\n"
+		"Files for other tools:\n"
 		"      --flame FILE    write an SVG flame graph\n"
 		"      --pprof FILE    write a gzipped pprof profile (profile.proto); with --offcpu\n"
 		"                      or --locks, waits: contentions/count and delay/nanoseconds\n"
@@ -58,22 +67,39 @@ static void usage(FILE *f)
 		"      --no-buildid-cache  with --perf-data: leave the build-id cache alone\n"
 		"      --timeline FILE write an HTML page: per core over time, the thread that ran,\n"
 		"                      idle, and the profiler's marks (sessions with -e sched)\n"
-		"      --trace FILE    the same as Chrome trace-event JSON (Perfetto, chrome://tracing)\n"
+		"      --trace FILE    the same as Chrome trace-event JSON (speedscope, Perfetto,\n"
+		"                      chrome://tracing)\n"
+		"Filters (for every view and file; the header says which shaped the report):\n"
+		"      --tid LIST      these threads (N, A-B, a comma list)\n"
+		"      --comm NAMES    threads of these names (a comma list)\n"
+		"      --cores LIST    samples and events of these cores (--cpu is the per-core view)\n"
+		"      --time START,END  seconds from the session's start; either may be empty\n"
+		"      --no-idle       leave out the idle loop (and, in the scheduler views, threads\n"
+		"                      on a CPU less than 1% of the time); the header says how much\n"
+		"      --focus RE      samples with a frame matching RE (as pprof's -focus)\n"
+		"      --ignore RE     leave out samples with a frame matching RE (pprof's -ignore)\n"
+		"Checks and more:\n"
 		"      --stats         session and per-core accounting; exit 3 if it does not add up,\n"
-		"                      4 if the stream is incomplete\n"
+		"                      4 if the stream is incomplete (no filters)\n"
 		"      --snapshot N    report flight-recorder dump N alone\n"
 		"      --diff          BASE NEW: per function, the change of its self and inclusive\n"
-		"                      share; with --flame, a differential flame graph\n"
+		"                      share, its 95% half-width, * beyond it; with --flame, a\n"
+		"                      differential flame graph coloured by significance\n"
 		"      --weight W      periods (default: each sample weighs the time since its\n"
 		"                      core's previous one) or samples (raw counts)\n"
 		"  -h, --help          this text\n"
 		"\n"
 		"Without a report option the flat profile (self samples per symbol) is printed.\n"
 		"Report options combine; their sections print in the order stats, symbols,\n"
-		"threads, lines, call graph, folded.\n");
+		"threads, lines, annotate, call graph, folded, wall, offcpu, locks.\n";
+
+static void usage(FILE *f)
+{
+	fputs(usage_text, f);
 }
 
-/* What a command-line option does: set a flag, take a path, or something of its own. */
+/* What a command-line option does: set a flag, take a string (a path, a list, a pattern), or
+ * something of its own. */
 enum opt_kind { OK_FLAG, OK_PATH, OK_LIMIT, OK_HELP, OK_KERNEL, OK_SNAPSHOT, OK_WEIGHT };
 
 struct opt_row {
@@ -94,6 +120,7 @@ static const struct opt_row opt_rows[] = {
 	{ "cpu", 0, FLAG(cpu) },
 	{ "thread", 0, FLAG(thread) },
 	{ "lines", 0, FLAG(lines) },
+	{ "annotate", 0, PATH(annotate) },
 	{ "folded", 0, FLAG(folded) },
 	{ "flame", 0, PATH(flame) },
 	{ "pprof", 0, PATH(pprof) },
@@ -112,6 +139,14 @@ static const struct opt_row opt_rows[] = {
 	/* the kernel of each stream, by build-id (model/kstore.h) */
 	{ "force-kernel", 0, FLAG(force_kernel) },
 	{ "add-kernel", 0, PATH(add_kernel) },
+	/* the filters (model/filter.c) */
+	{ "tid", 0, PATH(f_tid) },
+	{ "comm", 0, PATH(f_comm) },
+	{ "cores", 0, PATH(f_cores) },
+	{ "time", 0, PATH(f_time) },
+	{ "no-idle", 0, FLAG(no_idle) },
+	{ "focus", 0, PATH(f_focus) },
+	{ "ignore", 0, PATH(f_ignore) },
 };
 #define NOPTS (sizeof(opt_rows) / sizeof(opt_rows[0]))
 
@@ -244,9 +279,11 @@ static int diff_args(struct options *o, int split)
 			"N1 N2\n");
 		return 2;
 	}
-	if (o->stats || o->thread || o->lines || o->callgraph || o->folded || o->pprof ||
-	    o->perf_data || o->inclusive || o->cpu || o->snapshot) {
-		fprintf(stderr, "opreport: --diff combines only with -k, -n, --weight and --flame\n");
+	if (o->stats || o->thread || o->lines || o->annotate || o->callgraph || o->folded ||
+	    o->pprof || o->perf_data || o->inclusive || o->cpu || o->snapshot || o->wall ||
+	    o->offcpu || o->locks || o->timeline || o->trace) {
+		fprintf(stderr, "opreport: --diff compares CPU profiles: it combines only with -k, "
+			"-n, --weight, --flame and the filters\n");
 		return 2;
 	}
 	o->nbases = split < 0 ? 1 : split;
@@ -312,12 +349,14 @@ static double now(void)
 static void plan(struct options *o)
 {
 	int sched = o->wall || o->offcpu || o->locks;
-	int text = o->stats || o->thread || o->lines || o->callgraph || o->folded || sched;
+	int text = o->stats || o->thread || o->lines || o->callgraph || o->folded || sched ||
+		   o->annotate;
 
 	o->symbols = (!text && !o->flame && !o->pprof && !o->perf_data && !o->timeline &&
 		      !o->trace) || o->inclusive ||
 		     (o->cpu && !o->thread);
-	o->header = o->symbols || o->thread || o->lines || o->callgraph;
+	o->annotated = o->annotate != NULL;
+	o->header = o->symbols || o->thread || o->lines || o->callgraph || o->annotated;
 	o->delay = (o->offcpu || o->locks) && (o->folded || o->flame || o->pprof);
 	o->offcpu_text = o->offcpu && !o->delay;
 	o->locks_text = o->locks && !o->delay;
@@ -345,6 +384,7 @@ static const struct section sections[] = {
 	{ WANT(symbols), report_symbols, 1, 1 },
 	{ WANT(thread), report_threads, 1, 1 },
 	{ WANT(lines), report_lines, 1, 1 },
+	{ WANT(annotated), report_annotate, 1, 1 },
 	{ WANT(callgraph), report_callgraph, 1, 1 },
 	{ WANT(folded), report_folded, 0, 0 },
 	{ WANT(wall), report_wall, 1, 1 },
@@ -503,9 +543,9 @@ static int parse_streams(char **files, int n, const struct opf_sink *sink, struc
 	return 0;
 }
 
-/* After the parse: what prof cannot give (said, 2), its warnings, the scheduler events'
- * accounting. */
-static int loaded(const struct options *o, struct profile *prof)
+/* After the parse: what prof cannot give (said, 2), its warnings, the filters' window, the
+ * scheduler events' accounting. */
+static int loaded(const struct options *o, const struct filter *f, struct profile *prof)
 {
 	if (sched_views_possible(o, prof))
 		return 2;
@@ -519,6 +559,7 @@ static int loaded(const struct options *o, struct profile *prof)
 		crash_warn(o->file, prof);
 	else if (!profile_complete(prof))
 		warn_incomplete(o->file, prof);
+	filter_window(f, prof);
 	if (sched_any(&prof->sched) && sched_analyze(prof)) {
 		fprintf(stderr, "opreport: out of memory\n");
 		return 2;
@@ -572,25 +613,35 @@ static int several_kernels(const struct profile *p)
 	return 0;
 }
 
+/* Part q made ready to read: its options, its filters (f) judging each sample read. */
+static void part_init(const struct options *o, struct filter *f, struct part *q)
+{
+	q->c.o = o;
+	q->c.p = &q->p;
+	q->c.fu.f = f;
+	q->p.snapshot = (uint64_t)o->snapshot;
+	if (f && f->on)
+		filter_attach(&q->c.fu, &q->p);
+}
+
 /* Read files[0..n) as one part: one parse, every session. 0, 1 (they name several kernels,
  * or do not go together: read them by kernel), or 2 (said). */
-static int side_one(const struct options *o, char **files, int n, struct side *sd)
+static int side_one(const struct options *o, struct filter *f, char **files, int n,
+		    struct side *sd)
 {
-	int rc;
-
 	sd->n = 1;
-	sd->part[0].p.snapshot = (uint64_t)o->snapshot;
+	part_init(o, f, &sd->part[0]);
 	if (parse_streams(files, n, &profile_sink, &sd->part[0].p, n > 1))
 		return n > 1 ? 1 : 2;
 	if (several_kernels(&sd->part[0].p))
 		return 1;
-	rc = loaded(o, &sd->part[0].p);
-	return rc;
+	return loaded(o, f, &sd->part[0].p);
 }
 
 /* Read files[0..n) into sd: as one part when one kernel made every session, else a part per
- * kernel. 0, -1 (memory) or an exit status (said). */
-static int load_side(const struct options *o, char **files, int n, struct side *sd)
+ * kernel; f: the filters. 0, -1 (memory) or an exit status (said). */
+static int load_side(const struct options *o, struct filter *f, char **files, int n,
+		     struct side *sd)
 {
 	struct opf_sink sink;
 	struct kernels k = { 0 };
@@ -602,7 +653,7 @@ static int load_side(const struct options *o, char **files, int n, struct side *
 		fprintf(stderr, "opreport: cannot write %s: no temporary file\n", o->perf_data);
 		return 1;
 	}
-	if ((rc = side_one(o, files, n, sd)) != 1)
+	if ((rc = side_one(o, f, files, n, sd)) != 1)
 		return rc;
 	perf_free(sd->part[0].c.perf);
 	profile_free(&sd->part[0].p);
@@ -615,10 +666,10 @@ static int load_side(const struct options *o, char **files, int n, struct side *
 	for (sd->n = 0; sd->n < k.n; sd->n++) {
 		struct profile *p = &sd->part[sd->n].p;
 
+		part_init(o, f, &sd->part[sd->n]);
 		p->only_id = k.id[sd->n];
 		p->only_len = k.len[sd->n];
-		p->snapshot = (uint64_t)o->snapshot;
-		if ((rc = parse_streams(files, n, &sink, p, 0)) || (rc = loaded(o, p)))
+		if ((rc = parse_streams(files, n, &sink, p, 0)) || (rc = loaded(o, f, p)))
 			return rc;
 	}
 	return 0;
@@ -789,6 +840,42 @@ static void bench_stats(const struct profile *prof, const struct symbols *sym, d
 		ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6, ru.ru_maxrss);
 }
 
+/* The filters of the command line into f; 0, or 2 after saying what is wrong. */
+static int parse_filters(const struct options *o, struct filter *f)
+{
+	char err[256];
+
+	if (filter_parse(f, o, err, sizeof(err))) {
+		fprintf(stderr, "opreport: %s\n", err);
+		return 2;
+	}
+	if (f->on && o->stats) {
+		fprintf(stderr, "opreport: --stats checks the whole stream: it takes no filters\n");
+		return 2;
+	}
+	return 0;
+}
+
+/* --annotate FUNC needs an ELF with a function symbol of that name: 0, or 2 saying why. */
+static int check_annotate(const struct ctx *c)
+{
+	uint64_t lo, hi;
+	uint32_t n;
+
+	if (!c->o->annotate || (n = sym_named(c->sym, c->o->annotate, &lo, &hi)) == 1)
+		return 0;
+	if (!c->kernel_path)
+		fprintf(stderr, "opreport: --annotate needs the kernel ELF\n");
+	else if (n)
+		fprintf(stderr, "opreport: --annotate %s: %u functions have that name in %s; "
+			"annotating the first\n", c->o->annotate, n, c->kernel_path);
+	else
+		fprintf(stderr, "opreport: --annotate: no function %s in %s (a function inlined "
+			"everywhere has no symbol: annotate its caller)\n", c->o->annotate,
+			c->kernel_path);
+	return n ? 0 : 2;
+}
+
 /* Does part q carry the build-id part r does (r's symbols serve q too)? */
 static int same_kernel(const struct part *q, const struct part *r)
 {
@@ -800,8 +887,11 @@ static int same_kernel(const struct part *q, const struct part *r)
 
 /*
  * Each part of sd against its kernel (kmatch as find_kernel's; share: a part of the other
- * side of --diff whose symbols serve a part of the same kernel), its stacks resolved and
- * aggregated; several parts merged by name. 0, -1 (memory) or an exit status (said).
+ * side of --diff whose symbols serve a part of the same kernel); what the reports read, in
+ * this order: the filters on the events (on their stacks too, unless the off-CPU or lock
+ * stacks are made of them and judged below), those stacks, every stack resolved, the
+ * filters on the stacks, the per-function totals; several parts merged by name. 0, -1
+ * (memory) or an exit status (said).
  */
 static int side_symbols(const struct options *o, struct side *sd, int kmatch,
 			const struct part *share)
@@ -813,16 +903,21 @@ static int side_symbols(const struct options *o, struct side *sd, int kmatch,
 		struct part *q = &sd->part[i];
 		struct ctx *c = &q->c;
 
-		*c = (struct ctx){ .o = o, .p = &q->p, .ncores = q->p.ncores, .perf = c->perf };
+		c->o = o;
+		c->ncores = q->p.ncores;
 		if (share && same_kernel(q, share)) {	/* one kernel: one table, one id a function */
 			c->sym = share->c.sym;
 			c->kernel_path = share->c.kernel_path;
 		} else if ((rc = open_symbols(c, &q->sym, kmatch))) {
 			return rc;
 		}
-		if ((o->delay && sched_offcpu_stacks(&q->p, o->locks)) ||
+		if (sd->n == 1 && (rc = check_annotate(c)))
+			return rc;
+		if (filter_sched(&c->fu, &q->p, c->sym, !o->delay) ||
+		    (o->delay && sched_offcpu_stacks(&q->p, o->locks)) ||
 		    sym_resolve(c->sym, &q->p.stacks) ||
-		    (o->delay && sched_offcpu_roots(&q->p, c->sym)) || ctx_aggregate(c))
+		    (o->delay && sched_offcpu_roots(&q->p, c->sym)) ||
+		    filter_stacks(&c->fu, &q->p, c->sym) || ctx_aggregate(c))
 			return -1;
 		ctxs[i] = c;
 	}
@@ -840,7 +935,7 @@ static struct ctx *side_ctx(struct side *sd)
  * made both; text/diff.c matches functions by name), the change per function and, with
  * --flame, the differential graph. Returns the exit status, or -1 (no memory).
  */
-static int run_diff(const struct options *o, struct side *sd)
+static int run_diff(const struct options *o, struct filter *f, struct side *sd)
 {
 	struct options ob = *o;
 	struct side base = { 0 };
@@ -849,8 +944,8 @@ static int run_diff(const struct options *o, struct side *sd)
 	ob.files = o->bases;
 	ob.nfiles = o->nbases;
 	ob.file = o->base;
-	if ((rc = load_side(o, o->files, o->nfiles, sd)) || (rc = load_side(&ob, ob.files,
-									    ob.nfiles, &base)))
+	if ((rc = load_side(o, f, o->files, o->nfiles, sd)) ||
+	    (rc = load_side(&ob, f, ob.files, ob.nfiles, &base)))
 		goto out;
 	for (uint32_t i = 0; i < sd->n; i++)
 		kmatch |= k_matches(o, &sd->part[i].p);
@@ -899,11 +994,11 @@ static int merged_report(const struct options *o, struct side *sd)
 	return report_symbols(&sd->merged, stdout);
 }
 
-/* The report of the streams: their kernels, stacks, sections and files. Returns the exit
- * status, or -1 (no memory). */
-static int run_report(const struct options *o, struct side *sd)
+/* The report of the streams (f: the filters): their kernels, stacks, sections and files.
+ * Returns the exit status, or -1 (no memory). */
+static int run_report(const struct options *o, struct filter *f, struct side *sd)
 {
-	int rc = load_side(o, o->files, o->nfiles, sd);
+	int rc = load_side(o, f, o->files, o->nfiles, sd);
 
 	parsed_at = now();
 	if (rc || (rc = side_symbols(o, sd, 0, NULL)))
@@ -914,18 +1009,20 @@ static int run_report(const struct options *o, struct side *sd)
 int main(int argc, char **argv)
 {
 	struct options o;
+	struct filter filt = { 0 };
 	struct side sd = { 0 };
 	int rc = parse_args(argc, argv, &o);
 	double t0 = now();
 
-	if (rc) {
+	if (rc || (rc = parse_filters(&o, &filt))) {
 		usage(stderr);
+		filter_free(&filt);
 		return rc;
 	}
 	if (o.add_kernel && !o.file)
 		return kstore_add(o.add_kernel, !o.no_buildid_cache) ? 1 : 0;
 	plan(&o);
-	rc = o.diff ? run_diff(&o, &sd) : run_report(&o, &sd);
+	rc = o.diff ? run_diff(&o, &filt, &sd) : run_report(&o, &filt, &sd);
 	if (rc < 0) {
 		fprintf(stderr, "opreport: out of memory\n");
 		rc = 1;
@@ -937,5 +1034,6 @@ int main(int argc, char **argv)
 	if (o.bench_stats && sd.part)
 		bench_stats(&sd.part[0].p, sd.part[0].c.sym, t0);
 	side_free(&sd);
+	filter_free(&filt);
 	return rc;
 }

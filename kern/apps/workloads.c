@@ -274,38 +274,57 @@ static void *twonap_setup(void)
 }
 
 /*
- * The built-in workloads, one row each. Every name is also a global symbol,
+ * The built-in workloads, one row each: name, unit, setup, step, done, and what it does
+ * (`run` alone lists them with it). Every name is also a global symbol,
  * workload_name__NAME: scripts/applink reads the kernel objects' symbols and refuses an app
  * named like a workload (`run NAME` would always start the workload, never the app).
  */
 #define WORKLOADS(X)								\
-	X(spin, "iterations", NULL, spin_step, NULL)				\
-	X(matrix, "multiplies", matrix_setup, matrix_step, NULL)		\
-	X(fib, "fib(20) calls", NULL, fib_step, NULL)				\
-	X(memcpy, "bytes", memcpy_setup, memcpy_step, NULL)			\
-	X(irqoff, "iterations", NULL, irqoff_step, NULL)			\
-	X(duty, "cycles", NULL, duty_step, NULL)				\
-	X(lockpair, "acquisitions", lockpair_setup, lockpair_step, NULL)	\
-	X(twonap, "naps", twonap_setup, twonap_step, NULL)			\
-	X(split, "rounds", NULL, split_step, NULL)				\
-	X(yield, "yields", NULL, yield_step, NULL)				\
-	X(pingpong, "hand-overs", NULL, pingpong_step, NULL)			\
-	X(qlockfree, "qlock pairs", qlockfree_setup, qlockfree_step, NULL)	\
-	X(spinfree, "spinlock pairs", spinfree_setup, spinfree_step, NULL)	\
-	X(iowrite, "files written", iowrite_setup, iowrite_step, iowrite_done)	\
-	X(lockup, "never returns", NULL, lockup_step, NULL)			\
-	X(wakewait, "hand-overs", wakewait_setup, wakewait_step, wakewait_done) \
-	X(wakehold, "holds", NULL, wakehold_step, NULL)				\
-	X(wakelate, "steps", NULL, wakelate_step, NULL)
+	X(spin, "iterations", NULL, spin_step, NULL,				\
+	  "a tight loop in its own function")					\
+	X(matrix, "multiplies", matrix_setup, matrix_step, NULL,		\
+	  "integer matrix multiply; matrix_inner is hot")			\
+	X(fib, "fib(20) calls", NULL, fib_step, NULL,				\
+	  "deep recursion, for call graphs")					\
+	X(memcpy, "bytes", memcpy_setup, memcpy_step, NULL,			\
+	  "copies between two 1 MiB buffers")					\
+	X(irqoff, "iterations", NULL, irqoff_step, NULL,			\
+	  "spin-waits with interrupts off (irqoff_spin)")			\
+	X(duty, "cycles", NULL, duty_step, NULL,				\
+	  "1 ms on a CPU, 9 ms asleep, over and over")				\
+	X(lockpair, "acquisitions", lockpair_setup, lockpair_step, NULL,	\
+	  "threads taking turns on one qlock (run it on two cores)")		\
+	X(twonap, "naps", twonap_setup, twonap_step, NULL,			\
+	  "sleeps from two call sites in turn: two stacks")			\
+	X(split, "rounds", NULL, split_step, NULL,				\
+	  "two leaves called 1 : 8, a known instruction split")			\
+	X(yield, "yields", NULL, yield_step, NULL,				\
+	  "gives up its core every step")					\
+	X(pingpong, "hand-overs", NULL, pingpong_step, NULL,			\
+	  "two on one core hand a turn back and forth")				\
+	X(qlockfree, "qlock pairs", qlockfree_setup, qlockfree_step, NULL,	\
+	  "takes and drops a qlock nobody else uses")				\
+	X(spinfree, "spinlock pairs", spinfree_setup, spinfree_step, NULL,	\
+	  "takes and drops a spinlock nobody else uses")			\
+	X(iowrite, "files written", iowrite_setup, iowrite_step, iowrite_done,	\
+	  "rewrites /host/iowrite-CORE.bin over 9P: I/O wait")			\
+	X(lockup, "never returns", NULL, lockup_step, NULL,			\
+	  "interrupts off forever, for the NMI watchdog")			\
+	X(wakewait, "hand-overs", wakewait_setup, wakewait_step, wakewait_done, \
+	  "wakes a partner it keeps from running 1 ms")				\
+	X(wakehold, "holds", NULL, wakehold_step, NULL,				\
+	  "interrupts off until the session stops")				\
+	X(wakelate, "steps", NULL, wakelate_step, NULL,				\
+	  "does nothing; start it beside wakehold")
 
 #define WORKLOAD_NAME(name, ...)	const char workload_name__##name[] = #name;
 WORKLOADS(WORKLOAD_NAME)
 
-#define WORKLOAD_ROW(name, unit, setup, step, done)	\
-	{ workload_name__##name, unit, setup, step, done },
+#define WORKLOAD_ROW(name, unit, setup, step, done, about)	\
+	{ workload_name__##name, unit, setup, step, done, about },
 const struct workload workloads[] = {
 	WORKLOADS(WORKLOAD_ROW)
-	{ NULL, NULL, NULL, NULL, NULL },
+	{ NULL, NULL, NULL, NULL, NULL, NULL },
 };
 
 const struct workload *workload_find(const char *name)

@@ -14,6 +14,7 @@ struct workload {
 	/* optional, in the same thread after the last step: a line for run's report about
 	 * what state measured (note, n bytes); it may still use state's resources */
 	void (*done)(void *state, char *note, size_t n);
+	const char *about;		/* what it does, for `run`'s list of workloads */
 };
 
 extern const struct workload workloads[];	/* ends with a NULL name */

@@ -1,17 +1,19 @@
 /*
- * Shell commands about the system itself: help, echo, cpus, nmi, mem, uptime, poweroff,
- * fault.
+ * Shell commands about the system itself: help (with run's workloads and apps), echo, cpus,
+ * nmi, mem, uptime, poweroff, fault.
  * Each is a row of the shell table (SHELL_CMD) and prints in a fixed, greppable format;
  * wrong arguments return -EINVAL so the shell prints the usage line. Only "fault" (which
  * exists to do so) and "poweroff" end the kernel.
  */
 #include "kernel.h"
+#include "app.h"
 #include "arch.h"
 #include "error.h"
 #include "kmalloc.h"
 #include "page.h"
 #include "shell.h"
 #include "thread.h"
+#include "workloads.h"
 
 /* ---- help ---- */
 
@@ -34,6 +36,18 @@ static void help_one(const struct cmd *c)
 	shell_printf("%-40s %s\n", c->usage, c->help);
 }
 
+/* Under the commands: what run runs, from its tables (`run` alone says what each does). */
+static void help_run_names(void)
+{
+	shell_printf("  run's workloads:");
+	for (const struct workload *w = workloads; w->name; w++)
+		shell_printf(" %s", w->name);
+	shell_printf("\n  run's apps:");
+	for (const struct app *a = app_table; a->name; a++)
+		shell_printf(" %s", a->name);
+	shell_printf("%s\n", app_table[0].name ? "" : " none linked in (make APPS=\"DIR ...\")");
+}
+
 /* Sorted by selection (no array, so no limit on the table): the table is small. */
 static int cmd_help(int argc, char **argv)
 {
@@ -51,6 +65,7 @@ static int cmd_help(int argc, char **argv)
 	}
 	for (c = cmd_next_by_name(NULL); c; c = cmd_next_by_name(c))
 		help_one(c);
+	help_run_names();
 	return 0;
 }
 SHELL_CMD("help", "help [COMMAND]", "list the commands, or describe one", cmd_help);

@@ -209,11 +209,12 @@ static void run_report(const struct workload *w, struct run_slot *slots, int n,
 				     slots[i].note);
 	}
 	if (rs->work)
-		shell_printf("run %s: total: %lu.%03lu %s/s on %d cores\n", w->name,
-			     (unsigned long)(total / 1000), (unsigned long)(total % 1000), w->unit, n);
+		shell_printf("run %s: total: %lu.%03lu %s/s on %d core%s\n", w->name,
+			     (unsigned long)(total / 1000), (unsigned long)(total % 1000), w->unit, n,
+			     n == 1 ? "" : "s");
 	else
-		shell_printf("run %s: total: %lu %s/s on %d cores\n", w->name,
-			     (unsigned long)total, w->unit, n);
+		shell_printf("run %s: total: %lu %s/s on %d core%s\n", w->name,
+			     (unsigned long)total, w->unit, n, n == 1 ? "" : "s");
 }
 
 /* Fixed work: every thread has finished. */
@@ -362,6 +363,32 @@ static int run_app(const struct app *a, int argc, char **argv)
 	return app_run(a, mask, stack, argc - i, argv + i);
 }
 
+/* Shell: `run` alone: every workload with what it does, then the apps linked in. */
+static int run_list(void)
+{
+	shell_printf("workloads: run NAME [-c CORES] [-t SECONDS | -n UNITS]\n");
+	for (const struct workload *k = workloads; k->name; k++)
+		shell_printf("  %-10s %s (counts %s)\n", k->name, k->about, k->unit);
+	shell_printf("apps: run NAME [-c CORES] [-s STACK] [-- ARGS...]\n");
+	for (const struct app *k = app_table; k->name; k++)
+		shell_printf("  %s\n", k->name);
+	if (!app_table[0].name)
+		shell_printf("  none linked in (make APPS=\"DIR ...\")\n");
+	return 0;
+}
+
+/* Shell: a name that is neither a workload nor an app: say so, with the names there are. */
+static int run_unknown(const char *name)
+{
+	shell_eprintf("run: no app %s (apps:", name);
+	for (const struct workload *k = workloads; k->name; k++)
+		shell_eprintf(" %s", k->name);
+	for (const struct app *k = app_table; k->name; k++)
+		shell_eprintf(" %s", k->name);
+	shell_eprintf(")\n");
+	return 1;
+}
+
 static int cmd_run(int argc, char **argv)
 {
 	const struct app *a;
@@ -374,20 +401,13 @@ static int cmd_run(int argc, char **argv)
 	int n = 0, r;
 
 	if (argc < 2)
-		return -EINVAL;
-	if (!workload_find(argv[1]) && (a = app_find(argv[1])))
+		return run_list();
+	if (!(w = workload_find(argv[1])) && (a = app_find(argv[1])))
 		return run_app(a, argc, argv);
+	if (!w)		/* before its options: they are a workload's or an app's */
+		return run_unknown(argv[1]);
 	if ((r = run_parse(argc, argv, &mask, &ms, &rs.work)))
 		return r;
-	if (!(w = workload_find(argv[1]))) {
-		shell_eprintf("run: no app %s (apps:", argv[1]);
-		for (const struct workload *k = workloads; k->name; k++)
-			shell_eprintf(" %s", k->name);
-		for (const struct app *k = app_table; k->name; k++)
-			shell_eprintf(" %s", k->name);
-		shell_eprintf(")\n");
-		return 1;
-	}
 	slots = kzmalloc(64 * sizeof(*slots));
 	if (!slots)
 		return -ENOMEM;
@@ -411,6 +431,6 @@ static int cmd_run(int argc, char **argv)
 }
 SHELL_CMD("run", "run APP [-c CORES] [-t SECONDS | -n UNITS] | run NAME [-c CORES] [-s STACK] "
 	  "[-- ARGS...]",
-	  "run a workload (spin matrix fib memcpy irqoff duty lockpair split iowrite lockup) on CORES "
-	  "(all, N, A-B, list) for a time, or until each core did UNITS (exact rates, for benchmarks); or an app built in "
-	  "with make APPS=: main once per core, its status and time each", cmd_run);
+	  "run a built-in workload on CORES (all, N, A-B, list) for a time, or until each core did "
+	  "UNITS (exact rates, for benchmarks); or an app built in with make APPS=: main once per "
+	  "core, its status and time each. run alone lists the workloads and apps", cmd_run);

@@ -34,7 +34,7 @@
 
 #define MAXSPEC		256
 #define MAXCORES	1024
-#define MAXLIST		64		/* most of each repeatable event option */
+#define MAXLIST		256		/* most of each repeatable event option */
 #define BLOCK_HDR	((uint32_t)sizeof(struct opf_block))
 
 static const char *const default_syms[] = {
@@ -70,7 +70,7 @@ static size_t nspecs;
 static struct {
 	uint32_t cores, hz, depth, unknown, snapshots, pause, no_core_end, no_session_end, v1_end;
 	uint32_t version, block_bytes, discard, nmi, machine, clock, long_switches, same_switches;
-	uint32_t sequential;
+	uint32_t in_order;
 	int32_t icount_shift;
 	uint64_t seed, random_n, templates, tsc_hz, resumed, marks_lost;
 	const char *out, *funcs, *build_id;
@@ -116,9 +116,10 @@ struct throttlespec { uint32_t core, old_hz, new_hz; };
 static struct throttlespec throttles[MAXLIST];
 static size_t nthrottles;
 /* -E: a context switch on core at us microseconds after the start (session gets OPF_S_SCHED),
- * with prev's stack (leaf first) when given */
+ * with prev's stack (leaf first) when given; -W: a wake-up (wake: prev is the woken thread,
+ * next the waker), in the same list: the two options together in time order */
 struct switchspec {
-	uint32_t core, prev, next, why;
+	uint32_t core, prev, next, why, wake;
 	uint64_t us;
 	char name[OPF_OBJ_NAME + 1];
 	uint16_t nframes;
@@ -469,7 +470,7 @@ static void drop_block(uint32_t core, uint64_t seq, const uint8_t *body, uint32_
 		if (type == OPF_LOST)
 			put(core, body + off, ((const struct opf_rec *)(body + off))->len);
 		c->ev_dropped += type == OPF_SWITCH || type == OPF_SWITCH_SHORT ||
-				 type == OPF_SWITCH_SAME;
+				 type == OPF_SWITCH_SAME || type == OPF_WAKEUP;
 	}
 	if (bs->fate == F_UNLISTED) {
 		c->blocks_unlisted++;
@@ -660,9 +661,20 @@ static int same_as_before(size_t i, const uint64_t *full)
 	       !memcmp(f->frames, w->frames, 8 * (size_t)w->nframes);
 }
 
+/* -W: woken thread prev made runnable by next on core, at w->us. */
+static void emit_wakeup(const struct switchspec *w)
+{
+	struct opf_wakeup r = { { OPF_WAKEUP, 0, sizeof(r) }, (uint16_t)w->core,
+				(uint16_t)w->core, w->prev, w->next, 0, 0,
+				opt.tsc_hz + w->us * (opt.tsc_hz / 1000000) };
+
+	put(w->core, &r, sizeof(r));
+}
+
 /*
- * The -E switches (given in time order) due by tsc into their cores' blocks, as the kernel
- * writes them: among the samples, in time order. The rest by the end (UINT64_MAX).
+ * The -E switches and -W wake-ups (given in time order) due by tsc into their cores' blocks,
+ * as the kernel writes them: among the samples, in time order. The rest by the end
+ * (UINT64_MAX).
  */
 static void emit_switches(uint64_t tsc)
 {
@@ -673,6 +685,12 @@ static void emit_switches(uint64_t tsc)
 		size_t i = next;
 		const struct switchspec *w = &switches[i];
 		struct { struct opf_switch r; uint64_t frames[OPF_MAX_DEPTH + 1]; } rf;
+
+		if (w->wake) {
+			emit_wakeup(w);
+			full[i] = UINT64_MAX;
+			continue;
+		}
 		struct opf_switch r = { { OPF_SWITCH, 0, opf_switch_len(w->nframes) },
 					(uint16_t)w->core, (uint16_t)w->why, w->nframes, 0, w->prev,
 					w->next, 0, 0, 0, 0, 0, 0, { 0 } };
@@ -706,9 +724,9 @@ static void emit_sched_end(uint32_t core)
 	struct opf_sched_end e = { { OPF_SCHED_END, 0, sizeof(e) }, core, 0, 0, { 0 }, { 0 }, 0 };
 
 	for (size_t i = 0; i < nswitches; i++)
-		e.written[OPF_EV_SWITCH] += switches[i].core == core;
+		e.written[switches[i].wake ? OPF_EV_WAKEUP : OPF_EV_SWITCH] += switches[i].core == core;
 	e.lost[OPF_LOST_OUTPUT_FULL] = pc_[core].ev_dropped;
-	e.taken = e.written[OPF_EV_SWITCH];
+	e.taken = e.written[OPF_EV_SWITCH] + e.written[OPF_EV_WAKEUP];
 	for (int r = 0; r < OPF_LOST_NREASONS; r++) {
 		e.lost[r] += pc_[core].ev_lost[r];
 		e.taken += pc_[core].ev_lost[r];
@@ -944,6 +962,8 @@ static void usage(void)
 		"                      /d cut at the depth limit, /i interrupts off; ~GAP: each sample\n"
 		"                      GAP periods after the core's previous one (GAP-1 missed ticks);\n"
 		"                      TID 0 is idle (default core 0, tid 1); repeatable\n"
+		"  --in-order          each -S's samples after the previous one's (default: a\n"
+		"                      sample of each in turn), so each has its own stretch of time\n"
 		"  -t TID:CORE:NAME    thread name record (repeatable)\n"
 		"  -l CORE:REASON:N    N samples lost for REASON 0..3 (repeatable; not 1 in format 2)\n"
 		"  --overwritten CORE:N, --taken-bias CORE:N, --delivered-bias CORE:N\n"
@@ -955,11 +975,11 @@ static void usage(void)
 		"                      repeatable, in time order; the session then has scheduler\n"
 		"                      events (OPF_S_SCHED); WHY 0, 1 and 6 without a NAME or a\n"
 		"                      stack are written as OPF_SWITCH_SHORT, as the kernel does\n"
+		"  -W CORE:US:TID:WAKER  WAKER on CORE made TID runnable US microseconds after the\n"
+		"                      start (OPF_WAKEUP); in time order among the -E\n"
 		"  --long-switches     every -E as an OPF_SWITCH (as kernels before the short one)\n"
 		"  --ev-lost CORE:REASON:N   N scheduler events of CORE lost for REASON 0..3 (only\n"
 		"                      OPF_SCHED_END says so: as the kernel counts them)\n"
-		"  --sequential        each -S's samples in a row (its core's time runs on), not one\n"
-		"                      of each spec a round\n"
 		"  --same-switches     a blocking -E whose thread's last OPF_SWITCH in the block has\n"
 		"                      the same reason, name and stack as OPF_SWITCH_SAME (as the\n"
 		"                      kernel's stack cache writes it)\n"
@@ -993,8 +1013,8 @@ static void pair(const char *arg, uint32_t *core, uint64_t *n)
 
 enum { O_OVER = 256, O_TAKEN, O_DELIV, O_THROTTLE, O_UNKNOWN, O_SNAP, O_PAUSE, O_NOCE, O_NOSE,
        O_TSCHZ, O_MISSED, O_V1END, O_V1, O_DROP, O_UNLISTED, O_BREAK, O_RESUMED, O_DISCARD,
-       O_LOSTBIAS, O_NMI, O_MARKSLOST, O_CLOCK, O_LONGSW, O_SAMESW, O_BUILDID, O_EVLOST,
-       O_SEQ };
+       O_LOSTBIAS, O_NMI, O_MARKSLOST, O_CLOCK, O_LONGSW, O_SAMESW, O_INORDER, O_BUILDID,
+       O_EVLOST };
 
 /* Options whose meaning depends on -c are kept and applied after the whole line is read. */
 struct deferred_opt {
@@ -1056,6 +1076,19 @@ static void switch_opt(char *a)
 	w->nframes = (uint16_t)nf;
 	for (int i = 0; i < nf; i++)	/* root first in the option, leaf first in the record */
 		w->frames[i] = frame_addr(frames[nf - 1 - i], i == 0);
+	nswitches++;
+}
+
+/* -W CORE:US:TID:WAKER */
+static void wake_opt(const char *a)
+{
+	struct switchspec *w = &switches[nswitches];
+
+	memset(w, 0, sizeof(*w));
+	if (nswitches == MAXLIST || sscanf(a, "%u:%" SCNu64 ":%u:%u", &w->core, &w->us, &w->prev,
+					   &w->next) != 4 || w->core >= opt.cores)
+		die("bad -W '%s' (use -c before it)", a);
+	w->wake = 1;
 	nswitches++;
 }
 
@@ -1122,6 +1155,7 @@ static void apply_deferred(void)
 		case O_LOSTBIAS: lost_opt(a, 1); break;
 		case O_THROTTLE: throttle_opt(a); break;
 		case 'E': switch_opt(a); break;
+		case 'W': wake_opt(a); break;
 		case O_DROP: case O_UNLISTED: case O_BREAK: block_opt(deferred[i].kind, a); break;
 		case O_OVER: pair(a, &core, &n); pc_[core].overwritten += n; break;
 		case O_TAKEN: pair(a, &core, &n); pc_[core].taken_bias += n; break;
@@ -1176,8 +1210,8 @@ static int simple_opt(int ch, const char *a)
 	case O_CLOCK: clock_opt(a); return 1;
 	case O_LONGSW: opt.long_switches = 1; return 1;
 	case O_SAMESW: opt.same_switches = 1; return 1;
+	case O_INORDER: opt.in_order = 1; return 1;
 	case O_BUILDID: opt.build_id = a; return 1;
-	case O_SEQ: opt.sequential = 1; return 1;
 	}
 	return 0;
 }
@@ -1197,14 +1231,14 @@ static const char *parse_options(int argc, char **argv, char **spec_args, size_t
 		{ "lost-bias", 1, NULL, O_LOSTBIAS }, { "nmi", 0, NULL, O_NMI },
 		{ "marks-lost", 1, NULL, O_MARKSLOST }, { "clock", 1, NULL, O_CLOCK },
 		{ "long-switches", 0, NULL, O_LONGSW }, { "same-switches", 0, NULL, O_SAMESW },
+		{ "in-order", 0, NULL, O_INORDER },
 		{ "build-id", 1, NULL, O_BUILDID }, { "ev-lost", 1, NULL, O_EVLOST },
-		{ "sequential", 0, NULL, O_SEQ },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *elfpath = NULL;
 	int ch;
 
-	while ((ch = getopt_long(argc, argv, "o:e:c:r:d:b:s:n:T:S:t:l:f:E:", lopts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "o:e:c:r:d:b:s:n:T:S:t:l:f:E:W:", lopts, NULL)) != -1) {
 		if (ch == 'e')
 			elfpath = optarg;
 		else if (ch == 'S')
@@ -1269,7 +1303,8 @@ static void emit_random(const uint64_t *tmpl, size_t naddr)
 	emit_next(core, 1 + (uint32_t)(t % (2 * opt.cores)), 0, addr, (uint16_t)naddr, 1);
 }
 
-/* Rounds of one sample of each spec with samples left, then a chunk of random ones. */
+/* Rounds of one sample of each spec with samples left (--in-order: a spec's all before the
+ * next one's), then a chunk of random ones. */
 static void emit_samples(void)
 {
 	size_t naddr = (size_t)opt.depth + 1;
@@ -1282,10 +1317,6 @@ static void emit_samples(void)
 		progress.total += left[i] = specs[i].count;
 	progress.unknown_every = opt.unknown ? progress.total / opt.unknown + 1 : 0;
 	progress.snap_every = opt.snapshots ? progress.total / opt.snapshots + 1 : 0;
-	for (size_t i = 0; i < nspecs && opt.sequential; i++)	/* each spec's samples in a row */
-		for (; left[i]; left[i]--)
-			emit_next(specs[i].core, specs[i].tid, specs[i].flags, specs[i].addr,
-				  specs[i].naddr, specs[i].gap);
 	while (any) {
 		any = 0;
 		for (size_t i = 0; i < nspecs; i++) {
@@ -1295,6 +1326,8 @@ static void emit_samples(void)
 			emit_next(specs[i].core, specs[i].tid, specs[i].flags, specs[i].addr,
 				  specs[i].naddr, specs[i].gap);
 			left[i]--;
+			if (opt.in_order)
+				break;
 		}
 		for (int k = 0; k < 64 && rand_left; k++, rand_left--, any = 1)
 			emit_random(tmpl, naddr);

@@ -1,16 +1,19 @@
 // Opens a speedscope URL in headless chromium (driven over --remote-debugging-pipe, so no
 // port and no package beyond node) and saves the page as a person sees it for each profile of
 // the file, stepping through them with the "n" key as a person would:
-//	node tests/lib/speedscope-profiles.js URL OUTDIR
+//	node tests/lib/speedscope-profiles.js URL OUTDIR [png]
 // writes OUTDIR/profile-1.html, profile-2.html, ... (the DOM once speedscope's table has
-// rows) and prints one line per profile: "profile I/N NAME". Exits 1 if the page never draws
-// a table (after 60 s of waiting) or chromium fails. Chromium's profile is OUTDIR/chrome,
+// rows) and prints one line per profile: "profile I/N NAME". With png (a view drawn on a
+// canvas, such as Time Order, which has no table) it waits for the profile's name instead
+// and writes OUTDIR/profile-I.png too, a screenshot once two in a row are the same. Exits 1
+// if the page never draws (after 60 s of waiting) or chromium fails. Chromium's profile is OUTDIR/chrome,
 // HOME should be a clean directory (the caller sets it).
 'use strict';
 const fs = require('fs');
 const { spawn } = require('child_process');
 
-const [url, outdir] = process.argv.slice(2);
+const [url, outdir, mode] = process.argv.slice(2);
+const png = mode === 'png';
 if (!url || !outdir) {
 	console.error('usage: speedscope-profiles.js URL OUTDIR');
 	process.exit(2);
@@ -58,6 +61,18 @@ const probe = `JSON.stringify({
 	rows: [...document.querySelectorAll('tr')].filter((r) => r.querySelector('td')).length,
 	html: document.documentElement.outerHTML })`;
 
+/* A screenshot once the canvas has stopped changing: two in a row alike, 300 ms apart. */
+async function settled(sessionId) {
+	let last = '';
+	for (;;) {
+		const { data } = await send('Page.captureScreenshot', { format: 'png' }, sessionId);
+		if (data === last)
+			return Buffer.from(data, 'base64');
+		last = data;
+		await sleep(300);
+	}
+}
+
 async function main() {
 	const { targetId } = await send('Target.createTarget', { url });
 	const { sessionId } = await send('Target.attachToTarget', { targetId, flatten: true });
@@ -73,7 +88,7 @@ async function main() {
 		/* rows with cells, a new profile's name, and the page unchanged for 200 ms: the
 		   table can be drawn in steps (its header first) */
 		let p, last = null;
-		while (!(p = await page()).rows || !p.title || p.title === prev ||
+		while (!((p = await page()).rows || png) || !p.title || p.title === prev ||
 		       !last || last.html !== p.html) {
 			last = p;
 			await sleep(200);
@@ -84,6 +99,8 @@ async function main() {
 			die(`no profile name in the toolbar: "${p.title}" (page.html)`);
 		}
 		fs.writeFileSync(`${outdir}/profile-${m[2]}.html`, p.html);
+		if (png)
+			fs.writeFileSync(`${outdir}/profile-${m[2]}.png`, await settled(sessionId));
 		console.log(`profile ${m[2]}/${m[3]} ${m[1]}`);
 		if (m[2] === m[3])
 			break;

@@ -1,20 +1,15 @@
 # Sourced by the tests that open opreport's files in speedscope (the npm package, pinned,
-# installed into build/npm, which git ignores), as a user would: needs $work (a fresh
-# directory) and fail(). Checks the tools, installs speedscope if it is not there, copies it
-# into $work/www/speedscope and serves $work/www on 127.0.0.1:$port (speedscope fetches
-# #profileURL=/FILE from there). Sets the EXIT trap that stops the server: a test that
+# installed into build/npm, which git ignores, by scripts/speedscope as for a user), as a user
+# would: needs $work (a fresh directory) and fail(). Checks the tools, installs speedscope if
+# it is not there, copies it into $work/www/speedscope and serves $work/www on
+# 127.0.0.1:$port (speedscope fetches #profileURL=/FILE from there). Sets the EXIT trap that stops the server: a test that
 # sources this must not set its own.
 for t in npm node chromium python3; do
 	command -v $t >/dev/null || fail "$t is not installed (scripts/deps installs it)"
 done
-ss=build/npm/node_modules/speedscope/dist/release
-if [ ! -f $ss/index.html ]; then
-	mkdir -p build/npm
-	npm install --silent --no-audit --no-fund --prefix build/npm speedscope@1.25.0 ||
-		fail "npm install speedscope"
-fi
+ss=$(dirname "$(scripts/speedscope)") || fail "scripts/speedscope could not install speedscope"
 mkdir -p "$work/www"
-cp -r $ss "$work/www/speedscope"
+cp -r "$ss" "$work/www/speedscope"
 ss_pids=()
 trap 'kill "${ss_pids[@]}" 2>/dev/null; wait 2>/dev/null' EXIT
 (cd "$work/www" && exec python3 -m http.server 0 --bind 127.0.0.1) >"$work/http.log" 2>&1 &

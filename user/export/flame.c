@@ -121,6 +121,7 @@ struct node {
 #define SVG_PAD		10.0
 #define FRAME_H		16
 #define TOP		40
+#define BOTTOM		28	/* under the root: the search's "Matched:" line */
 #define CHAR_W		7.0
 #define FULL_SD		5.0	/* a change this many standard deviations out: the fullest colour */
 
@@ -240,7 +241,7 @@ static void emit(const struct svg *g, const struct node *nd, const struct node *
 	double scale = (SVG_W - 2 * SVG_PAD) / (double)c->total;
 	double w = (double)nd->count * scale;
 	const char *name = frame_name(c, nd, depth);
-	double x = SVG_PAD + (double)before * scale, y = g->height - (depth + 1) * FRAME_H - 10;
+	double x = SVG_PAD + (double)before * scale, y = g->height - (depth + 1) * FRAME_H - BOTTOM;
 	char rgb[32];
 
 	if (w < 0.1)
@@ -373,6 +374,10 @@ static void svg_head(const struct svg *g)
 		fprintf(out, " to ");
 	}
 	xml_escape(out, c->o->file);
+	if (c->fu.f && c->fu.f->on) {	/* which filters shaped it */
+		fputs(", ", out);
+		xml_escape(out, c->fu.f->desc);
+	}
 	if (g->base)
 		fprintf(out, " (%" PRIu64 " %s; red grew, blue shrank beyond their noise, deeper "
 			"the surer; grey: within it)</text>\n", c->total, ctx_unit(c));
@@ -404,7 +409,7 @@ static int write_svg(const struct ctx *c, const struct ctx *base, const char *pa
 
 	if (!root || (base && !broot) || !(g.out = fopen(path, "w")))
 		goto out;
-	g.height = (depth_of(root, 0) + 1) * FRAME_H + TOP + 40;
+	g.height = (depth_of(root, 0) + 1) * FRAME_H + TOP + 22 + BOTTOM;
 	svg_head(&g);
 	if (c->total)
 		emit(&g, root, broot, 0, 0);

@@ -383,7 +383,7 @@ static const char *clock_comment(const struct ctx *c, char *buf, size_t n)
 /* Duration, period and comments; then the gzipped body followed by the string table. */
 static int finish(struct pp *w, const char *path)
 {
-	char clk[160];
+	char clk[600];
 	double sec = 0;
 
 	for (uint32_t i = 0; i < w->c->p->nsess; i++)
@@ -401,6 +401,10 @@ static int finish(struct pp *w, const char *path)
 	f_int(&w->body, P_COMMENT, intern(&w->t, clock_comment(w->c, clk, sizeof(clk))));
 	if (clock_advice(&w->c->p->sess[0].hdr))
 		f_int(&w->body, P_COMMENT, intern(&w->t, clock_advice(&w->c->p->sess[0].hdr)));
+	if (w->c->fu.f && w->c->fu.f->on) {	/* which filters shaped it */
+		snprintf(clk, sizeof(clk), "filters: %s", w->c->fu.f->desc);
+		f_int(&w->body, P_COMMENT, intern(&w->t, clk));
+	}
 	if (w->body.oom || w->t.out.oom || w->m.oom || w->sub.oom || w->packed.oom)
 		return -1;
 	gzFile gz = gzopen(path, "wb6");

@@ -33,6 +33,7 @@ extern const char timeline_script[];
 
 struct page {
 	const struct profile *p;
+	struct filter *f;	/* the report's filters, or NULL */
 	const struct sched_sess *s;
 	uint32_t si;
 	FILE *out;
@@ -191,9 +192,9 @@ static void session(struct page *g)
 		TL_W, h, g->total, TL_W, h);
 	for (uint32_t k = 0; k < g->s->ncores; k++) {
 		core_label(g, k);
-		timeline_spans(g->s, k, span, g);
+		timeline_spans(g->p, g->si, k, g->f, span, g);
 	}
-	timeline_marks(g->p, g->si, mark, g);
+	timeline_marks(g->p, g->si, g->f, mark, g);
 	fprintf(g->out, "</svg>\n");
 }
 
@@ -216,11 +217,16 @@ static void head(const struct ctx *c, FILE *out)
 		"| throttle</span><span style=\"color:#06c\">&#9608; snapshot dump</span><span "
 		"style=\"color:#222\">&#9601; missed timer periods</span></p>\n"
 		"<div id=\"view\"></div><div id=\"info\"></div>\n");
+	if (c->fu.f && c->fu.f->on) {	/* which filters shaped it */
+		fputs("<p>Filters: ", out);
+		xml_escape(out, c->fu.f->desc);
+		fputs("</p>\n", out);
+	}
 }
 
 int report_timeline(const struct ctx *c, const char *path)
 {
-	struct page g = { c->p, NULL, 0, NULL, 0 };
+	struct page g = { c->p, c->fu.f, NULL, 0, NULL, 0 };
 	int rc;
 
 	if (!timeline_check(c->p, "--timeline") || !(g.out = fopen(path, "w")))

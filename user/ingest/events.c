@@ -28,6 +28,13 @@ double sched_ms(const struct sched_sess *s, uint64_t ticks)
 	return s->tsc_hz ? 1e3 * (double)ticks / (double)s->tsc_hz : 0;
 }
 
+uint64_t sched_len(const struct sched_sess *s)
+{
+	uint64_t a = s->start > s->from ? s->start : s->from, b = s->end < s->to ? s->end : s->to;
+
+	return b > a ? b - a : 0;
+}
+
 /* Room for one more of an array of elem-sized things with *n used of *cap. 0 or -1. */
 static int grow(void **arr, uint32_t *cap, uint32_t n, size_t elem)
 {
@@ -63,6 +70,7 @@ int sched_session(struct sched_data *d, const struct opf_session *h)
 	ns->start = h->start_tsc;
 	ns->tsc_hz = h->tsc_hz;
 	ns->period = h->hz ? h->tsc_hz / h->hz : 0;
+	ns->to = UINT64_MAX;
 	ns->cores = calloc(ns->ncores, sizeof(*ns->cores));
 	return ns->cores ? 0 : -1;
 }
@@ -109,7 +117,7 @@ static int decode(struct sched_data *d, const struct opf_view *v, struct sev *e)
 	case OPF_SWITCH:
 		*e = (struct sev){ r->sw.tsc, e->seq, r->sw.prev_cpu, r->sw.obj, r->sw.site,
 				   r->sw.prev_tid, r->sw.next_tid, r->sw.holder, 0,
-				   r->sw.nframes, r->sw.core, r->sw.why, SEV_SWITCH, "" };
+				   r->sw.nframes, r->sw.core, r->sw.why, SEV_SWITCH, 0, "" };
 		name_of(e->name, r->sw.name);
 		at = keep_frames(d, v->tail, r->sw.nframes);
 		break;
@@ -123,7 +131,7 @@ static int decode(struct sched_data *d, const struct opf_view *v, struct sev *e)
 	case OPF_LOCKWAIT:
 		*e = (struct sev){ r->lockwait.tsc, e->seq, r->lockwait.wait, r->lockwait.lock, 0,
 				   r->lockwait.tid, r->lockwait.holder, 0, 0, r->lockwait.nframes,
-				   r->lockwait.core, r->lockwait.kind, SEV_LOCK, "" };
+				   r->lockwait.core, r->lockwait.kind, SEV_LOCK, 0, "" };
 		name_of(e->name, r->lockwait.name);
 		at = keep_frames(d, v->tail, r->lockwait.nframes);
 		break;

@@ -39,6 +39,7 @@ struct sev {
 	uint16_t core;		/* the core it happened on */
 	uint16_t why;		/* SWITCH: enum opf_why; WAKEUP: target core; LOCK: lock kind */
 	uint8_t kind;		/* enum sev_kind */
+	uint8_t out;		/* derived: left out of the report by its filters (model/filter.c) */
 	char name[OPF_OBJ_NAME + 1];
 };
 
@@ -171,6 +172,8 @@ struct sched_sess {
 	int on;				/* the session has OPF_S_SCHED */
 	int resumed;			/* OPF_S_RESUMED: its beginning went to another reader */
 	uint64_t start, end, tsc_hz, period;	/* period: TSC ticks per sample */
+	uint64_t from, to;		/* the report's window, TSC ([from, to): --time, set by
+					   model/filter.c), which the accounting clips to */
 	/* derived: */
 	uint64_t unknown;		/* TSC ticks of core time no event covers, all cores */
 	uint64_t ev_taken, ev_lost;	/* events the cores took, and lost or overwritten */
@@ -217,5 +220,7 @@ int sched_any(const struct sched_data *d);
 const char *sched_why_name(unsigned why);
 /* ticks of session s's TSC in milliseconds (0 when its rate is unknown). */
 double sched_ms(const struct sched_sess *s, uint64_t ticks);
+/* Session s's length in the report's window (all of it without --time), TSC ticks. */
+uint64_t sched_len(const struct sched_sess *s);
 
 #endif

@@ -234,10 +234,12 @@ HANDLER(on_sample)
 	p->periods += w;
 	if (!sample_place(p, s, h->core))
 		return 0;
+	if ((s->hdr.flags & OPF_S_SCHED) && sched_sample(&p->sched, h, w))
+		return -1;	/* every sample, filtered or not: the checks of the events */
+	if (p->keep && !p->keep(p->keep_arg, p, h, w))
+		return 0;
 	p->reported++;
 	if (p->hook && p->hook(p->hook_arg, s, h, v->tail, w))
-		return -1;
-	if ((s->hdr.flags & OPF_S_SCHED) && sched_sample(&p->sched, h, w))
 		return -1;
 	return stacks_add(&p->stacks, h->tid, h->core, stack_cut(h->h.flags), w, h->pc, v->tail,
 			  h->nframes);

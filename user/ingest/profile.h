@@ -126,10 +126,15 @@ struct thread_name {
 };
 
 struct session;
+struct profile;
 
 /* Called for every reported sample with the periods it stands for (perfdata.c keeps them). */
 typedef int (*sample_hook)(void *arg, const struct session *s, const struct opf_sample *h,
 			   const uint8_t *frames, uint64_t weight);
+/* Whether a sample read goes to the report (the filters' judge, model/filter.c): 0 leaves it
+ * out, after its weight was taken, so that the next sample of its core weighs what it did. */
+typedef int (*sample_keep)(void *arg, const struct profile *p, const struct opf_sample *h,
+			   uint64_t weight);
 
 struct profile {
 	struct session *sess;
@@ -147,6 +152,8 @@ struct profile {
 	uint64_t reported;		/* samples in the report (all, or dump N's) */
 	sample_hook hook;		/* NULL, or called for each reported sample */
 	void *hook_arg;
+	sample_keep keep;		/* NULL, or judges each sample before the hook */
+	void *keep_arg;
 	uint16_t unknown_types[8];	/* the first distinct unknown types */
 	uint32_t nunknown_types;
 	struct sched_data sched;	/* scheduler events (events.c) */

@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "ingest/profile.h"
+#include "model/filter.h"
 #include "model/options.h"
 #include "model/symbols.h"
 
@@ -34,6 +35,7 @@ struct ctx {
 	uint64_t *incl_run;
 	double dispersion;	/* how much more the runs vary than sampling (model/noise.h): >= 1 */
 	struct perf_samples *perf;	/* --perf-data: the samples kept while reading */
+	struct filter_use fu;	/* the filters (fu.f) and what they left out */
 };
 
 /* What a report counts for stack s, in all and per core (periods, or samples). */

@@ -171,3 +171,10 @@ int sched_lock_waits(struct sched_sess *s)
 	qsort(s->waits, s->nwaits, sizeof(*s->waits), by_lock);	/* for the views */
 	return 0;
 }
+
+uint64_t lwait_len(const struct sched_sess *s, const struct lwait *w)
+{
+	uint64_t a = w->t0 > s->from ? w->t0 : s->from, b = w->t1 < s->to ? w->t1 : s->to;
+
+	return s->ev[w->ev].out || b <= a ? 0 : b - a;
+}

@@ -11,4 +11,8 @@
 /* Fill s->waits (sorted by lock, kind, thread and time). 0, or -1 (memory). */
 int sched_lock_waits(struct sched_sess *s);
 
+/* What wait w counts in the report: its time in the report's window (--time), 0 when the
+ * filters left its event out (model/filter.c: struct sev.out). */
+uint64_t lwait_len(const struct sched_sess *s, const struct lwait *w);
+
 #endif

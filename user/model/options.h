@@ -30,6 +30,11 @@ struct options {
 	const char *timeline;	/* --timeline FILE.html: per core over time (export/timeline.c) */
 	const char *trace;	/* --trace FILE.json: the same as Chrome trace events */
 	int no_buildid_cache;	/* --no-buildid-cache: leave perf's build-id cache alone */
+	/* the filters, as given (model/filter.c parses them); NULL or 0 when not */
+	const char *f_tid, *f_comm, *f_cores, *f_time, *f_focus, *f_ignore;
+	int no_idle;
+	const char *annotate;	/* --annotate FUNC */
+	int annotated;		/* derived: annotate given (its section's flag) */
 	int force_kernel;	/* --force-kernel: -k ELF even when it is another kernel's */
 	const char *add_kernel;	/* --add-kernel ELF: keep it in the store and cache, and exit */
 	int argc;		/* the command line, for perf.data's cmdline feature */

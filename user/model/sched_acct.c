@@ -18,6 +18,8 @@
  *			in its core's events until an event says again: a gap's time is never
  *			credited to the state before it. Threads are pinned: a thread's core
  *			is where its switches, creation, samples or wake-ups say it lives.
+ * With --time (s->from, s->to: model/filter.c) every time counted is its part in that
+ * window (a thread's life too); the spans stay whole, the views clip them.
  * One check needs nothing but the switches: every switch-out's prev_cpu (the kernel's count)
  * advances by exactly the time the switches say the thread ran since its last switch-out
  * (not across a gap). The samples are checked against the spans by sched_check.c.
@@ -110,15 +112,23 @@ static int place_threads(struct sched_sess *s)
 	return rc;
 }
 
-/* t's state ends at tsc: its time so far goes to the state's bucket. Before t begins to
- * exist (since: its creation) there is nothing to count. */
-static void close_state(struct sthread *t, uint64_t tsc)
+/* The part of [a, b) in the report's window (--time: s->from, s->to; else all of it). */
+static uint64_t in_window(const struct sched_sess *s, uint64_t a, uint64_t b)
+{
+	a = a > s->from ? a : s->from;
+	b = b < s->to ? b : s->to;
+	return b > a ? b - a : 0;
+}
+
+/* t's state ends at tsc: its time so far (in the window) goes to the state's bucket. Before
+ * t begins to exist (since: its creation) there is nothing to count. */
+static void close_state(const struct sched_sess *s, struct sthread *t, uint64_t tsc)
 {
 	uint64_t d;
 
 	if (tsc <= t->since)
 		return;
-	d = tsc - t->since;
+	d = in_window(s, t->since, tsc);
 	switch (t->state) {
 	case ST_ON: t->on += d; break;
 	case ST_RUNNABLE: t->runnable += d; break;
@@ -130,13 +140,18 @@ static void close_state(struct sthread *t, uint64_t tsc)
 }
 
 /* The stretch off a CPU that began at t's last switch-out ends at tsc (cut: by a gap in its
- * core's events, not by its switch-in). */
+ * core's events, not by its switch-in); kept (its part in the window) when it overlaps the
+ * window. */
 static int end_offcpu(struct sched_sess *s, struct sthread *t, uint64_t tsc, int cut)
 {
 	struct offcpu *o;
+	uint64_t out = t->out == UINT32_MAX ? 0 : s->ev[t->out].tsc;
 
-	if (t->out == UINT32_MAX)
+	if (t->out == UINT32_MAX || !in_window(s, out, tsc)) {
+		t->out = UINT32_MAX;
+		t->wake_tsc = 0;
 		return 0;
+	}
 	if (s->noff == s->offcap) {
 		uint32_t nc = s->offcap ? 2 * s->offcap : 256;
 		struct offcpu *no = realloc(s->off, nc * sizeof(*no));
@@ -149,8 +164,8 @@ static int end_offcpu(struct sched_sess *s, struct sthread *t, uint64_t tsc, int
 	o = &s->off[s->noff];
 	o->ev = t->out;
 	o->tid = t->tid;
-	o->total = tsc - s->ev[t->out].tsc;
-	o->blocked = t->wake_tsc > s->ev[t->out].tsc ? t->wake_tsc - s->ev[t->out].tsc : 0;
+	o->total = in_window(s, out, tsc);
+	o->blocked = t->wake_tsc > out ? in_window(s, out, t->wake_tsc) : 0;
 	o->cut = cut;
 	t->cut += cut;
 	s->noff++;
@@ -187,7 +202,7 @@ static void switch_out(struct sched_sess *s, struct sthread *t, uint32_t i)
 {
 	const struct sev *e = &s->ev[i];
 
-	close_state(t, e->tsc);
+	close_state(s, t, e->tsc);
 	if (t->have_kcpu && e->x - t->kcpu != t->on - t->on_at_out)
 		t->bad_cpu++;
 	t->on_at_out = t->on;
@@ -227,7 +242,7 @@ static int replay_switch(struct sched_sess *s, uint32_t i, struct corestate *cs)
 		return 0;
 	if (!(t = thread_of(s, e->b)) || end_offcpu(s, t, e->tsc, 0))
 		return -1;
-	close_state(t, e->tsc);
+	close_state(s, t, e->tsc);
 	t->state = ST_ON;
 	return 0;
 }
@@ -244,7 +259,7 @@ static int replay_wake(struct sched_sess *s, const struct sev *e, const struct c
 	if (cs[t->core].gap)
 		return 0;
 	if (t->state == ST_BLOCKED || t->state == ST_UNKNOWN) {
-		close_state(t, e->tsc);
+		close_state(s, t, e->tsc);
 		t->state = ST_RUNNABLE;
 		t->wake_tsc = e->tsc;
 	}
@@ -268,7 +283,7 @@ static int replay_gap(struct sched_sess *s, const struct sev *e, struct corestat
 		t = &s->thr[i];
 		if (t->core != e->core || t->state == ST_GONE)
 			continue;
-		close_state(t, e->tsc);
+		close_state(s, t, e->tsc);
 		if (end_offcpu(s, t, e->tsc, 1))
 			return -1;
 		t->state = ST_UNKNOWN;
@@ -278,7 +293,7 @@ static int replay_gap(struct sched_sess *s, const struct sev *e, struct corestat
 		return 0;
 	if (!(t = thread_of(s, e->b)))
 		return -1;
-	close_state(t, e->tsc);
+	close_state(s, t, e->tsc);
 	t->state = ST_ON;
 	return 0;
 }
@@ -310,15 +325,22 @@ static int replay(struct sched_sess *s)
 
 		if (t->state == ST_GONE)
 			continue;
-		close_state(t, s->end);
+		close_state(s, t, s->end);
 		t->last = s->end;
 		rc = end_offcpu(s, t, s->end, 0);
+	}
+	for (uint32_t i = 0; i < s->nthr; i++) {	/* its life in the window */
+		struct sthread *t = &s->thr[i];
+
+		t->first = t->first > s->from ? t->first : s->from;
+		t->last = t->last < s->to ? t->last : s->to;
+		t->last = t->last > t->first ? t->last : t->first;
 	}
 	free(cs);
 	return rc;
 }
 
-/* Per core: busy, idle and unknown, from its spans. */
+/* Per core: busy, idle and unknown, from its spans (their part in the window). */
 static void core_times(struct sched_sess *s)
 {
 	s->unknown = 0;
@@ -328,7 +350,7 @@ static void core_times(struct sched_sess *s)
 		c->busy = c->idle = c->unknown = 0;
 		for (uint32_t j = 0; j < c->nspans; j++) {
 			const struct cspan *sp = &c->spans[j];
-			uint64_t d = sp->t1 - sp->t0;
+			uint64_t d = in_window(s, sp->t0, sp->t1);
 
 			if (sp->tid == SEV_NOBODY)
 				c->unknown += d;

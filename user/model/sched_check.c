@@ -23,6 +23,7 @@
  *			only when the sending one yields), so the tick lands in the next span.
  *			Time credited to the wrong state (a gap counted as the state before it)
  *			makes the two disagree by far more.
+ * With --time, over the window only (s->from, s->to).
  */
 #include <math.h>
 
@@ -36,6 +37,14 @@ static struct sthread *find(struct sched_sess *s, uint32_t tid)
 		if (s->thr[i].tid == tid)
 			return &s->thr[i];
 	return NULL;
+}
+
+/* The part of span x in the report's window (--time), TSC ticks. */
+static uint64_t clipped(const struct sched_sess *s, const struct cspan *x)
+{
+	uint64_t a = x->t0 > s->from ? x->t0 : s->from, b = x->t1 < s->to ? x->t1 : s->to;
+
+	return b > a ? b - a : 0;
 }
 
 /* The variance of the ticks a span of d TSC ticks takes (periodic sampling). */
@@ -69,12 +78,14 @@ static void span_vars(struct sched_sess *s, uint32_t k)
 		const struct cspan *x = &c->spans[j];
 		struct sthread *t = x->tid != SEV_NOBODY ? find(s, x->tid) : NULL;
 
+		if (!clipped(s, x))
+			continue;
 		if (t) {
-			t->check.var_span += span_var(s, x->t1 - x->t0);
+			t->check.var_span += span_var(s, clipped(s, x));
 			t->check.slack += 1;
 		}
 		if (t && x->tid) {
-			run += x->t1 - x->t0;
+			run += clipped(s, x);
 			continue;
 		}
 		c->check.var_span += span_var(s, run);
@@ -129,8 +140,9 @@ static void check_core(struct sched_sess *s, uint32_t k, uint32_t *j)
 		while (sp < c->nspans && c->spans[sp].t1 <= m->tsc &&
 		       !(sp + 1 == c->nspans && m->tsc == s->end))	/* the end's own tick */
 			sp++;
-		if (sp == c->nspans || m->tsc < c->spans[sp].t0 || c->spans[sp].tid == SEV_NOBODY) {
-			prev = 0;	/* in no span (past the end), or unknown time */
+		if (sp == c->nspans || m->tsc < c->spans[sp].t0 || c->spans[sp].tid == SEV_NOBODY ||
+		    m->tsc < s->from || m->tsc >= s->to) {
+			prev = 0;	/* in no span (past the end), unknown time, or not the window */
 			continue;
 		}
 		x = &c->spans[sp];

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "model/lock_waits.h"
 #include "model/sched_offcpu.h"
 
 /* One more root marker for event ev of session si; its address, or 0 (no memory). */
@@ -72,8 +73,9 @@ static int add_session(struct profile *p, struct stacks *t, uint32_t si, int loc
 	if (locks) {	/* every wait, finished or not, the ones inside others left out */
 		for (uint32_t i = 0; i < s->nwaits; i++) {
 			const struct lwait *w = &s->waits[i];
+			uint64_t d = lwait_len(s, w);
 
-			if (w->outer == UINT32_MAX && add_wait(p, t, si, w->ev, w->tid, w->t1 - w->t0))
+			if (w->outer == UINT32_MAX && d && add_wait(p, t, si, w->ev, w->tid, d))
 				return -1;
 		}
 		return 0;

@@ -18,8 +18,28 @@ double timeline_us(const struct sched_sess *s, uint64_t tsc)
 	return 1e3 * sched_ms(s, tsc > s->start ? tsc - s->start : 0);
 }
 
-int timeline_spans(const struct sched_sess *s, uint32_t k, tspan_fn fn, void *arg)
+/* Span sp of core k, its part the filters keep (a span cut at the window's end did not
+ * stop there); fn's return, or 0 when the filters leave it out. */
+static int filtered(const struct profile *p, uint32_t si, uint32_t k, struct filter *f,
+		    struct tspan sp, tspan_fn fn, void *arg)
 {
+	struct fitem it = { si, k, sp.tid, FI_NONE, sp.t0, sp.t1, NULL, 0, NULL, 0 };
+
+	if (sp.t1 <= sp.t0 || filter_judge(f, p, &it, FJ_ALL) != FV_KEEP)
+		return 0;
+	if (it.t1 < sp.t1) {
+		sp.end = NULL;
+		sp.cut = 0;
+	}
+	sp.t0 = it.t0;
+	sp.t1 = it.t1;
+	return fn(arg, k, &sp);
+}
+
+int timeline_spans(const struct profile *p, uint32_t si, uint32_t k, struct filter *f,
+		   tspan_fn fn, void *arg)
+{
+	const struct sched_sess *s = &p->sched.sess[si];
 	const struct sched_core *c = &s->cores[k];
 	int rc = 0;
 
@@ -28,9 +48,23 @@ int timeline_spans(const struct sched_sess *s, uint32_t k, tspan_fn fn, void *ar
 		struct tspan sp = { x->t0, x->t1, x->tid, x->end == UINT32_MAX && x->t1 < s->end,
 				    x->end == UINT32_MAX ? NULL : &s->ev[x->end] };
 
-		rc = fn(arg, k, &sp);
+		rc = filtered(p, si, k, f, sp, fn, arg);
 	}
 	return rc;
+}
+
+/* Mark m, when the filters keep its core and time. */
+static int mark_kept(const struct profile *p, uint32_t si, struct filter *f, struct tmark *m,
+		     tmark_fn fn, void *arg)
+{
+	struct fitem it = { si, m->core == TM_ALL ? FI_NONE : m->core, FI_NONE, FI_NONE, m->t0,
+			    m->t1, NULL, 0, NULL, 0 };
+
+	if (filter_judge(f, p, &it, FJ_WHEN | FJ_WHERE) != FV_KEEP)
+		return 0;
+	m->t0 = it.t0;
+	m->t1 = it.t1;
+	return fn(arg, m);
 }
 
 const char *timeline_why(const struct tspan *sp, char *buf, size_t n)
@@ -71,8 +105,10 @@ uint64_t timeline_missed_placed(const struct profile *p, uint32_t si, uint32_t k
 }
 
 /* Where each core's samples show periods it missed (profile.c's note_gap). */
-static int missed_marks(const struct session *ps, tmark_fn fn, void *arg)
+static int missed_marks(const struct profile *p, uint32_t si, struct filter *f, tmark_fn fn,
+			void *arg)
 {
+	const struct session *ps = &p->sess[si];
 	int rc = 0;
 
 	for (uint32_t i = 0; i < ps->ngaps && !rc; i++) {
@@ -81,13 +117,15 @@ static int missed_marks(const struct session *ps, tmark_fn fn, void *arg)
 
 		snprintf(m.text, sizeof(m.text), "core %" PRIu32 " missed %" PRIu64 " timer "
 			 "period%s", g->core, g->periods, g->periods == 1 ? "" : "s");
-		rc = fn(arg, &m);
+		rc = mark_kept(p, si, f, &m, fn, arg);
 	}
 	return rc;
 }
 
-static int pause_marks(const struct sched_sess *s, tmark_fn fn, void *arg)
+static int pause_marks(const struct profile *p, uint32_t si, struct filter *f, tmark_fn fn,
+		       void *arg)
 {
+	const struct sched_sess *s = &p->sched.sess[si];
 	int rc = 0;
 
 	for (uint32_t i = 0; i < s->nmarks && !rc; i++) {
@@ -97,15 +135,16 @@ static int pause_marks(const struct sched_sess *s, tmark_fn fn, void *arg)
 
 		snprintf(t.text, sizeof(t.text), "sampling %s", m->type == OPF_PAUSE ? "paused" :
 			 "resumed");
-		rc = fn(arg, &t);
+		rc = mark_kept(p, si, f, &t, fn, arg);
 	}
 	return rc;
 }
 
-int timeline_marks(const struct profile *p, uint32_t si, tmark_fn fn, void *arg)
+int timeline_marks(const struct profile *p, uint32_t si, struct filter *f, tmark_fn fn,
+		   void *arg)
 {
 	const struct session *ps = &p->sess[si];
-	int rc = pause_marks(&p->sched.sess[si], fn, arg);
+	int rc = pause_marks(p, si, f, fn, arg);
 
 	for (uint32_t i = 0; i < p->nthr && !rc; i++) {
 		const struct opf_throttle *t = &p->thr[i].t;
@@ -115,16 +154,16 @@ int timeline_marks(const struct profile *p, uint32_t si, tmark_fn fn, void *arg)
 			continue;
 		snprintf(m.text, sizeof(m.text), "%s %" PRIu32 " -> %" PRIu32 " Hz",
 			 throttle_raised(t) ? "rate raised" : "throttled", t->old_hz, t->new_hz);
-		rc = fn(arg, &m);
+		rc = mark_kept(p, si, f, &m, fn, arg);
 	}
 	for (uint32_t i = 0; i < ps->ndumps && !rc; i++) {
 		const struct dump *d = &ps->dumps[i];
 		struct tmark m = { d->tsc, d->closed ? d->end_tsc : d->tsc, TM_ALL, TM_SNAPSHOT, "" };
 
 		snprintf(m.text, sizeof(m.text), "snapshot dump %" PRIu64, d->seq);
-		rc = fn(arg, &m);
+		rc = mark_kept(p, si, f, &m, fn, arg);
 	}
-	return rc ? rc : missed_marks(ps, fn, arg);
+	return rc ? rc : missed_marks(p, si, f, fn, arg);
 }
 
 int timeline_check(const struct profile *p, const char *opt)

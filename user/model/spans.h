@@ -8,6 +8,7 @@
 #define OPREPORT_TIMELINE_H
 
 #include "ingest/profile.h"
+#include "model/filter.h"
 
 /* Core runs tid (0: idle; TSPAN_UNKNOWN: no event covers that time) over [t0, t1), TSC
  * ticks; end: the switch that ended it, or NULL when it still ran at the session's end, or
@@ -37,11 +38,15 @@ typedef int (*tmark_fn)(void *arg, const struct tmark *m);
 
 /* 1 when p has a session with events; else says so on stderr (naming opt) and returns 0. */
 int timeline_check(const struct profile *p, const char *opt);
-/* Each span of core k of session s, in time order, start to end (the replay's: unknown time
- * included); stops at fn's first nonzero return. */
-int timeline_spans(const struct sched_sess *s, uint32_t k, tspan_fn fn, void *arg);
-/* Each mark of session si (pauses, resumes, throttles, snapshot dumps, missed periods). */
-int timeline_marks(const struct profile *p, uint32_t si, tmark_fn fn, void *arg);
+/* Each span of core k of session si that the filters f (NULL: none) keep, in time order,
+ * clipped to their window: the replay's spans, start to end, unknown time included; stops
+ * at fn's first nonzero return. */
+int timeline_spans(const struct profile *p, uint32_t si, uint32_t k, struct filter *f,
+		   tspan_fn fn, void *arg);
+/* Each mark of session si the filters keep (pauses, resumes, throttles, snapshot dumps,
+ * missed periods). */
+int timeline_marks(const struct profile *p, uint32_t si, struct filter *f, tmark_fn fn,
+		   void *arg);
 
 /* Why sp's thread stopped, in words ("preempted", "qlock biglock held by tid 7", "running at
  * the end"); "" for an idle or unknown span. */

@@ -326,6 +326,26 @@ uint32_t sym_leaf(struct symbols *s, uint64_t pc)
 	return sym_frames(s, pc, pc, &f) ? f[0].fid : UINT32_MAX;
 }
 
+uint32_t sym_named(struct symbols *s, const char *name, uint64_t *lo, uint64_t *hi)
+{
+	int n = s->mod ? dwfl_module_getsymtab(s->mod) : 0;
+	uint32_t found = 0;
+
+	for (int i = 1; i < n; i++) {
+		GElf_Sym sym;
+		GElf_Addr addr;
+		const char *nm = dwfl_module_getsym_info(s->mod, i, &sym, &addr, NULL, NULL, NULL);
+
+		if (!nm || GELF_ST_TYPE(sym.st_info) != STT_FUNC || strcmp(nm, name))
+			continue;
+		if (!found++) {
+			*lo = addr;
+			*hi = addr + (sym.st_size ? sym.st_size : 1);
+		}
+	}
+	return found;
+}
+
 /* Present path relative to the working directory when it lies below it. */
 static const char *shorten(const struct symbols *s, const char *path)
 {

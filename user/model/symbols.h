@@ -73,6 +73,10 @@ uint32_t sym_truncated(struct symbols *s);
 /* The function id of a synthetic frame named name (an off-CPU reason), made if new. */
 uint32_t sym_synthetic(struct symbols *s, const char *name);
 
+/* The function symbol named name (the ELF's symbol table): its address range [*lo, *hi).
+ * Returns how many function symbols have that name (0: none, or no ELF). */
+uint32_t sym_named(struct symbols *s, const char *name, uint64_t *lo, uint64_t *hi);
+
 /* Source file and line of a lookup address; returns 0, or -1 when DWARF does not say. */
 int sym_line(struct symbols *s, uint64_t addr, const char **file, int *line);
 

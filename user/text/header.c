@@ -198,6 +198,29 @@ static void snapshot_line(const struct ctx *c, FILE *out)
 	fprintf(out, " (the stream holds %" PRIu64 " samples in all)\n", c->p->samples);
 }
 
+void report_filter_lines(const struct ctx *c, int sched, FILE *out)
+{
+	const struct filter_use *u = &c->fu;
+	int w = !c->o->by_samples;	/* counts: [0] samples, [1] periods */
+
+	if (!u->f || !u->f->on)
+		return;
+	fprintf(out, "Filters:     %s", u->f->desc);
+	if (!sched)
+		fprintf(out, ": %" PRIu64 " of %" PRIu64 " %s kept (%.2f%%)", u->kept[w],
+			u->seen[w], ctx_unit(c), pct(u->kept[w], u->seen[w]));
+	fputc('\n', out);
+	if (!sched && u->f->no_idle)
+		fprintf(out, "Idle:        %" PRIu64 " %s (%.2f%% of what the other filters kept) "
+			"left out by --no-idle\n", u->idle[w], ctx_unit(c),
+			pct(u->idle[w], u->idle[w] + u->kept[w]));
+	else if (sched && u->f->no_idle)
+		fprintf(out, "Idle:        %u thread(s) on a CPU less than %d%% of the window left "
+			"out by --no-idle (%.3f ms of their time), and idle itself\n",
+			u->idle_threads, FILTER_IDLE_PERMILLE / 10,
+			c->p->sched.nsess ? sched_ms(&c->p->sched.sess[0], u->idle_tsc) : 0.0);
+}
+
 int report_header(const struct ctx *c, FILE *out)
 {
 	const struct profile *p = c->p;
@@ -229,6 +252,7 @@ int report_header(const struct ctx *c, FILE *out)
 		" (--weight samples counts samples)");
 	if (c->o->snapshot)
 		snapshot_line(c, out);
+	report_filter_lines(c, 0, out);
 	loss_lines(&t, nmi, out);
 	throttle_lines(p, out);
 	status_lines(p, &t, out);

@@ -12,12 +12,14 @@
  *	inside		waits of other locks inside these (a spin inside qlock_wait): shown
  *			here, counted in the outer wait only, so no time is counted twice;
  *	stacks		the stacks that waited most.
- * Its totals are those of --locks --pprof (the mutex profile) and --folded.
+ * Its totals are those of --locks --pprof (the mutex profile) and --folded. With filters,
+ * the waits they keep (by their event: model/filter.c), each its part in the --time window.
  */
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "model/lock_waits.h"
 #include "model/sched_gaps.h"
 #include "text/text.h"
 #include "util/u64map.h"
@@ -29,9 +31,12 @@ struct lockrow {
 	uint64_t total, max;
 };
 
+/* The report's part of wait w (model/lock_waits.h); the session is the one being shown. */
+static const struct sched_sess *cur;
+
 static uint64_t len(const struct lwait *w)
 {
-	return w->t1 - w->t0;
+	return lwait_len(cur, w);
 }
 
 static int by_total(const void *a, const void *b)
@@ -48,6 +53,7 @@ static struct lockrow *rows_of(const struct sched_sess *s, uint32_t *n)
 {
 	struct lockrow *r = calloc(s->nwaits + 1, sizeof(*r));
 
+	cur = s;
 	*n = 0;
 	for (uint32_t i = 0; r && i < s->nwaits; i++) {
 		const struct lwait *w = &s->waits[i];
@@ -56,7 +62,7 @@ static struct lockrow *rows_of(const struct sched_sess *s, uint32_t *n)
 		    s->waits[r[*n - 1].from].kind != w->kind)
 			r[(*n)++] = (struct lockrow){ i, i, 0, 0, 0, 0 };
 		r[*n - 1].to = i + 1;
-		if (w->outer != UINT32_MAX)
+		if (w->outer != UINT32_MAX || !len(w))
 			continue;
 		r[*n - 1].waits++;
 		r[*n - 1].open += !w->done;
@@ -119,7 +125,7 @@ static void holders(const struct sched_sess *s, const struct lockrow *l, FILE *o
 		}
 	} else {
 		for (uint32_t i = l->from; i < l->to; i++)
-			if (s->waits[i].outer == UINT32_MAX)
+			if (s->waits[i].outer == UINT32_MAX && len(&s->waits[i]))
 				count(&y, s->ev[s->waits[i].ev].b, len(&s->waits[i]), 0);
 	}
 	fprintf(out, "    holders%s:", w0->kind == OPF_LK_QLOCK ? " (at each switch-out)" : "");
@@ -148,7 +154,7 @@ static void waiters(const struct sched_sess *s, const struct lockrow *l, FILE *o
 	struct tally y = { 0 };
 
 	for (uint32_t i = l->from; i < l->to; i++)
-		if (s->waits[i].outer == UINT32_MAX)
+		if (s->waits[i].outer == UINT32_MAX && len(&s->waits[i]))
 			count(&y, s->waits[i].tid, len(&s->waits[i]), !s->waits[i].done);
 	fprintf(out, "    waiters:");
 	for (uint32_t k = 0; k < y.used; k++)
@@ -176,7 +182,7 @@ static void inside(const struct sched_sess *s, const struct lockrow *l, FILE *ou
 		const struct lwait *w = &s->waits[i];
 		uint32_t k = 0;
 
-		if (w->outer == UINT32_MAX || !u64map_find(&mine, w->outer))
+		if (w->outer == UINT32_MAX || !u64map_find(&mine, w->outer) || !len(w))
 			continue;
 		while (k < nin && (in[k].obj != w->obj || in[k].kind != w->kind))
 			k++;
@@ -211,7 +217,7 @@ static void stacks(const struct ctx *c, const struct sched_sess *s, const struct
 		const struct sev *e = &s->ev[w->ev];
 		uint32_t k = 0;
 
-		if (w->outer != UINT32_MAX)
+		if (w->outer != UINT32_MAX || !len(w))
 			continue;
 		for (; k < n; k++) {
 			const struct sev *f = &s->ev[s->waits[st[k].first].ev];
@@ -256,6 +262,7 @@ static int locks_session(const struct ctx *c, const struct sched_sess *s, uint32
 		open += l[k].open;
 		all += l[k].total;
 	}
+	report_filter_lines(c, 1, out);
 	fprintf(out, "Lock waits, session %u: %" PRIu32 " waits (%" PRIu32 " not finished by the "
 		"end) for %" PRIu32 " locks, %.3f ms in all; a wait inside another is shown beneath it "
 		"and counted once\n", si + 1, waits, open, n, sched_ms(s, all));
@@ -267,7 +274,7 @@ static int locks_session(const struct ctx *c, const struct sched_sess *s, uint32
 
 		if (!l[k].waits)	/* only inside others: shown beneath them */
 			continue;
-		fprintf(out, "  %-16.16s %-6s %5" PRIu32 " %9" PRIu32 " %14.3f %12.3f %13.3f\n",
+		fprintf(out, "  %-16s %-6s %5" PRIu32 " %9" PRIu32 " %14.3f %12.3f %13.3f\n",
 			e->name[0] ? e->name : "?", s->waits[l[k].from].kind == OPF_LK_SPIN ? "spin" :
 			"qlock", l[k].waits, l[k].open, sched_ms(s, l[k].total), sched_ms(s, l[k].max),
 			sched_ms(s, l[k].total) / l[k].waits);

@@ -72,7 +72,7 @@ static void wall_thread(const struct ctx *c, const struct sched_sess *s, const s
 	/* the half-width is of a share of the core's known time: in points of the life */
 	double hw = life ? t->check.hw * (double)t->check.known / (double)life : 0;
 
-	fprintf(out, "  %5u %-14.14s %4u %9.3f %9.3f %6.2f%% %6.2f%% %5.2f %6.2f%% %6.2f%% "
+	fprintf(out, "  %5u %-16s %4u %9.3f %9.3f %6.2f%% %6.2f%% %5.2f %6.2f%% %6.2f%% "
 		"%6.2f%% %6.2f%% %6.2f%% %6.2f%% %6.2f%%  ", t->tid,
 		profile_thread_label(c->p, t->tid), t->core, sched_ms(s, life), sched_ms(s, t->on),
 		pct(t->on, life), smp, hw, pct(t->runnable, life), pct(blocked_sum(t), life),
@@ -102,16 +102,19 @@ void sched_unknown_line(const struct sched_sess *s, uint32_t si, FILE *out)
 		fprintf(out, "WARNING: %s\n", buf);
 }
 
-/* Per core: busy, idle and unknown time (no event covers it) of the session. */
-static void wall_cores(const struct sched_sess *s, uint32_t si, FILE *out)
+/* Per core (those the filters keep): busy, idle and unknown time (no event covers it) of the
+ * session. */
+static void wall_cores(const struct ctx *c, const struct sched_sess *s, uint32_t si, FILE *out)
 {
-	uint64_t len = s->end - s->start;
+	uint64_t len = sched_len(s);
 
 	fprintf(out, "\nPer core, session %u\n  core   busy ms   busy%%   idle ms   idle%% "
 		"unknown ms unknown%%\n", si + 1);
 	for (uint32_t k = 0; k < s->ncores; k++) {
 		const struct sched_core *sc = &s->cores[k];
 
+		if (!filter_core(c->fu.f, k))
+			continue;
 		fprintf(out, "  %4u %9.3f %6.2f%% %9.3f %6.2f%% %10.3f %7.2f%%\n", k,
 			sched_ms(s, sc->busy), pct(sc->busy, len), sched_ms(s, sc->idle),
 			pct(sc->idle, len), sched_ms(s, sc->unknown), pct(sc->unknown, len));
@@ -126,15 +129,16 @@ int report_wall(const struct ctx *c, FILE *out)
 		if (!s->on)
 			continue;
 		qsort(s->thr, s->nthr, sizeof(*s->thr), by_on);
+		report_filter_lines(c, 1, out);
 		fprintf(out, "Wall time per thread, session %u (%.3f ms): percent of each thread's "
-			"time in the session\n", i + 1, sched_ms(s, s->end - s->start));
+			"time in the session\n", i + 1, sched_ms(s, sched_len(s)));
 		sched_unknown_line(s, i, out);
-		fprintf(out, "    tid name           core   time ms     on ms  on-cpu samples     ± "
+		fprintf(out, "    tid name             core   time ms     on ms  on-cpu samples     ± "
 			"runnable  blocked   sleep  rendez   qlock      io unknown  kernel ms\n");
 		for (uint32_t k = 0; k < s->nthr; k++)
 			if (s->thr[k].tid)
 				wall_thread(c, s, &s->thr[k], out);
-		wall_cores(s, i, out);
+		wall_cores(c, s, i, out);
 	}
 	return 0;
 }
@@ -248,18 +252,19 @@ static int offcpu_session(const struct ctx *c, struct sched_sess *s, uint32_t si
 	for (uint32_t i = 0; i < n; i++)
 		all += r[i].total;
 	lim = ctx_limit(c, n);
+	report_filter_lines(c, 1, out);
 	fprintf(out, "Off-CPU time by reason, thread and stack, session %u (%.3f ms in all; "
 		"blocked: until woken, the rest runnable)\n", si + 1, sched_ms(s, all));
 	sched_unknown_line(s, si, out);
 	offcpu_cut_line(s, out);
-	fprintf(out, "  off ms       %%  blocked ms  count   max ms  reason               thread"
-		"          stack (innermost first)\n");
+	fprintf(out, "  off ms       %%  blocked ms  count   max ms  reason                   thread"
+		"                 stack (innermost first)\n");
 	for (uint32_t i = 0; i < lim; i++) {
 		const struct offcpu *o = &s->off[r[i].first];
 		const struct sev *e = &s->ev[o->ev];
 
 		reason(c, e, why, sizeof(why));
-		fprintf(out, "%9.3f %6.2f%% %10.3f %6u %8.3f  %-20.20s %5u %-9.9s ",
+		fprintf(out, "%9.3f %6.2f%% %10.3f %6u %8.3f  %-24s %5u %-16s ",
 			sched_ms(s, r[i].total), pct(r[i].total, all), sched_ms(s, r[i].blocked),
 			r[i].count, sched_ms(s, r[i].max), why, o->tid,
 			profile_thread_label(c->p, o->tid));

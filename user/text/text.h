@@ -12,11 +12,17 @@
 #include "model/ctx.h"
 
 int report_header(const struct ctx *c, FILE *out);	/* header.c */
+/* Its lines saying which filters shaped the report and what --no-idle left out (nothing
+ * without filters): of the samples, or (sched) of the scheduler views' threads. */
+void report_filter_lines(const struct ctx *c, int sched, FILE *out);
 /* Its lines for a crash dump (crash_header.c; nothing for another stream). */
 void crash_header(const struct ctx *c, FILE *out);
 int report_symbols(const struct ctx *c, FILE *out);	/* flat.c */
 int report_threads(const struct ctx *c, FILE *out);	/* flat.c */
 int report_lines(const struct ctx *c, FILE *out);	/* lines.c */
+/* --annotate FUNC (annotate.c): its source lines and instructions with their samples; the
+ * caller checked that the ELF has a function symbol of that name. */
+int report_annotate(const struct ctx *c, FILE *out);
 int report_callgraph(const struct ctx *c, FILE *out);	/* callgraph.c */
 int report_wall(const struct ctx *c, FILE *out);	/* sched_views.c */
 int report_offcpu(const struct ctx *c, FILE *out);

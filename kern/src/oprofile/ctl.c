@@ -39,6 +39,8 @@ struct ctl_cmd {
 struct ctl_setting {
 	const char *name;
 	const char *what;	/* for messages: "bad <what> X: must be ..." */
+	const char *unit;	/* of its value ("Hz", "ms"), or "" (a size, a name, a count) */
+	const char *about;	/* for `oprofile help`: what it sets */
 	const char *opt;	/* the "start" option that sets it for one session, or NULL */
 	size_t off;		/* offsetof(struct oprof_cfg, field) */
 	bool wide;		/* uint64_t field, else uint32_t */
@@ -57,20 +59,30 @@ static const char *const event_names[] = { "none", "sched", NULL };
 
 /* hz's max is the cfg's maxhz (0 here): rates above OPROF_MAX_HZ are an explicit choice. */
 static const struct ctl_setting settings[] = {
-	{ "hz", "rate", "-f", CFG32(hz), false, 1, 0, NULL },
-	{ "depth", "depth", "-d", CFG32(depth), false, 0, OPF_MAX_DEPTH, NULL },
-	{ "blockbytes", "block size", "-b", CFG32(block_bytes), false, OPROF_MIN_BLOCK,
-	  OPROF_MAX_BLOCK, NULL },
-	{ "period", "period", NULL, CFG32(period_ms), false, 1, 10000, NULL },
-	{ "cap", "cap", NULL, CFG64(cap), true, 64 << 10, 1ull << 40, NULL },
-	{ "stale", "staleness", NULL, CFG32(stale), false, 1, 1000, NULL },
-	{ "emptydepth", "empty-queue depth", NULL, CFG32(emptydepth), false, 1,
-	  OPROF_MAX_EMPTYDEPTH, NULL },
-	{ "window", "window", "-w", CFG32(window), false, 1, OPROF_MAX_WINDOW, NULL },
-	{ "budget", "budget", NULL, CFG32(budget), false, 1, 100, NULL },
-	{ "maxhz", "rate limit", NULL, CFG32(maxhz), false, OPROF_MAX_HZ, OPROF_ABS_MAX_HZ, NULL },
-	{ "mode", "sampling source", "-m", CFG32(source), false, 0, 1, source_names },
-	{ "events", "events", "-e", CFG32(events), false, 0, 1, event_names },
+	{ "hz", "rate", "Hz", "samples a second on each core", "-f", CFG32(hz), false, 1, 0,
+	  NULL },
+	{ "depth", "depth", "frames", "return addresses a sample's backtrace keeps at most", "-d",
+	  CFG32(depth), false, 0, OPF_MAX_DEPTH, NULL },
+	{ "blockbytes", "block size", "bytes", "each buffer block's size", "-b",
+	  CFG32(block_bytes), false, OPROF_MIN_BLOCK, OPROF_MAX_BLOCK, NULL },
+	{ "period", "period", "ms", "time between the worker's passes over the cores", NULL,
+	  CFG32(period_ms), false, 1, 10000, NULL },
+	{ "cap", "cap", "", "memory the unread stream may take (a plain number is MiB)", NULL,
+	  CFG64(cap), true, 64 << 10, 1ull << 40, NULL },
+	{ "stale", "staleness", "periods", "worker periods a partly filled block may wait",
+	  NULL, CFG32(stale), false, 1, 1000, NULL },
+	{ "emptydepth", "empty-queue depth", "blocks", "empty blocks kept ready on each core",
+	  NULL, CFG32(emptydepth), false, 1, OPROF_MAX_EMPTYDEPTH, NULL },
+	{ "window", "window", "blocks", "each core's window in flight-recorder mode (-s)", "-w",
+	  CFG32(window), false, 1, OPROF_MAX_WINDOW, NULL },
+	{ "budget", "budget", "%", "of a core's time sampling may take before its rate halves",
+	  NULL, CFG32(budget), false, 1, 100, NULL },
+	{ "maxhz", "rate limit", "Hz", "the highest rate hz takes", NULL, CFG32(maxhz), false,
+	  OPROF_MAX_HZ, OPROF_ABS_MAX_HZ, NULL },
+	{ "mode", "sampling source", "", "what interrupts a core to take a sample", "-m",
+	  CFG32(source), false, 0, 1, source_names },
+	{ "events", "events", "", "what a session records besides samples", "-e", CFG32(events),
+	  false, 0, 1, event_names },
 };
 
 static bool setting_is(const struct ctl_setting *st, size_t off)
@@ -435,23 +447,25 @@ int oprof_ctl(const char *line, char *err, size_t errlen)
 	return rc;
 }
 
-/* One setting's help line: what it is, its range, its start option, its value. */
+/* One setting's help line: its values (range and unit), what it sets, its start option,
+ * its value now: "hz  1..20000 Hz: samples a second on each core; start -f [1000 Hz]". */
 static void ctl_help_setting(struct sbuf *sb, const struct ctl_setting *st)
 {
 	uint64_t v = 0, max = st->max ? st->max : oprof.next.maxhz;
+	const char *sp = st->unit[0] ? " " : "", *start = st->opt ? "; start " : "";
 
 	memcpy(&v, (const char *)&oprof.next + st->off, st->wide ? 8 : 4);
 	if (st->names)
-		sbuf_printf(sb, "    %-12s %s, %s or %s; start %s [%s]\n", st->name, st->what,
-			    st->names[0], st->names[1], st->opt, st->names[v]);
+		sbuf_printf(sb, "    %-12s %s or %s: %s%s%s [%s]\n", st->name, st->names[0],
+			    st->names[1], st->about, start, st->opt ? st->opt : "", st->names[v]);
 	else if (st->size)
-		sbuf_printf(sb, "    %-12s %s, %luK..%luG [%luK]\n", st->name, st->what,
-			    (unsigned long)(st->min >> 10), (unsigned long)(st->max >> 30),
-			    (unsigned long)(v >> 10));
+		sbuf_printf(sb, "    %-12s %luK..%luG: %s%s%s [%luK]\n", st->name,
+			    (unsigned long)(st->min >> 10), (unsigned long)(st->max >> 30), st->about,
+			    start, st->opt ? st->opt : "", (unsigned long)(v >> 10));
 	else
-		sbuf_printf(sb, "    %-12s %s, %lu..%lu%s%s [%lu]\n", st->name, st->what,
-			    (unsigned long)st->min, (unsigned long)max, st->opt ? "; start " : "",
-			    st->opt ? st->opt : "", (unsigned long)v);
+		sbuf_printf(sb, "    %-12s %lu..%lu%s%s: %s%s%s [%lu%s%s]\n", st->name,
+			    (unsigned long)st->min, (unsigned long)max, sp, st->unit, st->about,
+			    start, st->opt ? st->opt : "", (unsigned long)v, sp, st->unit);
 }
 
 size_t oprof_ctl_help(char *buf, size_t n)

@@ -7,7 +7,7 @@
  * The cache ($PERF_BUILDID_DIR, else ~/.debug) as `perf buildid-cache -a ELF` lays it out
  * (model/kstore.c writes the ELF's entry and its .build-id link: opreport reads the same),
  * and, for hotspot's parser (which resolves kernel addresses from a kallsyms file only):
- *   DIR/[kernel.kallsyms]/<build-id hex>/kallsyms       "address t name" per function symbol
+ *   DIR/[kernel.kallsyms]/<build-id hex>/kallsyms       "address t name" per code symbol
  * Entries already there are left as they are; what is added is said on stderr.
  */
 #include <errno.h>
@@ -27,7 +27,25 @@
 
 #define LONGPATH (2 * PATH_MAX + 256)	/* a cache path: cache dir + absolute path + id */
 
-/* The function symbols of elf's .symtab as kallsyms lines into out. Returns the count, -1. */
+/*
+ * A symbol kallsyms lists: a function, or a label without a type in code (assembly entry
+ * points such as long_mode_entry, the roots of the idle threads' stacks, have no type).
+ */
+static int code_symbol(Elf *e, const GElf_Sym *sym)
+{
+	GElf_Shdr sh;
+	Elf_Scn *scn;
+
+	if (!sym->st_value || !sym->st_name)
+		return 0;
+	if (GELF_ST_TYPE(sym->st_info) == STT_FUNC)
+		return 1;
+	return GELF_ST_TYPE(sym->st_info) == STT_NOTYPE && sym->st_shndx != SHN_UNDEF &&
+	       sym->st_shndx < SHN_LORESERVE && (scn = elf_getscn(e, sym->st_shndx)) &&
+	       gelf_getshdr(scn, &sh) && (sh.sh_flags & SHF_EXECINSTR);
+}
+
+/* The code symbols of elf's .symtab as kallsyms lines into out. Returns the count, -1. */
 static long write_kallsyms(const char *elf, FILE *out)
 {
 	int fd = open(elf, O_RDONLY);
@@ -42,8 +60,7 @@ static long write_kallsyms(const char *elf, FILE *out)
 	Elf_Data *d = scn ? elf_getdata(scn, NULL) : NULL;
 	for (size_t i = 0; d && sh.sh_entsize && i < sh.sh_size / sh.sh_entsize; i++) {
 		n += n < 0;
-		if (!gelf_getsym(d, (int)i, &sym) || GELF_ST_TYPE(sym.st_info) != STT_FUNC ||
-		    !sym.st_value)
+		if (!gelf_getsym(d, (int)i, &sym) || !code_symbol(e, &sym))
 			continue;
 		const char *name = elf_strptr(e, sh.sh_link, sym.st_name);
 		fprintf(out, "%016" PRIx64 " %c %s\n", (uint64_t)sym.st_value,

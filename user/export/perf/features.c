@@ -105,11 +105,17 @@ static void feat_cpudesc(const struct ctx *c, const struct perf_events *ev, FILE
 	put_string(f, s);
 }
 
-/* The command that wrote the file (perf record writes its own). */
+/*
+ * The command that wrote the file (perf record writes its own), after an empty first word:
+ * hotspot's summary drops the first word (perf's path, for perf record) and shows "perf "
+ * and the rest, so opreport's own name must come second to be shown ("perf
+ * user/opreport --perf-data ..."); perf report --header prints every word.
+ */
 static void feat_cmdline(const struct ctx *c, const struct perf_events *ev, FILE *f)
 {
 	(void)ev;
-	perf_put_u32(f, (uint32_t)c->o->argc);
+	perf_put_u32(f, (uint32_t)c->o->argc + 1);
+	put_string(f, "");
 	for (int i = 0; i < c->o->argc; i++)
 		put_string(f, c->o->argv[i]);
 }

@@ -190,6 +190,48 @@ static void layout(struct file_header *h, struct file_attr *a, uint32_t n)
 	h->data.offset = sizeof(*h) + n * (sizeof(*a) + 8);
 }
 
+/*
+ * Keep in ps->tmp only the samples the filters keep by their thread and stack (their core
+ * and time were judged as the stream was read: the thread's name may come later). 0 or -1.
+ */
+static int filter_samples(const struct ctx *c, struct perf_samples *ps)
+{
+	uint64_t rec[sizeof(struct cpu_sample_head) / 8 + 4 + OPF_MAX_DEPTH];
+	const size_t hn = sizeof(struct cpu_sample_head);
+	struct perf_event_header h;
+	FILE *out;
+
+	if (!c->fu.f || !c->fu.f->on)
+		return 0;
+	if (!(out = tmpfile()))
+		return -1;
+	rewind(ps->tmp);
+	while (fread(rec, 8, 1, ps->tmp) == 1) {	/* each as keep_sample wrote it */
+		const uint64_t *chain = rec + hn / 8;	/* nr, the context, the pc, ... */
+		struct cpu_sample_head hd;
+		struct fitem it = { FI_NONE, FI_NONE, 0, FI_NONE, 0, 0, NULL, 0, chain + 2, 0 };
+
+		memcpy(&h, rec, sizeof(h));
+		if (h.size < hn + 24 || h.size > sizeof(rec) ||
+		    fread(rec + 1, h.size - 8, 1, ps->tmp) != 1)
+			break;
+		memcpy(&hd, rec, hn);
+		it.tid = hd.tid;
+		it.naddrs = (uint32_t)chain[0] - 1;
+		if (filter_judge(c->fu.f, c->p, &it, FJ_WHO | FJ_WHAT | FJ_IDLE) != FV_KEEP)
+			ps->n--;
+		else if (fwrite(rec, h.size, 1, out) != 1)
+			break;
+	}
+	if (ferror(ps->tmp) || ferror(out) || !feof(ps->tmp) || fflush(out)) {
+		fclose(out);
+		return -1;
+	}
+	fclose(ps->tmp);
+	ps->tmp = out;
+	return 0;
+}
+
 /* The data: the kernel's mmap, the comms, the samples; with sched, the samples and the
  * scheduler records in time order (order.c). */
 static int put_data(const struct ctx *c, struct perf_samples *ps, FILE *f, int sched)
@@ -234,7 +276,8 @@ int report_perf(const struct ctx *c, const char *path)
 		names[i] = i ? perf_sched_names[i - 1] : PERF_EVENT_NAME;
 	}
 	layout(&h, a, ev.n);
-	if (fseek(f, (long)h.data.offset, SEEK_SET) || put_data(c, ps, f, sched))
+	if (filter_samples(c, ps) || fseek(f, (long)h.data.offset, SEEK_SET) ||
+	    put_data(c, ps, f, sched))
 		goto out;
 	h.data.size = (uint64_t)ftell(f) - h.data.offset;
 	if (perf_write_features(c, &ev, f, h.features))

@@ -213,7 +213,7 @@ static int put_session(const struct profile *p, uint32_t si, FILE *f)
 	for (uint32_t k = 0; !rc && k < s->ncores; k++)
 		w.since[k] = perf_ns_of(w.ss, s->start);
 	for (uint32_t i = 0; !rc && i < s->nev; i++)
-		if (s->ev[i].core < s->ncores)
+		if (s->ev[i].core < s->ncores && !s->ev[i].out)	/* out: the filters' */
 			rc = put_event(&w, &s->ev[i]);
 	if (!rc)
 		rc = put_closing(&w, s);
