@@ -4,7 +4,8 @@
  * stacks directly. Every share has its 95% half-width beside it, in points, in the column
  * headed "±" (model/noise.h: binomial on the samples, their weights honoured). A thread's row
  * of a session with scheduler events also gives its on-CPU time by the switches as a share
- * of the same whole (all cores' time the events cover), which the samples' share estimates.
+ * of the same whole (all cores' time the events cover), which the samples' share estimates
+ * (not with filters: the shares are then of what they kept).
  */
 #include <inttypes.h>
 #include <stdlib.h>
@@ -147,7 +148,8 @@ int report_threads(const struct ctx *c, FILE *out)
 {
 	struct trow *rows = NULL;
 	uint32_t nrows = 0;
-	int rc = thread_rows(c, &rows, &nrows), sched = all_sched(c->p);
+	/* on-cpu is of the whole: not beside shares of what filters kept */
+	int rc = thread_rows(c, &rows, &nrows), sched = all_sched(c->p) && !(c->fu.f && c->fu.f->on);
 	uint32_t n = rc ? 0 : ctx_limit(c, nrows);
 
 	if (!rc) {
