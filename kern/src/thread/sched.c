@@ -585,6 +585,14 @@ void schedev_unwait(void)
 	current()->why.set = 0;
 }
 
+void schedev_holder(const void *obj, uint32_t holder)
+{
+	struct thread *t = current();
+
+	if (t && t->why.set && t->why.why == OPF_WHY_QLOCK && t->why.obj == obj)
+		t->why.holder = holder;
+}
+
 void thread_interrupt(struct thread *t)
 {
 	struct rendez *r;

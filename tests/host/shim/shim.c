@@ -437,6 +437,7 @@ bool schedev_wait(unsigned why, const void *obj, const void *site, const char *n
 }
 
 void schedev_unwait(void) { }
+void schedev_holder(const void *obj, uint32_t holder) { (void)obj, (void)holder; }
 
 void schedev_drain(uint32_t gen, void (*fn)(const struct schedev_wake *w, uint32_t tid,
 					    unsigned core, uint32_t n, void *arg), void *arg)
