@@ -41,7 +41,7 @@ ARCH_SRCS := $(addprefix kern/arch/x86/, boot.S trampoline.S trapentry.S swtch.S
 # portable core: the C library, memory, threads and time, blocks and I/O, files
 CORE_SRCS := $(addprefix kern/src/lib/, printf.c string.c parse.c errstr.c panic.c) \
 	$(addprefix kern/src/mem/, page.c kmalloc.c) \
-	$(addprefix kern/src/thread/, spinlock.c qlock.c rendez.c sched.c alarm.c) \
+	$(addprefix kern/src/thread/, spinlock.c qlock.c rendez.c sched.c schedev.c alarm.c) \
 	$(addprefix kern/src/io/, block.c qio.c cons.c) \
 	$(addprefix kern/src/fs/, ns.c devtab.c ramfs.c devcons.c devrandom.c)
 # the profiler: its portable core (also built for the host tests, tests/host/oprofile.mk,

@@ -3,8 +3,10 @@
  *
  * Each chosen core runs a thread that records batches of samples with interrupts off,
  * timing each batch with the TSC, and sleeps between batches so the worker can recycle
- * the blocks (the measurement is of the hot path, not of running out of blocks). All
- * threads start together, so "-c 8" measures 8 cores recording at once.
+ * the blocks (the measurement is of the hot path, not of running out of blocks). A sample
+ * is a tick as the glue makes one (oprofile_bench.h), through oprof_tick_irq: the path
+ * production's common tick takes, its walk of a -d deep stack included. All threads
+ * start together, so "-c 8" measures 8 cores recording at once.
  *
  * "-o" measures instead the design the profiler replaced (baseline.c, after Akaros kprof):
  * allocate a block per sample and append it to one global queue under one global lock.
@@ -29,7 +31,7 @@
 #define MAX_BATCHES	64
 
 struct bench {
-	unsigned depth;
+	unsigned depth;		/* frames of the stack each sample walks */
 	int batches;
 	bool old;
 	volatile int ready;		/* threads waiting at the start line */
@@ -38,17 +40,25 @@ struct bench {
 	uint64_t per_core[MAX_CPUS];	/* median cycles per record, per core */
 };
 
-/* One batch with interrupts off; cycles per record. */
+/*
+ * One batch with interrupts off; cycles per record. Each sample is a tick as production's
+ * (oprof_tick_irq, walk included), over a stack of bn->depth frames.
+ */
 static uint64_t batch(struct bench *bn, int core)
 {
-	unsigned long f = irq_save();
-	uint64_t t0 = tsc_read(), t1;
+	uint64_t stack[2 * OPF_MAX_DEPTH];
+	struct oprof_tick t;
+	unsigned long f;
+	uint64_t t0, t1;
 
+	oprof_bench_tick(&t, core, 1, (uintptr_t)batch, stack, bn->frames, bn->depth);
+	f = irq_save();
+	t.tsc = t0 = tsc_read();
 	for (int i = 0; i < BATCH; i++) {
 		if (bn->old)
 			oprof_baseline_record(core, t0, (uintptr_t)batch, bn->frames, bn->depth);
 		else
-			oprof_sample_irq(core, 1, t0, (uintptr_t)batch, bn->frames, bn->depth, 0);
+			oprof_tick_irq(&t);
 	}
 	t1 = tsc_read();
 	irq_restore(f);

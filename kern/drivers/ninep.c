@@ -535,7 +535,6 @@ struct p9_client *p9_client(int index)
 }
 
 const char *p9_mount_tag(struct p9_client *c) { return c->tag; }
-uint32_t p9_msize(struct p9_client *c) { return c->msize; }
 
 static void tag_read(struct p9_client *c)
 {

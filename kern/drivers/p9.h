@@ -54,7 +54,6 @@ struct p9_dirent {
 /* The client of the index'th virtio-9p device that p9_probe brought up, or NULL. */
 struct p9_client *p9_client(int index);
 const char *p9_mount_tag(struct p9_client *c);
-uint32_t p9_msize(struct p9_client *c);
 
 uint32_t p9_fid_alloc(struct p9_client *c);
 int p9_attach(struct p9_client *c, uint32_t fid, struct qid *qid);

@@ -125,7 +125,6 @@ static uint16_t cfg_port(struct virtio_dev *vd, int off)
 
 uint8_t virtio_cfg_read8(struct virtio_dev *vd, int off) { return io_in8(cfg_port(vd, off)); }
 uint16_t virtio_cfg_read16(struct virtio_dev *vd, int off) { return io_in16(cfg_port(vd, off)); }
-uint32_t virtio_cfg_read32(struct virtio_dev *vd, int off) { return io_in32(cfg_port(vd, off)); }
 
 void virtio_fail(struct virtio_dev *vd)
 {

@@ -27,7 +27,8 @@ struct block {
 	uint8_t *lim;		/* one past the end of the buffer */
 	uint32_t flags;		/* BLOCK_* and owner-defined bits above 16 */
 	uint32_t aux;		/* owner-defined (the profiler keeps a sample count here) */
-	uint64_t stamp;		/* owner-defined (the profiler keeps a TSC here) */
+	uint64_t session;	/* owner-defined: the profiler's session whose stream the
+				   block opens or ends (its header, its last block) */
 	size_t mem;		/* memory held, header and rounding included: BMEM; fixed */
 };
 

@@ -124,7 +124,6 @@ long kwrite(int fd, const void *buf, size_t n);		/* all of it, or -err */
 int kwerror(int fd);	/* first kwrite error on fd's file (as ferror), 0 if none or no fd */
 int kclose(int fd);
 int kdup2(int oldfd, int newfd);
-int kfstat(int fd, struct dir *d);
 int kstat(const char *path, struct dir *d);
 int kremove(const char *path);
 int kmkdir(const char *path, uint32_t perm);

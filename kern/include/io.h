@@ -23,7 +23,6 @@ uint16_t pci_cfg_read16(int bus, int dev, int fn, int off);
 uint8_t pci_cfg_read8(int bus, int dev, int fn, int off);
 void pci_cfg_write32(int bus, int dev, int fn, int off, uint32_t v);
 void pci_cfg_write16(int bus, int dev, int fn, int off, uint16_t v);
-void pci_cfg_write8(int bus, int dev, int fn, int off, uint8_t v);
 
 /*
  * Route the INTx interrupt a PCI function reports (config space: interrupt line and pin,

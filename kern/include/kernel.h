@@ -30,6 +30,19 @@ typedef long ssize_t;
 #define __force_inline	inline __attribute__((always_inline))
 #define CACHELINE	64
 
+/*
+ * Compiler barriers: no instruction is emitted, only what the compiler may assume changes.
+ *
+ * signal_fence() orders this context's memory accesses against an interrupt or NMI that
+ * lands on the same core (the CPU keeps program order for its own core; the compiler
+ * must too): a store before it is made before the loads and stores after it.
+ *
+ * hide_value(x) makes the compiler forget how x was computed (x stays in a register): it
+ * keeps the one value instead of computing it again from its parts at each use.
+ */
+#define signal_fence()	__atomic_signal_fence(__ATOMIC_SEQ_CST)
+#define hide_value(x)	__asm__("" : "+r"(x))
+
 /* Print to the console (serial). Any context; output of one call is not interleaved. */
 int printk(const char *fmt, ...) __printf(1, 2);
 int vprintk(const char *fmt, va_list ap);
@@ -41,6 +54,21 @@ __noreturn void panic(const char *fmt, ...) __printf(1, 2);
 
 #define assert(c) \
 	do { if (unlikely(!(c))) panic("assertion failed: %s at %s:%d", #c, __FILE__, __LINE__); } while (0)
+
+/*
+ * must(cond, rule): a rule of context a comment states -- a lock held, interrupts off, NMI
+ * context, this core's state only, the session stopped -- checked where it is relied on.
+ * A broken rule panics, naming the file, the line and the rule (then the test expression).
+ * Always compiled in: the kernel the tests boot checks every one, and so do the host tests
+ * (tests/host/shim's panic aborts). Kept off the paths whose instructions the benchmarks
+ * count (a sample, a switch: tests/bench/istep.py, swstep.py); there the rule is checked
+ * on the slow path that shares it.
+ */
+#define must(cond, rule)							\
+	do {									\
+		if (unlikely(!(cond)))						\
+			panic("%s:%d: broken rule: %s (%s)", __FILE__, __LINE__, rule, #cond); \
+	} while (0)
 
 /* string.h subset, implemented in kern/src/string.c */
 void *memset(void *d, int c, size_t n);

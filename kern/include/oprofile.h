@@ -76,7 +76,7 @@ struct oprof_hooks {
 	 */
 	void (*foreach_thread)(oprof_thread_fn fn, void *arg);
 	/*
-	 * Interrupt context on core, from inside oprof_tick_irq/oprof_sample_irq (that is,
+	 * Interrupt context on core, from inside oprof_tick_irq (that is,
 	 * from the core's own sampling callback): from now on sample this core at hz. Used by
 	 * the overhead budget to lower a core's rate. May be NULL.
 	 */
@@ -106,8 +106,9 @@ struct oprof_hooks {
 	 */
 	void (*sched_events)(const struct schedev_ops *ops);
 	/*
-	 * Any context: as kick, but never a direct wake-up (a self-interrupt), for a writer
-	 * whose caller may hold the locks a wake-up takes. May be NULL: kick is used.
+	 * Any context: as kick, but never a direct wake-up (a self-interrupt). The profiler
+	 * kicks this way from inside any writer on a core (a tick, an event whose caller
+	 * may hold the locks a wake-up takes, an NMI). May be NULL: kick is used.
 	 */
 	void (*kick_later)(void);
 };

@@ -35,7 +35,11 @@ void thread_wake(struct thread *t);
 /* Per-thread link fields for rendez.c and qlock */
 struct thread **thread_rnext(struct thread *t);
 struct rendez **thread_sleeping_on(struct thread *t);
-bool thread_is_idle(struct thread *t);
+/* What t keeps for the scheduler events (schedev.c): what it said it waits for, its wake-up */
+struct schedev_why;
+struct schedev_wake;
+struct schedev_why *thread_why(struct thread *t);
+struct schedev_wake *thread_wake_slot(struct thread *t);
 uint64_t thread_cpu_tsc(struct thread *t);
 int thread_core(struct thread *t);
 enum thread_state thread_state(struct thread *t);

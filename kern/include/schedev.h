@@ -18,6 +18,9 @@
  * A hook never sleeps, never takes a lock of the thread layer and may be re-entered only by
  * an NMI: the thread layer never calls one while holding a run-queue lock.
  *
+ * The thread layer's side of this boundary -- registration, the reasons said, the wake-ups
+ * kept for the stop -- is kern/src/thread/schedev.c; sched.c calls the hooks.
+ *
  * Why a thread blocks: whoever is about to make the current thread wait says why with
  * schedev_wait (the first one to say it wins: a qlock's reason stands over the rendez it
  * sleeps on) and withdraws it with schedev_unwait when the wait is over. A wait nobody
@@ -111,10 +114,14 @@ void schedev_register(const struct schedev_ops *ops);
  * fn for every wake-up of session gen that no switch wrote -- each thread's (w, its tid and
  * core; then no longer pending), also of threads that exited since (resumed while the
  * session stopped), and as (NULL, 0, core, n) the n of those the thread layer could not
- * keep. Takes the thread list's lock.
+ * keep. Takes the thread list's lock, then the orphans' (schedev.c).
  */
-void schedev_drain(uint32_t gen, void (*fn)(const struct schedev_wake *w, uint32_t tid,
-					    unsigned core, uint32_t n, void *arg), void *arg);
+typedef void (*schedev_drain_fn)(const struct schedev_wake *w, uint32_t tid, unsigned core,
+				 uint32_t n, void *arg);
+void schedev_drain(uint32_t gen, schedev_drain_fn fn, void *arg);
+
+/* The thread list's lock held: t exits; a wake-up still pending in it is kept for the drain. */
+void schedev_thread_gone(struct thread *t);
 
 /*
  * Thread context: the current thread is about to wait for why (obj, site, name, holder as

@@ -53,7 +53,6 @@ int virtio_pci_init(struct virtio_dev *vd, struct pci_dev *d, uint32_t wanted);
 /* Device-specific configuration (after the legacy header), byte offset off. */
 uint8_t virtio_cfg_read8(struct virtio_dev *vd, int off);
 uint16_t virtio_cfg_read16(struct virtio_dev *vd, int off);
-uint32_t virtio_cfg_read32(struct virtio_dev *vd, int off);
 /* Allocate and register queue index; NULL (-ENOMEM / no such queue). Before virtio_start. */
 struct virtq *virtq_setup(struct virtio_dev *vd, int index);
 /* Attach the interrupt, set DRIVER_OK. 0 or -err (then call virtio_fail). */

@@ -43,6 +43,3 @@ echo
 echo "| what | MB/s | check | target |"
 echo "|---|---|---|---|"
 echo "| dd if=$src of=/host/bench.bin bs=$bs count=$count (64 MiB) | $rate | host crc32 $crc = dd's | >= 25 |"
-echo
-echo "dd computes a crc32 of what it writes, which under TCG runs near 75 MB/s; the 9P path"
-echo "itself (msize 512 KiB, no copy in the guest) is not the limit."

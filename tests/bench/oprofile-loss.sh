@@ -27,24 +27,8 @@ icount=()
 dir=$(mktemp -d /tmp/oprof-loss.XXXXXX)
 trap 'rm -rf "$dir"' EXIT
 
-cat <<EOT
-## Loss-free streaming under all-core load (TCG with -icount, depth 16, ${secs} s)
-
-Before the fix (measured 2026-11-22 on this machine at commit 9f9efa6, same script):
-timer livelock on the core running the worker starved every core of empty blocks.
-
-| smp | rate | taken | delivered | lost no-block | worst core |
-|---:|---:|---:|---:|---:|---:|
-| 4 | 10000 | 1111401 | 1111401 | 0 | 0 |
-| 4 | 20000 | 2376491 | 86405 | 2290086 | 580057 |
-| 8 | 10000 | 1250739 | 54070 | 1196669 | 207011 |
-| 8 | 20000 | kernel hung: \`oprofile stop\` got no prompt in 120 s | | | |
-
-(The 4-core, 10 kHz row also lost 83% in a separate 3 s run: the stall usually struck in a
-session's first second.) Now, with late ticks moved a period out instead of run back to
-back, empty-queue depth following each core's rate and early worker kicks:
-
-EOT
+echo "## Loss-free streaming under all-core load (TCG with -icount, depth $depth, ${secs} s)"
+echo
 echo "| smp | rate | reader target | taken | delivered | lost no-block | lost out-full |" \
      "lost paused | lost other | worst core | throttles |"
 echo "|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|"

@@ -151,8 +151,7 @@ verdict() {
 		if (a == "-" || a == "") {print "not measured"; exit}
 		ok = op == ">=" ? a + 0 >= b + 0 : a + 0 <= b + 0; print ok ? "met" : "NOT met"}'; }
 	echo "Verdict on issue 23's targets (icount -smp 2, depth 16, run matrix, medians of"
-	echo "$ROUNDS rounds; the noise is the range of the rounds, min..max). The issue was filed"
-	echo "at 742 instructions per sample, 0.9703 at 10 kHz and 0.9970 at 1 kHz (timer), 775 (NMI)."
+	echo "$ROUNDS rounds; the noise is the range of the rounds, min..max)."
 	echo
 	echo "- Timer, instructions per sample in all (interrupt, worker, reader): $ti, target"
 	echo "  <= 550: $(met "$ti" "<=" 550) (rounds $(insns_rounds icount2 t10000 | span))."
@@ -162,8 +161,8 @@ verdict() {
 	echo "  (rounds $(ratios icount2 t1000 | awk '{printf "%.5f\n", $1}' | span))."
 	echo "- NMI, instructions per sample: $ni, within 10% of the timer's ($ti): $(awk -v n="$ni" -v t="$ti" 'BEGIN {
 		if (n == "-" || t == "-") print "not measured"; else print (n <= 1.1 * t && n >= 0.9 * t) ? "met" : "NOT met" }')"
-	echo "  (rounds $(insns_rounds icount2 n10000 | span); the NMI source obtains about a quarter"
-	echo "  of its periods under -icount, so its figure rests on fewer samples)."
+	echo "  (rounds $(insns_rounds icount2 n10000 | span); under -icount the NMI source obtains"
+	echo "  the samples/s above, so its figure rests on fewer samples)."
 }
 
 steps_only=${STEPS_ONLY:-0}
@@ -195,32 +194,13 @@ done
 
 [ -n "${skipped:-}" ] && echo && echo "Not measured this time (MACHINES):$(echo "$skipped" |
 	tr ' ' '\n' | sort -u | tr '\n' ' ' | sed 's/ $//'); their last rows are in this file's history."
-cat <<'TXT'
-
-Reading it. The verdict is the icount -smp 2 timer row: guest time there is the instruction
-count, so the ratio is what the samples cost and nothing else. The NMI row's ratio is not
-comparable: under -icount QEMU 7.2 hands an NMI IPI to another vCPU only when the sender
-yields (README, "Sampling source"), so it obtains about a quarter of the periods (the rest
-counted missed); its instructions per sample are the figure to compare. At -smp 8 under
--icount the eight vCPUs share one instruction stream, so each runs an eighth of it: an
-empty timer interrupt at 10 kHz alone costs about 4% there (the "empty 10 kHz" column),
-below 0.97 before any sampling, and vCPUs hold the host thread past a period (missed
-ticks, fewer samples per second). No sampler driven by an interrupt per period can reach
-0.97 on that machine; instructions per sample are again the figure that travels. Plain
-TCG is no verdict: each vCPU is a host thread on a shared 2-core host (the spread is
-printed), and an emulated timer interrupt is itself dear (each tick exits to QEMU's LAPIC
-model): at 10 kHz the empty interrupt alone takes about a third of the machine, so compare
-the profiler with the "empty" column and the samples it obtained with what perf obtained
-(the peer's "samples/s/CPU" column), not with 1.
-TXT
 echo
 verdict
 
 if [ "$PEER" != 1 ]; then
 	echo
 	echo "The peer (Linux perf) was not run again this time (PEER=0); its last tables are in"
-	echo "this file's history: 3,466 and 3,769 guest instructions per sample at 1 and 10 kHz,"
-	echo "0.849 of unprofiled throughput at 10 kHz, same flags and workload."
+	echo "this file's history."
 elif [ "$steps_only" != 1 ]; then
 	echo
 	echo "### The peer: Linux perf (perf record -e cpu-clock -g -a), same QEMU flags, -smp 2"
@@ -367,8 +347,8 @@ if awk '$1 == "THREADS" && $2 == "now" && $3 + 0 > 0 {f = 1} END {exit !f}' "$lo
 	echo "figure above, which counts every instruction of the run on both cores."
 fi
 
-# Per kernel, the interrupt with the fewest instructions is the common sample (no block
-# switch, no budget timing, which is one tick in eight). A sleeping thread's alarm may fall
+# Per kernel, the sampling interrupt with the fewest instructions is the common sample (no
+# block switch, no budget timing, which is one tick in eight). A sleeping thread's alarm may fall
 # due in the same interrupt (the shell's run command waits on one): its wake-up is not the
 # sampler's, so it is left out of the count.
 step_groups() {
@@ -381,7 +361,7 @@ step_groups() {
 		if (f ~ /^(oprof_backtrace|hot_walk|frame_ok|bt_walk|bt_walk_to|bt_frame_ok|bt_bad)$/) return "walk"
 		return "record"
 	}
-	$1 == "STEP" {
+	$1 == "STEP" && / oprof_tick_irq:/ {	# a sample (a tick that only switched threads is not)
 		delete g
 		for (i = 4; i <= NF; i++) { split($i, fc, ":"); g[group(fc[1])] += fc[2] }
 		v = $3 - g["other"]
@@ -404,83 +384,18 @@ step_groups rows
 echo
 echo "Every instruction of one whole timer interrupt (its entry to iretq) while the profiler"
 echo "samples run spin, counted by the function it belongs to (inlined ones by their own name:"
-echo "bt_walk_to is the walk inlined into the tick, hot_fast its record); the fewest of 24"
+echo "bt_walk_to is the walk inlined into the tick, hot_sample its record); the fewest of 24"
 echo "interrupts, 20 apart. The functions of each, most first:"
 echo
 step_groups fns | awk '{s = ""; for (i = 4; i <= NF; i++) s = s (i > 4 ? ", " : "") $i
 	gsub(/:/, " ", s); printf "- %s: `%s`\n", $2, s}'
-
-cat <<'TXT'
-
-What each instruction beyond the empty interrupt is for (the "now" functions above; the
-empty interrupt -- timer_entry, timer_trap, sched_preempt_irq and the alarm's expiry and
-re-arm -- runs at the same rate with nothing sampling: tickload's alarm takes the same
-fast slot the sampler's does):
-
-- Entry and exit (timer_entry, timer_trap, lapic_eoi, sched_preempt_irq): the timer
-  vector has an entry of its own, which saves the nine caller-saved registers and rbp
-  (the C code keeps rbx and r12-r15; a switch saves them in swtch), links a frame for
-  backtraces and calls timer_trap with no dispatch on the vector: the interrupt count,
-  the EOI (one store), the entry TSC read, the alarms, app_tick only for a pc in an
-  app's text, and the preemption check (the run queue through this_cpu()->sched).
-  All of it is the empty interrupt's too.
-- Alarm and re-arm (alarm_interrupt, run_fast, advance, next_deadline, arch_timer_set,
-  tsc_read): the sampling alarm sits in its core's fast slot beside the sorted list, so
-  one compare finds it due and its re-arm is one add (advance: a division only when late,
-  the periods skipped counted missed); one TSC read after the sample keeps it spaced
-  (never due again at once: moved a period past now, the skipped ones counted missed);
-  one compare finds nothing due in the list (the scheduler's 100 Hz tick, sleeps); the
-  LAPIC one-shot gets the earlier of the two deadlines as a count (one multiply). The
-  empty interrupt pays the same.
-TXT
 # what the stepped "now" tick held beyond an ordinary one (its functions decide)
 step_groups fns | awk '$2 == "now" {
 	for (i = 4; i <= NF; i++) { split($i, fc, ":"); f[fc[1]] = fc[2] }
-	s = ""
 	if ("run_list" in f)
-		print "  The stepped tick above also ran the scheduler'"'"'s 100 Hz tick (run_list, insert,\n" \
-			"  tick and a second advance), which an ordinary sample does not."
+		print "\nThe stepped \"now\" tick also ran the scheduler'"'"'s 100 Hz tick (run_list, insert,\n" \
+			"tick and a second advance), which an ordinary sample does not."
 	if ("sampler_missed" in f)
-		print "  The stepped tick above came late (the divisions in advance and sampler_missed),\n" \
-			"  as stepping takes host time the guest clock partly sees; an ordinary one is not."
+		print "\nThe stepped \"now\" tick came late (the divisions in advance and sampler_missed), as\n" \
+			"stepping takes host time the guest clock partly sees; an ordinary one is not."
 }'
-cat <<'TXT'
-  The run matrix and one-core figures above count every instruction of whole runs and
-  give the verdict.
-- Who and where (sample_alarm, tick_from, thread_stack, arch_tf_where): the alarm brings
-  its sampler and core (no core lookup); the current thread, its tid and its stack
-  bounds (the walk's only trust) read inline from the thread's head (thread.h), the idle
-  flag, the interrupted pc and frame pointer stored straight into the tick, the
-  missed-period check (a compare; the division only when late), and the call into the
-  profiler.
-- Frameless-leaf check (unlinked_return inlined into arch_tf_where, in_text, cache_hit,
-  return_at): whether the pc is in a prologue, an epilogue or a leaf without a frame,
-  whose caller the frame chain would skip; the code byte and the first of two per-core
-  cached answers (a word each, the last used first: one load, safe against a nested NMI
-  without a flag) decide; a miss is a tail call (leaf_return: the second word, then the
-  symbol table), so the common path saves no registers.
-- Stack walk (bt_walk_to, bt_frame_ok, inlined into the tick): nine instructions
-  checking the stack bounds once, then per frame two loads (caller's fp, return
-  address), one store into the record, the pointer step and four tests, each a branch
-  not taken (return address 0, chain not going up, depth reached, and fp misaligned or
-  past the stack's top in one compare: fp rotated right by 3 against the top over 8):
-  15 a frame as gcc allocates registers (was 17). run spin's chain is four frames deep.
-- Record (oprof_tick_irq, hot_fast, rec_sample, cnt_add, flag_get, opf_align, hot_on,
-  hot_enter): saving and restoring the five callee-saved registers the walk keeps live
-  (14); the core's address computed once and kept in one of them; the core's gate (on), the pause flag and depth, the NMI re-entry guard's test
-  and set; one test for every rare case (a pause seen, marks or losses to write first,
-  no current block, no room for a full-depth record); the taken and written counters
-  and the block's sample count; the record header (type, flags, length, core, frame
-  count, tid, TSC, pc: eight stores); the write pointer moved once the record is whole;
-  the truncated/depth-cut test; housekeeping (a "flush" asked, the flight recorder,
-  the block older than the staleness bound). A block switch, a pause, an unreported
-  loss or a deferred NMI sample is out of line and not in the common tick.
-- hot_budget: the overhead budget times one tick in eight; the others only count.
-- hot_leave: one load says whether an NMI deferred a sample meanwhile (pend.any), then
-  the guard is cleared and that load repeated (an NMI between the two).
-- Worker and reader (the "threads" column of the table before): the worker moves 32 KiB
-  blocks (hundreds of samples each) from the cores to the output queue and refills the
-  empty rings, and tells drops only when some core has any (a pass that dropped nothing
-  skips the report's writer); the reader (cat) copies every record once, memcpy at 20
-  instructions per 64 bytes (was 12 per 32, before i23k), and a depth-4 sample is 64 bytes.
-TXT

@@ -135,6 +135,10 @@ steps() {
 }
 
 all_steps() {
+	# the commit the stepped kernel was built from, for the lines the breakdown cites
+	sed -i '/^SRC /d' "$log"
+	echo "SRC $(git rev-parse --short HEAD)$(git diff --quiet HEAD -- kern ||
+		echo " with uncommitted changes")" >> "$log"
 	steps yield STEP && steps pingpong STEPB && steps pingpong STEPW thread_wake ||
 		echo "schedcost: stepping the switch events failed; no breakdown" >&2
 }
@@ -220,6 +224,8 @@ stepline() {
 		(skip == "" || !index($0, skip)) && (!n || $2 < n) {
 		n = $2; line = $0} END {print line}' "$log"
 }
+# the tree the stepped lines are of (all_steps noted it)
+src=$(awk '$1 == "SRC" {$1 = ""; s = substr($0, 2)} END {print s}' "$log")
 for kind in "STEP:yield switch event:switch_event:" \
 	    "STEPB:blocking switch event of a hand-over -- the wake-up of the thread it resumes and the switch, its wait the same as before (OPF_WAKEUP + OPF_SWITCH_SAME):ev_block_woke:ev_block_full" \
 	    "STEPB:blocking switch event with a walk (OPF_SWITCH):ev_block_full:" \
@@ -237,84 +243,8 @@ for kind in "STEP:yield switch event:switch_event:" \
 	lines=$(awk -v t="L$tag" -v n="$(echo "$step" | awk '{print $2}')" \
 		'$1 == t && $2 == n {print; exit}' "$log")
 	[ -n "$lines" ] || continue
-	echo "By source line:"
+	echo "By source line (lines of $src):"
 	echo "$lines" | awk '{s = ""; for (i = 3; i <= NF; i++) {
 		k = split($i, f, ":"); s = s (i > 3 ? ", " : "") f[1] ":" f[2] " " f[3]}
 		printf "`%s`.\n", s}'
 done
-
-cat <<'TXT'
-Reading it (at this writing; the rows above are the numbers). A yield switch meets the
-target: 118 instructions (main the same hour: 115; 105 in a run half an hour before, the
-rounds' timer samples move it by that much). Stepped, a yield event is 88 here and 80 on
-main: the thread layer's look at whether the thread it resumes has a wake-up to write, and
-the hook table it picks from. A blocking switch with the wake-up that ends it does not meet
-it: 300 (main the same hour, c3a3fb3: 384; 389 in the previous results; 745 in 7458d39),
-245 at depth 0. Without a session a blocking hand-over is 38 instructions cheaper than
-main's (off rows: 970.9 against 1009.0): a rendez wait no longer calls schedev_wait and
-schedev_unwait.
-
-What changed (issue 20, i20f):
-- The wake-up is folded into the switch that resumes the woken thread. The waker only
-  leaves who, where and when in the thread (wake_note: a TSC read and four stores, under
-  the run-queue lock before the thread is queued, no guard, no reserve); the switch event
-  that later switches that thread in writes the OPF_WAKEUP (flag OPF_W_RESUMED: in the woken
-  thread's core's stream, its time earlier than the records before it, the waker's core in
-  waker_core) just before its switch record, in the same guard and the same reservation,
-  counted taken, written or lost with it. The thread layer picks the hook (on_switch[2],
-  on_block[2]) by whether the thread it resumes has one, so a yield pays only that look. A
-  wake-up no switch wrote when the session stops -- the thread still runnable, or resumed
-  once the hooks were off, even if it exited since (kept by the thread layer) -- is written
-  by the stop into that core's last block; one the thread layer had no room to keep would
-  be counted lost OTHER. Readers order events by time; --stats counts a wake-up for the
-  block's core. tests/t/sched-wakefold: a partner woken and kept runnable 1 ms behind a
-  computation with interrupts off, 100 times (--wall: 100 ms runnable), and a thread woken
-  on core 1 from core 0 while core 1 is held, the session stopping before it runs (its
-  wake-up in the stream, runnable to the end); mutants 90 and 91 fail it.
-- A rendez wait's reason is passed straight to sched_sleep_release (two stores into the
-  thread) instead of schedev_wait / schedev_unwait calls around every sleep.
-- The stack cache's fixed checks are one test of nine XORed words (thread, block count,
-  frame pointer, bounds, the wait's set/why/holder word, obj, site, name); the record's
-  own look (still in the block, its type and thread) went: a block the core could not push
-  is framed again in place only in hot_push's salvage, which now empties the core's ways.
-  The ways are 512 bytes (a shift, not a multiply); the guard tests nest and paused as one.
-
-Where a blocking hand-over's 300 instructions go now (the stepped event above, 239, by
-line; the waker's part stepped in thread_wake; the rest from the rows):
-- switch_event and its argument, 54 (sched.c:186-209: the frame, prev and next's tids,
-  core, why, time, CPU time, the reason (rendez or said), the wake-up look 4, the indirect
-  call; thread_stack 4 and arch_switched_fp 3).
-- the writer guard, 20 (sched_events.c:72-76 in, 93 the gate, 112-116 out) and the counts,
-  9 (taken by two, written for the switch and for the wake-up: three read-add-stores), and
-  the wake-up taken, 3.
-- ev_block_woke's own, 24 (its prologue and epilogue 13, the way's and core's addresses,
-  the room test and the bump of 72 bytes).
-- the proof's fixed checks, 33 (sched_events.c:299-306: nine words loaded, XORed, ORed,
-  one branch).
-- the 9 frames, 61 (309-316: two words a frame, a load and a compare each, two frames a
-  round) and the zero return address the walk stopped at, 7 (319).
-- the two records, 28: the 32-byte OPF_WAKEUP 17 (165, 488) and the 40-byte
-  OPF_SWITCH_SAME 11 (393-395).
-- the waker's note, about 24 in thread_wake (sched.c:284-290 and its tsc_read).
-- about 37 not stepped: switch_why and the hook tests in switched(), the worker and the
-  reader moving 72 bytes a hand-over (read after the run, schedq: 13 less), and the rare
-  miss (a thread's first wait in a block: the walk, about 600, once in some 450 hand-overs).
-
-The floor of this design, and why 150 is out of its reach. Each part above is near its
-own minimum: an honest reuse of a stack reads every word the walk would read -- 18 words
-for 9 frames and the terminating zero, a load and a compare each (about 60); the wait and
-stack identity is nine words (about 27); two records are nine words stored (about 25 with
-their counts); the guard that makes a writer safe against an NMI is about 20; the waker
-must read the clock and store (about 15); handing the switch to the profiler through the
-schedev.h boundary (prev's and next's identity, time, CPU time, reason, stack bounds and
-frame pointer) is about 40; the worker and the reader move the 72 bytes (about 13). That
-is some 200 with nothing wasted, 150 only without the stack (depth 0 is 245 now, its floor
-some 140). What would go further changes the design, not the code: one combined 48-byte
-record for a wake-up and its switch (a new record type; about 15 less), the profiler reading
-the switch from a shared per-thread block instead of an argument built for it (about 25),
-or a stack proven unchanged by something other than reading it (a per-thread generation
-bumped by every frame write would need the compiler's help: not honest as the rules stand).
-Without a session a switch costs what it does on main or less (off rows); the uncontended
-locks gain nothing: -e sched changes a qlock or spinlock pair by 0.0-0.1 instructions (a few
-timer samples' worth over the run).
-TXT

@@ -648,8 +648,7 @@ static int same_as_before(size_t i, const uint64_t *full)
 	const struct writer *wt = &wr[w->core];
 	size_t j = i;
 
-	if (!opt.same_switches || opt.version == 1 || w->why < OPF_WHY_SLEEP ||
-	    w->why > OPF_WHY_IO)
+	if (!opt.same_switches || opt.version == 1 || !opf_why_waits(w->why))
 		return 0;
 	while (j-- > 0 && !f)
 		if (switches[j].core == w->core && switches[j].prev == w->prev &&
@@ -706,7 +705,7 @@ static void emit_switches(uint64_t tsc)
 		cpu_of(w->next, &in_at);
 		*in_at = r.tsc;
 		if (!opt.long_switches && !w->name[0] && !w->nframes &&
-		    (w->why <= OPF_WHY_YIELD || w->why == OPF_WHY_EXIT))
+		    !opf_why_waits(w->why))
 			r.h = (struct opf_rec){ OPF_SWITCH_SHORT, 0, sizeof(struct opf_switch_short) };
 		if (same_as_before(i, full)) {
 			r.h = (struct opf_rec){ OPF_SWITCH_SAME, 0, sizeof(struct opf_switch_short) };

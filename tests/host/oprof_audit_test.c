@@ -109,16 +109,19 @@ static int ctl(const char *line)
 	return rc;
 }
 
-/* One sampling "NMI" on core: no walk (fp 0), pc as given. */
+/* One sampling "NMI" on core (the calling thread is that core meanwhile): no walk (fp 0). */
 static void tick(int core, uint64_t pc)
 {
 	struct oprof_tick t = {
 		.tsc = tsc_read(), .pc = pc, .tid = 1000 + (uint32_t)core, .core = (uint16_t)core,
 	};
+	int was = core_id();
 
+	shim_set_core(core);
 	__atomic_add_fetch(&nmis_in_flight, 1, __ATOMIC_ACQ_REL);
 	oprof_tick_irq(&t);
 	__atomic_sub_fetch(&nmis_in_flight, 1, __ATOMIC_ACQ_REL);
+	shim_set_core(was);
 }
 
 /* ---- the stream a reader gets ---- */

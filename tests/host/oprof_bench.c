@@ -6,10 +6,12 @@
  *
  *	oprof-bench [-c THREADS] [-d DEPTH] [-o]	prints "cycles/record" per thread set
  *
- * Each "core" thread records batches of BATCH samples with oprof_sample_irq, timing each
- * batch with rdtsc, and pauses between batches so the worker thread can recycle blocks; a
- * reader thread drains /dev/oprofile's stream. -o measures the design it replaced: a block
- * allocated per sample and appended to one list under one lock. The median batch is kept.
+ * Each "core" thread records batches of BATCH samples through oprof_tick_irq -- a tick as
+ * the glue makes one (oprofile_bench.h), over a stack DEPTH frames deep: the path
+ * production's common tick takes, walk included -- timing each batch with rdtsc, and
+ * pauses between batches so the worker thread can recycle blocks; a reader thread drains
+ * /dev/oprofile's stream. -o measures the design it replaced: a block allocated per
+ * sample and appended to one list under one lock. The median batch is kept.
  */
 #define _GNU_SOURCE
 #include <malloc.h>
@@ -77,19 +79,22 @@ static void pause_ms(int ms)
 static void *core_main(void *arg)
 {
 	int core = (int)(intptr_t)arg;
-	uint64_t v[BATCHES];
+	uint64_t v[BATCHES], stack[2 * OPF_MAX_DEPTH];
+	struct oprof_tick t;
 
 	shim_set_core(core);
+	oprof_bench_tick(&t, core, 1, 0x100000, stack, frames, depth);
 	while (!go)
 		;
 	for (int i = 0; i < BATCHES; i++) {
 		uint64_t t0 = __rdtsc();
 
+		t.tsc = t0;
 		for (int k = 0; k < BATCH; k++) {
 			if (old_design)
 				oprof_baseline_record(core, t0, 0x100000, frames, depth);
 			else
-				oprof_sample_irq(core, 1, t0, 0x100000, frames, depth, 0);
+				oprof_tick_irq(&t);
 		}
 		v[i] = (__rdtsc() - t0) / BATCH;
 		if (old_design && core == 0)

@@ -29,7 +29,7 @@
 #include "shim.h"
 #include "harness.h"
 
-/* Blocks are only carried here: a static array is enough, stamp holds a sequence number. */
+/* Blocks are only carried here: a static array is enough, aux holds a sequence number. */
 #define NBLK	(1 << 16)
 static struct block blks[NBLK];
 
@@ -67,7 +67,7 @@ static void *spsc_producer(void *arg)
 		struct block *b = &blks[i % NBLK];
 
 		/* the consumer takes a block before the producer can come round to it again */
-		b->stamp = i;		/* plain write, published by ring_put */
+		b->aux = (uint32_t)i;	/* plain write, published by ring_put */
 		while (!ring_put(&spsc, b))
 			sched_yield();
 	}
@@ -88,7 +88,7 @@ static void test_spsc(void)
 			sched_yield();
 			continue;
 		}
-		CHECK(b == &blks[want % NBLK] && b->stamp == want);
+		CHECK(b == &blks[want % NBLK] && b->aux == want);
 		want++;
 	}
 	pthread_join(p, NULL);

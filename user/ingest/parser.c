@@ -155,7 +155,7 @@ static long check_switch_same(struct opf_parser *p, const struct opf_view *v)
 {
 	const struct opf_switch *s = &v->r->sw;
 
-	if (s->why < OPF_WHY_SLEEP || s->why > OPF_WHY_IO)
+	if (!opf_why_waits(s->why))
 		return fail(p, v->off, "OPF_SWITCH_SAME reason %u is not a wait (%u..%u)", s->why,
 			    OPF_WHY_SLEEP, OPF_WHY_IO);
 	if (s->nframes)

@@ -122,7 +122,6 @@ uint32_t hpet_counter(void);
 void hpet_stop(void);
 /* hpet_counter inlined, for core 0's NMI handler. */
 static inline uint32_t hpet_now(void) { return hpet[HPET_MAIN_LO / 4]; }
-uint64_t hpet_period_fs(uint32_t hz);
 
 /* nmi.c */
 uintptr_t nmi_stack_top(int core);

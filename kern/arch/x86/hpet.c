@@ -125,8 +125,3 @@ void hpet_stop(void)
 	(void)rd(GCONF);		/* the writes have landed */
 }
 
-/* Femtoseconds per period when started at hz, for reports of the rate actually run. */
-uint64_t hpet_period_fs(uint32_t hz)
-{
-	return (uint64_t)ticks_per_period(hz) * hpet_fs;
-}

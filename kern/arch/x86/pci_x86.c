@@ -81,14 +81,6 @@ void pci_cfg_write16(int bus, int dev, int fn, int off, uint16_t v)
 	spin_unlock(&cfg_lock);
 }
 
-void pci_cfg_write8(int bus, int dev, int fn, int off, uint8_t v)
-{
-	spin_lock(&cfg_lock);
-	cfg_select(bus, dev, fn, off);
-	outb(CFG_DATA + (off & 3), v);
-	spin_unlock(&cfg_lock);
-}
-
 /* ---- INTx ---- */
 
 struct irq_chain {

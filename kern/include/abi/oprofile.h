@@ -24,6 +24,7 @@
 #ifndef ABI_OPROFILE_H
 #define ABI_OPROFILE_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #define OPF_MAGIC	0x0a464f52504b0a89ULL	/* bytes 89 0a 4b 50 52 4f 46 0a: "\x89\nKPROF\n" */
@@ -324,6 +325,21 @@ enum opf_why {
 	OPF_WHY_EXIT = 6,	/* it exited; it never runs again */
 	OPF_WHY_N = 7
 };
+
+/*
+ * Whether a thread switched out for this reason waits (SLEEP, RENDEZ, QLOCK, IO: its wait
+ * and its stack are told), rather than staying runnable (PREEMPT, YIELD) or being gone
+ * (EXIT). The waiting reasons are the ones between YIELD and EXIT (asserted: a new one
+ * goes there), so the test is two compares, as cheap as the scheduler's switch wants it.
+ */
+static inline bool opf_why_waits(unsigned why)
+{
+	return why > OPF_WHY_YIELD && why < OPF_WHY_EXIT;
+}
+_Static_assert(OPF_WHY_PREEMPT < OPF_WHY_YIELD && OPF_WHY_YIELD < OPF_WHY_SLEEP &&
+	       OPF_WHY_SLEEP < OPF_WHY_RENDEZ && OPF_WHY_RENDEZ < OPF_WHY_QLOCK &&
+	       OPF_WHY_QLOCK < OPF_WHY_IO && OPF_WHY_IO < OPF_WHY_EXIT,
+	       "opf_why_waits: the waiting reasons lie between YIELD and EXIT");
 
 #define OPF_OBJ_NAME	16	/* bytes of an object's name in a record, NUL-padded */
 

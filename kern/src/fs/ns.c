@@ -390,13 +390,6 @@ int kdup2(int oldfd, int newfd)
 	return newfd;
 }
 
-int kfstat(int fd, struct dir *d)
-{
-	struct chan *c = fd_get(fd);
-
-	return c ? c->dev->stat(c, d) : -EBADF;
-}
-
 int kstat(const char *path, struct dir *d)
 {
 	struct chan *c;

@@ -102,7 +102,7 @@ struct block *block_alloc(size_t size)
 	b->lim = b->base + size;
 	b->flags = 0;
 	b->aux = 0;
-	b->stamp = 0;
+	b->session = 0;
 	__atomic_add_fetch(&live_blocks, 1, __ATOMIC_RELAXED);
 	__atomic_add_fetch(&live_bytes, size, __ATOMIC_RELAXED);
 	__atomic_add_fetch(&live_mem, b->mem, __ATOMIC_RELAXED);

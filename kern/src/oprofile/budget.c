@@ -16,11 +16,12 @@
  * calls hot_budget_timed here) runs on the core at the end of its tick (between hot_enter
  * and hot_leave); budget_reset in the ctl thread before the core is enabled.
  */
-#include "internal.h"
+#include "guard.h"
 
 /* Session lock held, core not enabled: a fresh budget at the session's rate. */
 void budget_reset(struct opcore *c)
 {
+	must(!hot_on(c), "core not enabled");
 	c->bud.hz = oprof.cfg.hz;
 	c->bud.tick_max = MIN(oprof.tick_max_ticks, OPROF_TICK_MAX_PERIODS * (tsc_hz() / c->bud.hz));
 	c->bud.win_start = tsc_read();

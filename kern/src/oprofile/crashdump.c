@@ -77,6 +77,7 @@ void crash_note(const struct trapframe *tf, uint32_t cause)
 
 void crash_core_stopped(const struct trapframe *tf)
 {
+	must(arch_in_nmi(), "NMI context: the panic's stop");
 	fill_stop(&stops[core_id()], tf, 0);
 }
 
@@ -90,42 +91,25 @@ static void out(const void *p, size_t n)
 
 static void out_session(void)
 {
-	struct opf_session s = { .h = { OPF_SESSION, 0, sizeof(s) } };
-	const uint8_t *id;
-	size_t idlen;
+	struct rec_session_desc d = {
+		.ncores = (uint32_t)ncpus(), .hz = crash.cfg.hz, .depth = CRASH_DEPTH,
+		.block_bytes = crash.bsize, .flags = OPF_S_SNAPSHOT | OPF_S_CRASH,
+		.source = OPF_SRC_NMI,
+		.start_tsc = crash.recording ? crash.start_tsc : crash.boot_tsc,
+		.start_ns = crash.recording ? crash.start_ns : 0,
+	};
+	struct opf_session s;
 
-	s.magic = OPF_MAGIC;
-	s.version = OPF_VERSION;
-	s.ncores = (uint32_t)ncpus();
-	s.hz = crash.cfg.hz;
-	s.depth = CRASH_DEPTH;
-	s.tsc_hz = tsc_hz();
-	s.start_tsc = crash.recording ? crash.start_tsc : crash.boot_tsc;
-	s.start_ns = crash.recording ? crash.start_ns : 0;
-	s.block_bytes = crash.bsize;
-	s.flags = OPF_S_SNAPSHOT | OPF_S_CRASH;
-	id = kernel_build_id(&idlen);
-	s.build_id_len = (uint32_t)MIN(idlen, (size_t)OPF_MAX_BUILD_ID);
-	if (id)
-		memcpy(s.build_id, id, s.build_id_len);
-	s.source = OPF_SRC_NMI;
-	clock_describe(&s);
+	rec_session(&s, &d);
 	out(&s, sizeof(s));
 }
 
 /* OPF_CRASH for the panicking core at p; returns its length. */
 static uint32_t put_crash(uint8_t *p, const char *msg, const struct cstop *me, uint16_t flags)
 {
-	struct opf_crash *c = (struct opf_crash *)p;
-	uint32_t len = opf_align((uint32_t)sizeof(*c) + 8 * me->nframes);
-
-	memset(c, 0, len);
-	*c = (struct opf_crash){ .h = { OPF_CRASH, flags, len }, .core = (uint16_t)core_id(),
-				 .nframes = me->nframes, .cause = note_cause, .tsc = me->tsc,
-				 .ns = nsec(), .pc = me->pc };
-	strlcpy(c->msg, msg, sizeof(c->msg));
-	memcpy(c->frames, me->frames, 8 * (size_t)me->nframes);
-	return len;
+	rec_crash(p, flags, (uint16_t)core_id(), note_cause, me->tsc, nsec(), me->pc, msg,
+		  me->frames, me->nframes);
+	return rec_crash_len(me->nframes);
 }
 
 static uint32_t window_blocks(const struct crec *r)
@@ -136,22 +120,17 @@ static uint32_t window_blocks(const struct crec *r)
 /* OPF_CRASH_CORE for core i at p (mine: the panicking core's stack); returns its length. */
 static uint32_t put_core(uint8_t *p, int i, const struct cstop *mine)
 {
-	struct opf_crash_core *cc = (struct opf_crash_core *)p;
 	bool me = i == core_id();
 	const struct cstop *s = me ? mine : &stops[i];
 	bool ok = me || (__atomic_load_n(&s->valid, __ATOMIC_ACQUIRE) && arch_core_stopped(i));
 	uint16_t n = ok && !me ? s->nframes : 0;
-	uint32_t len = opf_align((uint32_t)sizeof(*cc) + 8 * n);
+	uint16_t state = me ? OPF_CS_PANICKED : !READ_ONCE(cpus[i].online) ? OPF_CS_OFFLINE
+		       : ok ? OPF_CS_STOPPED : OPF_CS_NO_ANSWER;
 
-	*cc = (struct opf_crash_core){ .h = { OPF_CRASH_CORE, ok ? s->flags : 0, len },
-		.core = (uint16_t)i, .nframes = n, .tid = ok ? s->tid : 0,
-		.blocks = crash.recording ? window_blocks(&crecs[i]) : 0,
-		.tsc = ok ? s->tsc : 0, .pc = ok ? s->pc : 0, .taken = crecs[i].taken,
-		.overwritten = crecs[i].overwritten };
-	cc->state = me ? OPF_CS_PANICKED : !READ_ONCE(cpus[i].online) ? OPF_CS_OFFLINE
-		  : ok ? OPF_CS_STOPPED : OPF_CS_NO_ANSWER;
-	memcpy(cc->frames, s->frames, 8 * (size_t)n);
-	return len;
+	rec_crash_core(p, ok ? s->flags : 0, (uint16_t)i, state, ok ? s->tid : 0,
+		       crash.recording ? window_blocks(&crecs[i]) : 0, ok ? s->tsc : 0,
+		       ok ? s->pc : 0, crecs[i].taken, crecs[i].overwritten, s->frames, n);
+	return rec_crash_core_len(n);
 }
 
 /* The kernel's block seq 0: the cause, then every core's state. */
@@ -192,8 +171,7 @@ static void out_end(void)
 	} t;
 
 	rec_block(&t.b, OPF_CORE_STREAM, 0, 1, sizeof(t));
-	t.e = (struct opf_crash_end){ .h = { OPF_CRASH_END, 0, sizeof(t.e) },
-				      .bytes = dump_bytes, .tsc = tsc_read() };
+	rec_crash_end(&t.e, dump_bytes, tsc_read());
 	out(&t, sizeof(t));
 }
 

@@ -156,6 +156,7 @@ void crash_nmi(const struct trapframe *tf)
 	struct crec *r = &crecs[core_id()];
 	uint64_t now = tsc_read();
 
+	must(arch_in_nmi(), "NMI context: the window is written by its core's NMI only");
 	watchdog_nmi(tf, now);
 	if (!READ_ONCE(crash.recording) || !r->mem || (int64_t)(now - r->next) < 0)
 		return;

@@ -29,7 +29,7 @@
  * Contexts: flight_hot_* on the core, inside its writer guard; flight_handover_here on the
  * core in a thread (hooks->on_core); the rest in the ctl thread with the session lock held.
  */
-#include "internal.h"
+#include "guard.h"
 #include "tsctime.h"
 
 /*
@@ -54,6 +54,7 @@ static void flight_handover(struct opcore *c, uint32_t gen)
 {
 	struct block *b;
 
+	must_own_core(c);
 	if (c->buf.cur && !blk_empty(c->buf.cur))
 		hot_push(c);
 	NMI_POINT();
@@ -78,10 +79,12 @@ void flight_handover_here(void *arg)
 	struct opcore *c = arg;
 	uint32_t gen = __atomic_load_n(&oprof.snap_gen, __ATOMIC_ACQUIRE);
 
-	if (hot_thread_enter(c)) {
+	must(!irq_enabled() && c == &opcores[core_id()], "on the core, interrupts off");
+	if (hot_on(c)) {
+		hot_enter(c);	/* nest is clear: interrupts are off, and no writer calls us */
 		if (__atomic_load_n(&c->fr.ack, __ATOMIC_ACQUIRE) != gen)
 			flight_handover(c, gen);
-		hot_thread_leave(c);
+		hot_leave(c);
 	}
 }
 
@@ -164,6 +167,7 @@ int flight_snapshot(void)
 	uint32_t gen = oprof.snap_gen + 1;
 	uint64_t deadline;
 
+	must_hold_session();
 	worker_refill();
 	__atomic_store_n(&oprof.snap_gen, gen, __ATOMIC_RELEASE);
 	deadline = tsc_read() + tsc_of_us(flight_wait_us());
@@ -183,6 +187,7 @@ void flight_stop(void)
 {
 	uint32_t gen = oprof.snap_gen + 1;
 
+	must_be_stopped();
 	__atomic_store_n(&oprof.snap_gen, gen, __ATOMIC_RELEASE);
 	for (int i = 0; i < oprof.ncores; i++)
 		flight_handover(&opcores[i], gen);

@@ -15,9 +15,9 @@
 #include "thread.h"
 
 /*
- * kick hook. Timer sampling: the timer interrupt and threads may wake the worker
- * themselves. By NMI a wake-up (a lock) must wait for ordinary interrupt context: the
- * irq work, which runs glue_kick_work.
+ * kick hook, outside the profiler's writers (they kick by irq work: kick_later). Timer
+ * sampling: a thread may wake the worker itself. By NMI a wake-up (a lock) must wait for
+ * ordinary interrupt context: the irq work, which runs glue_kick_work.
  */
 static void glue_kick(void)
 {

@@ -13,32 +13,25 @@
  * record is an OPF_BLOCK header, reserved when the core takes the block and filled when it
  * pushes it: the core, the block's sequence number (cnt.blocks, so a reader can tell a
  * missing block), its samples (block->aux) and its length. A record never straddles
- * blocks; block->stamp is the TSC of the tick that took it, for the staleness bound.
+ * blocks; buf.born is the TSC of the tick that took cur, for the staleness bound.
  *
- * Contexts, and the re-entry guard. Whoever writes into a core's buffers -- its sampling
- * interrupt (timer or NMI), or a thread on that core with interrupts off (thread names,
- * a flight-recorder hand-over) -- does so between hot_enter and hot_leave (a thread:
- * hot_thread_enter and hot_thread_leave), which set and clear nest. Interrupts are off
- * in all of them, so only an NMI can land inside another: an NMI that finds nest set walks
- * the stack with its own scratch and leaves the sample in pend (or, if pend is taken,
- * counts it in pend.overflow -- pend.ovf_paused while paused), touching nothing else; the
- * writer it interrupted records it on its way out (hot_leave). nest and pend are the core's
- * own, so plain loads and stores ordered against the compiler (signal fences) suffice.
+ * Contexts: whoever writes into a core's buffers -- its sampling interrupt (timer or NMI),
+ * or a thread on that core with interrupts off (thread names, events, a flight-recorder
+ * hand-over) -- does so inside the writer guard (guard.h: hot_enter, hot_leave). An NMI
+ * that lands inside a writer leaves its sample in pend (hot_defer, here), and the writer
+ * records it on its way out (hot_leave_slow, here).
  *
- * The gate: on says the core may record. The ctl thread sets it with release once the
- * session's state is ready; the core reads it with acquire (a plain load on x86). To stop
- * a core the ctl thread clears it, has the glue stop the sampling source
- * (hooks->stop_sampling) and runs a thread on every core (hooks->on_core, session.c):
- * afterwards no writer of any context is inside, nor will one enter. No handshake on the
- * common path.
+ * One sample writer (hot_sample): the common tick takes it inline (hot_fast: not paused,
+ * nothing to tell first, room in cur); every other tick, and an NMI's deferred sample,
+ * goes the general way (hot_tick), which writes marks and losses first and finds a block,
+ * then calls the same writer. Both end with the same housekeeping (hot_housekeep).
  *
- * Lost samples: a sample that finds no room and no empty block, a sample while paused,
- * or one that cannot fit a block is counted in cnt.lost[reason] and lrep.unreported[reason];
- * the next sample first writes OPF_LOST records for the unreported counts, so the stream
- * tells where the gaps are. What is still unreported at stop goes into the closing records.
- * Pause and resume: the first tick that sees the session paused (resumed) writes an
- * OPF_PAUSE (OPF_RESUME) mark into the core's own buffer, so marks and samples are in the
- * order of time per core.
+ * Lost samples: a sample that finds no room and no empty block, or a sample while paused,
+ * is counted in cnt.lost[reason] and lrep.unreported[reason]; the next sample first writes
+ * OPF_LOST records for the unreported counts, so the stream tells where the gaps are. What
+ * is still unreported at stop goes into the closing records. Pause and resume: the first
+ * tick that sees the session paused (resumed) writes an OPF_PAUSE (OPF_RESUME) mark into
+ * the core's own buffer, so marks and samples are in the order of time per core.
  *
  * Keeping the worker ahead: the worker sizes each core's empty ring for the core's rate
  * (worker.c) and publishes a low-water mark; a core that takes a block and finds its empty
@@ -50,17 +43,9 @@
  * cfg.snapshot: where a fresh block comes from (the window's oldest when it is full), and
  * what a tick's housekeeping does (hand the window over when a snapshot asks).
  */
-#include "internal.h"
+#include "guard.h"
 #include "backtrace.h"
 #include "error.h"
-#include "oprofile_bench.h"
-
-#define COMPILER_FENCE()	__atomic_signal_fence(__ATOMIC_SEQ_CST)
-
-static inline bool hot_on(struct opcore *c)
-{
-	return __atomic_load_n(&c->on, __ATOMIC_ACQUIRE) != 0;
-}
 
 /* n more lost samples (or records) of reason for the next OPF_LOST records to tell. */
 static void hot_unreported(struct opcore *c, unsigned reason, uint64_t n)
@@ -84,14 +69,34 @@ static inline uint16_t hot_core(const struct opcore *c)
 static void hot_block_begin(struct opcore *c, struct block *b, uint64_t tsc)
 {
 	blk_frame(b);		/* the header is filled by hot_push */
-	b->stamp = tsc;
-	c->buf.cur = b;
+	c->buf.born = tsc;
+	hot_set_cur(c, b);
+}
+
+/*
+ * A block the core could not push took what it held with it: none of its records was
+ * written after all, and its samples and events are lost (OTHER).
+ */
+static void hot_unwrite(struct opcore *c, const struct blk_gone *g)
+{
+	cnt_add(&c->cnt.written, -g->samples);
+	cnt_add(&c->cnt.truncated, -g->truncated);
+	cnt_add(&c->cnt.depth_cut, -g->depth_cut);
+	cnt_add(&c->cnt.threads, -g->threads);
+	cnt_add(&c->cnt.threads_lost, g->threads);
+	cnt_add(&c->cnt.marks_lost, g->marks);
+	hot_lose(c, OPF_LOST_OTHER, g->samples);
+	for (unsigned k = 0; k < OPF_EV_N; k++) {
+		cnt_add(&c->ev.written[k], -g->ev[k]);
+		cnt_add(&c->ev.lost[OPF_LOST_OTHER], g->ev[k]);
+	}
 }
 
 /*
  * Hand cur to the worker (flight recorder: to the window). The full ring has room for
  * every block a core can hold (session.c sizes it), so ring_put cannot fail; should it
- * anyway, the block's samples are counted lost and the block is reused. True: pushed.
+ * anyway, the block's records are counted lost and the block is framed again as cur.
+ * True: pushed.
  */
 bool hot_push(struct opcore *c)
 {
@@ -99,25 +104,26 @@ bool hot_push(struct opcore *c)
 	struct opf_block *h = (struct opf_block *)b->base;
 	struct blk_gone g = { 0 };
 
+	must_own_core(c);
 	rec_block(h, hot_core(c), b->aux, cnt_get(&c->cnt.blocks), (uint32_t)BLEN(b));
 	NMI_POINT();
 	if (ring_put(&c->buf.full, b)) {
-		c->buf.cur = NULL;
+		hot_set_cur(c, NULL);
 		cnt_add(&c->cnt.blocks, 1);
 		return true;
 	}
-	/* never pushed: what it held was never written, its samples are lost */
+	/* never pushed: what it held was never written */
 	blk_salvage(b, &g, c->lrep.unreported, &c->lrep.pending);
-	cnt_add(&c->cnt.written, -g.samples);
-	cnt_add(&c->cnt.truncated, -g.truncated);
-	cnt_add(&c->cnt.depth_cut, -g.depth_cut);
-	cnt_add(&c->cnt.threads, -g.threads);
-	cnt_add(&c->cnt.threads_lost, g.threads);
-	cnt_add(&c->cnt.marks_lost, g.marks);
-	hot_lose(c, OPF_LOST_OTHER, g.samples);
-	sched_events_unwritten(c, &g);
-	hot_block_begin(c, b, b->stamp);
+	hot_unwrite(c, &g);
+	hot_block_begin(c, b, c->buf.born);
 	return false;
+}
+
+/* Push cur unless there is none or nothing in it (the age bound, a "flush"). */
+static __noinline void hot_push_partial(struct opcore *c)
+{
+	if (c->buf.cur && !blk_empty(c->buf.cur))
+		hot_push(c);
 }
 
 /* Streaming: at most one kick per worker pass when the empty ring is at its low water. */
@@ -162,21 +168,34 @@ static bool hot_next_block(struct opcore *c, uint64_t tsc)
 	return true;
 }
 
-/* hot_reserve when cur is missing or full; also for the rare records. */
-__noinline void *hot_reserve_slow(struct opcore *c, uint32_t len, uint64_t tsc)
+/*
+ * cur with room for a record of len bytes, pushing a full one and taking a fresh one as
+ * needed; NULL: no block to be had. len fits a block: ctl's cfg_check makes a sample at
+ * the session's depth fit, and every other record is smaller or fitted by its writer.
+ */
+static __noinline struct block *hot_room(struct opcore *c, uint32_t len, uint64_t tsc)
 {
 	struct block *b = c->buf.cur;
-	void *p;
 
+	must_own_core(c);
 	if (b && BFREE(b) < len) {
 		if (blk_empty(b))
-			return NULL;	/* cannot happen: ctl_start checks len against blocks */
+			return NULL;	/* cannot happen: a record fits an empty block */
 		hot_push(c);
 	}
 	if (!c->buf.cur && !hot_next_block(c, tsc))
 		return NULL;
 	b = c->buf.cur;
-	if (BFREE(b) < len)
+	return BFREE(b) >= len ? b : NULL;
+}
+
+/* len bytes for one record in cur, switching blocks when it is full; NULL: no block. */
+void *hot_reserve_slow(struct opcore *c, uint32_t len, uint64_t tsc)
+{
+	struct block *b = hot_room(c, len, tsc);
+	void *p;
+
+	if (!b)
 		return NULL;
 	p = b->wp;
 	b->wp += len;
@@ -223,21 +242,22 @@ static bool hot_report_lost(struct opcore *c, uint64_t tsc)
 }
 
 /*
- * Walk t's stack (up to depth frames) straight into the sample record s, which has room
- * for depth: the leaf's caller when the arch found it unlinked, then the frame chain.
- * Returns the frames written; adds the walk's flags to *flags.
+ * Walk t's stack (up to depth frames) into frames: the leaf's caller when the arch found
+ * it unlinked, then the frame chain. Returns the frames written; adds the walk's flags to
+ * *flags.
  */
 static __force_inline unsigned hot_walk(const struct oprof_tick *t, uint64_t *frames,
 					unsigned depth, unsigned *flags)
 {
-	unsigned n = 0;
+	uint64_t *out = frames;
 
 	if (depth == 0)
 		return 0;
 	/* a frameless or half-built frame: its caller comes from the stack, then the chain */
 	if (t->leaf_ret)
-		frames[n++] = t->leaf_ret;
-	return n + bt_walk(t->fp, t->stack_lo, t->stack_hi, frames + n, depth - n, flags);
+		*out++ = t->leaf_ret;
+	return (unsigned)(bt_walk_to(t->fp, t->stack_lo, t->stack_hi, out, frames + depth,
+				     flags) - frames);
 }
 
 /* A sample's walk stopped early (a bad frame) or cut at the depth: each counted. */
@@ -250,41 +270,30 @@ static __force_inline void hot_count_cut(struct opcore *c, unsigned flags)
 			cnt_add(&c->cnt.depth_cut, 1);
 	}
 }
+
 /*
- * One sample: frames[0..nframes) walked already (an NMI's deferred sample), or, with walk,
- * walked here into the record itself -- room for nframes (the depth) reserved, the rest
- * given back -- which saves copying them.
+ * The one sample writer. t's sample goes at b's wp (b is cur, with room for a sample of
+ * depth frames): its frames walked from t straight into the record, or (walked, an NMI's
+ * deferred sample) copied from there; then the record is made cur's -- wp moved past it
+ * once it is whole (an NMI meanwhile defers: nest is set) -- and counted.
  */
-static __force_inline void hot_record(struct opcore *c, uint32_t tid, uint64_t tsc,
-				      uint64_t pc, const uint64_t *frames, unsigned nframes,
-				      unsigned flags, const struct oprof_tick *walk)
+static __force_inline void hot_sample(struct opcore *c, struct block *b,
+				      const struct oprof_tick *t, unsigned depth,
+				      const uint64_t *walked)
 {
+	struct opf_sample *s = (struct opf_sample *)b->wp;
+	unsigned n = depth, flags = t->flags;
 	uint32_t len;
-	void *s;
 
-	nframes = MIN(nframes, oprof.cfg.depth);
-	len = opf_sample_len(nframes);
-	if (len > oprof.cfg.block_bytes - BLK_HDR) {
-		hot_lose(c, OPF_LOST_OTHER, 1);
-		return;
-	}
-	if ((c->lrep.pending && !hot_report_lost(c, tsc)) || !(s = hot_reserve(c, len, tsc))) {
-		hot_lose(c, OPF_LOST_NO_BLOCK, 1);
-		return;
-	}
+	if (walked)
+		memcpy(s->frames, walked, 8 * (size_t)n);
+	else
+		n = hot_walk(t, s->frames, depth, &flags);
+	len = opf_sample_len(n);
+	rec_sample(s, len, t->core, t->tid, t->tsc, t->pc, s->frames, n, flags);
 	NMI_POINT();
-	if (walk) {
-		uint64_t *fr = ((struct opf_sample *)s)->frames;
-		unsigned n = hot_walk(walk, fr, nframes, &flags);
-		uint32_t used = opf_sample_len(n);
-
-		c->buf.cur->wp -= len - used;	/* only an NMI can run meanwhile: it defers */
-		len = used;
-		nframes = n;
-		frames = fr;		/* already in place: rec_sample copies nothing */
-	}
-	rec_sample(s, len, hot_core(c), tid, tsc, pc, frames, nframes, flags);
-	c->buf.cur->aux++;
+	b->wp += len;
+	b->aux++;
 	cnt_add(&c->cnt.written, 1);
 	hot_count_cut(c, flags);
 }
@@ -298,6 +307,7 @@ static __force_inline void hot_record(struct opcore *c, uint32_t tid, uint64_t t
  */
 bool hot_write_marks(struct opcore *c, uint64_t tsc)
 {
+	must_own_core(c);
 	while (c->buf.nmarks) {
 		/* the oldest is mark_tsc[0] */
 		bool pause = (c->buf.nmarks == 2) != (c->buf.seen_pause != 0);
@@ -328,47 +338,64 @@ static __noinline void hot_notice_pause(struct opcore *c, uint32_t paused, uint6
 /*
  * Streaming: push cur early when "flush" was asked or its first record is older than the
  * bound. Flight recorder: hand the window over when a snapshot asks (partial blocks stay
- * in the window otherwise: pushing them would only shrink it).
+ * in the window otherwise: pushing them would only shrink it). The common case is two
+ * tests and the age compare, inline; the rest is hot_housekeep_rare.
  */
-static void hot_housekeep(struct opcore *c, uint64_t tsc)
+static __noinline void hot_housekeep_rare(struct opcore *c)
 {
 	uint32_t gen = flag_get(&oprof.flushgen);
 	bool flush = gen != c->buf.seen_flush;
-	struct block *b = c->buf.cur;
 
 	c->buf.seen_flush = gen;
-	if (oprof.cfg.snapshot) {
+	if (oprof.cfg.snapshot)
 		flight_hot_housekeep(c);
-		return;
-	}
-	if (!b || blk_empty(b))
-		return;
-	if (flush || tsc - b->stamp >= oprof.stale_ticks)
-		hot_push(c);
+	else if (flush)
+		hot_push_partial(c);
+}
+
+static __force_inline void hot_housekeep(struct opcore *c, uint64_t tsc)
+{
+	if (unlikely(flag_get(&oprof.flushgen) != c->buf.seen_flush || oprof.cfg.snapshot))
+		hot_housekeep_rare(c);
+	else if (unlikely(tsc - c->buf.born >= oprof.stale_ticks))
+		hot_push_partial(c);
+}
+
+/* The glue's running count of missed periods, as the tick t brought it (0: none new). */
+static __force_inline void hot_missed(struct opcore *c, const struct oprof_tick *t)
+{
+	if (t->missed)
+		__atomic_store_n(&c->cnt.missed, t->missed, __ATOMIC_RELAXED);
 }
 
 /*
- * One sampling period of this core: a sample, or a loss while paused. paused: oprof.paused
- * as the caller read it, once (its walk depended on it).
+ * The general way, for any tick the common one (hot_fast) is not: a loss while paused,
+ * marks and losses told first, a block to take. t's sample has depth frames walked already
+ * (walked: an NMI's deferred sample) or walks up to depth. paused: oprof.paused as the
+ * tick read it, once (the NMI's walk depended on it).
  */
-static __force_inline void hot_tick(struct opcore *c, uint32_t paused, uint32_t tid,
-				    uint64_t tsc, uint64_t pc, const uint64_t *frames,
-				    unsigned nframes, unsigned flags, const struct oprof_tick *walk)
+static void hot_tick(struct opcore *c, uint32_t paused, const struct oprof_tick *t,
+		     unsigned depth, const uint64_t *walked)
 {
+	struct block *b;
+
 	cnt_add(&c->cnt.taken, 1);
 	if (unlikely(paused != c->buf.seen_pause))
-		hot_notice_pause(c, paused, tsc);
+		hot_notice_pause(c, paused, t->tsc);
 	if (paused)
 		hot_lose(c, OPF_LOST_PAUSED, 1);
-	else if (unlikely(c->buf.nmarks) && !hot_write_marks(c, tsc))
-		hot_lose(c, OPF_LOST_NO_BLOCK, 1);	/* no room for the marks before it */
+	else if ((c->buf.nmarks && !hot_write_marks(c, t->tsc)) ||
+		 (c->lrep.pending && !hot_report_lost(c, t->tsc)) ||
+		 !(b = hot_room(c, opf_sample_len(depth), t->tsc)))
+		hot_lose(c, OPF_LOST_NO_BLOCK, 1);	/* no room for it, or for what goes first */
 	else
-		hot_record(c, tid, tsc, pc, frames, nframes, flags, walk);
+		hot_sample(c, b, t, depth, walked);
 	NMI_POINT();
-	hot_housekeep(c, tsc);
+	hot_housekeep(c, t->tsc);
+	hot_missed(c, t);
 }
 
-/* What NMIs left while this writer was active: record it, then leave the guard. */
+/* What NMIs left while this writer was active: record it (the guard's nest still set). */
 static void hot_take_pending(struct opcore *c)
 {
 	uint32_t over;
@@ -376,12 +403,9 @@ static void hot_take_pending(struct opcore *c)
 	while (__atomic_load_n(&c->pend.full, __ATOMIC_RELAXED)) {
 		struct pend_sample *p = &c->pend.s;
 
-		COMPILER_FENCE();
-		hot_tick(c, p->paused, p->tid, p->tsc, p->pc, p->frames, p->nframes, p->flags,
-			 NULL);
-		if (p->missed)
-			__atomic_store_n(&c->cnt.missed, p->missed, __ATOMIC_RELAXED);
-		COMPILER_FENCE();
+		signal_fence();
+		hot_tick(c, p->paused, &p->t, p->nframes, p->frames);
+		signal_fence();
 		__atomic_store_n(&c->pend.full, 0, __ATOMIC_RELAXED);
 	}
 	/* periods sampled while the slot was taken: taken, and lost (paused, or no room) */
@@ -399,61 +423,31 @@ static void hot_take_pending(struct opcore *c)
 	}
 }
 
-/* Enter the guard: interrupts are off here; only an NMI can land inside. */
-static inline void hot_enter(struct opcore *c)
-{
-	c->nest = 1;
-	COMPILER_FENCE();
-}
-
 /*
- * Leave the guard, recording what NMIs left meanwhile (one may land as we leave). pend.any
- * is set by every NMI that defers (after it filled the slot or counted an overflow), so
- * one load tells whether there is anything. It is cleared before the slot is looked at:
- * an NMI after the clear sets it again, and the next look takes what it left.
+ * guard.h: the writer found that NMIs left something (pend.any): clear the flag before
+ * looking (an NMI after the clear sets it again, and the next look takes what it left),
+ * record it, and leave -- or, another NMI having deferred meanwhile, go round again.
  */
-static inline void hot_leave(struct opcore *c)
+__noinline void hot_leave_slow(struct opcore *c)
 {
-	for (;;) {
-		if (unlikely(__atomic_load_n(&c->pend.any, __ATOMIC_RELAXED))) {
-			__atomic_store_n(&c->pend.any, 0, __ATOMIC_RELAXED);
-			COMPILER_FENCE();
-			hot_take_pending(c);
-		}
-		COMPILER_FENCE();
-		c->nest = 0;
-		COMPILER_FENCE();
-		if (likely(!__atomic_load_n(&c->pend.any, __ATOMIC_RELAXED)))
-			return;
-		c->nest = 1;	/* an NMI deferred between the check and the clear */
-		COMPILER_FENCE();
-	}
-}
-
-/* A thread on the core, interrupts off: enter the guard if the core records. */
-bool hot_thread_enter(struct opcore *c)
-{
-	if (!hot_on(c))
-		return false;
-	hot_enter(c);
-	return true;
-}
-
-void hot_thread_leave(struct opcore *c)
-{
-	hot_leave(c);
+	must(c->nest && c == &opcores[core_id()], "on the core, inside its writer guard");
+	do {
+		__atomic_store_n(&c->pend.any, 0, __ATOMIC_RELAXED);
+		signal_fence();
+		hot_take_pending(c);
+	} while (!hot_try_out(c));
 }
 
 /*
  * An NMI found a writer active on this core: walk with the NMI's own scratch and leave
  * the sample in pend. Touches nothing the writer touches.
  */
-static __noinline void hot_defer(struct opcore *c, const struct oprof_tick *t, uint32_t paused,
-			       unsigned depth)
+static __noinline void hot_defer(struct opcore *c, const struct oprof_tick *t, uint32_t paused)
 {
 	struct pend_sample *p = &c->pend.s;
-	unsigned n = 0, flags = t->flags;
+	unsigned flags = t->flags, n;
 
+	must(arch_in_nmi(), "only an NMI lands inside a writer");
 	if (__atomic_load_n(&c->pend.full, __ATOMIC_RELAXED)) {
 		if (paused)
 			__atomic_store_n(&c->pend.ovf_paused, c->pend.ovf_paused + 1,
@@ -461,113 +455,74 @@ static __noinline void hot_defer(struct opcore *c, const struct oprof_tick *t, u
 		else
 			__atomic_store_n(&c->pend.overflow, c->pend.overflow + 1,
 					 __ATOMIC_RELAXED);
-		COMPILER_FENCE();
+		signal_fence();
 		__atomic_store_n(&c->pend.any, 1, __ATOMIC_RELAXED);
 		return;
 	}
-	n = hot_walk(t, c->nmi_frames, depth, &flags);
-	p->tid = t->tid;
+	n = hot_walk(t, c->nmi_frames, paused ? 0 : oprof.cfg.depth, &flags);
+	p->t = *t;
+	p->t.flags = (uint16_t)flags;
 	p->paused = (uint16_t)paused;
-	p->flags = (uint16_t)flags;
 	p->nframes = (uint16_t)n;
-	p->tsc = t->tsc;
-	p->pc = t->pc;
-	p->missed = t->missed;
 	memcpy(p->frames, c->nmi_frames, 8 * (size_t)n);
-	COMPILER_FENCE();
+	signal_fence();
 	__atomic_store_n(&c->pend.full, 1, __ATOMIC_RELAXED);
-	COMPILER_FENCE();
+	signal_fence();
 	__atomic_store_n(&c->pend.any, 1, __ATOMIC_RELAXED);
 }
 
-void oprof_sample_irq(int core, uint32_t tid, uint64_t tsc, uint64_t pc,
-		      const uint64_t *frames, unsigned nframes, unsigned flags)
-{
-	struct opcore *c = &opcores[core];
-
-	if ((unsigned)core >= MAX_CPUS || !hot_on(c) || c->nest)
-		return;
-	hot_enter(c);
-	hot_tick(c, flag_get(&oprof.paused), tid, tsc, pc, frames, nframes, flags, NULL);
-	hot_budget(c, tsc);
-	hot_leave(c);
-}
-
 /*
- * The common tick, in one pass: not paused (nor a mark or a loss still to tell), a depth
- * to walk, and room in cur for a sample at that depth -- which the session's settings
- * guarantee fits a block (cfg_check). The walk goes straight into the record and wp moves
- * past it once it is whole (an NMI meanwhile defers: nest is set). Then the housekeeping,
- * cur known not empty. False: nothing was done; the general path (hot_tick) takes it.
+ * The common tick, in one pass: not paused (nor a mark or a loss still to tell), and room
+ * in cur for a sample at the session's depth -- which the session's settings guarantee
+ * fits a block (cfg_check). The sample writer walks straight into the record. False:
+ * nothing was done; the general way (hot_tick) takes it.
  */
 static __force_inline bool hot_fast(struct opcore *c, const struct oprof_tick *t,
-				    unsigned depth)
+				    uint32_t paused)
 {
 	struct block *b = c->buf.cur;
-	struct opf_sample *s;
-	unsigned n, flags = t->flags;
-	uint64_t *out;
-	uint32_t len;
+	unsigned depth = oprof.cfg.depth;
 
-	if (unlikely((c->buf.seen_pause | c->buf.nmarks | c->lrep.pending) != 0 || !b ||
-		     depth == 0 || BFREE(b) < opf_sample_len(depth)))
+	if (unlikely((paused | c->buf.seen_pause | c->buf.nmarks | c->lrep.pending) != 0 ||
+		     !b || BFREE(b) < opf_sample_len(depth)))
 		return false;
 	cnt_add(&c->cnt.taken, 1);
-	s = (struct opf_sample *)b->wp;
-	out = s->frames;
-	if (t->leaf_ret)
-		*out++ = t->leaf_ret;
-	out = bt_walk_to(t->fp, t->stack_lo, t->stack_hi, out, s->frames + depth, &flags);
-	n = (unsigned)(out - s->frames);
-	len = opf_sample_len(n);
-	rec_sample(s, len, t->core, t->tid, t->tsc, t->pc, s->frames, n, flags);
+	hot_sample(c, b, t, depth, NULL);
 	NMI_POINT();
-	b->wp += len;
-	b->aux++;
-	cnt_add(&c->cnt.written, 1);
-	hot_count_cut(c, flags);
-	NMI_POINT();
-	if (unlikely(flag_get(&oprof.flushgen) != c->buf.seen_flush || oprof.cfg.snapshot))
-		hot_housekeep(c, t->tsc);
-	else if (unlikely(t->tsc - b->stamp >= oprof.stale_ticks))
-		hot_push(c);
+	hot_housekeep(c, t->tsc);
+	hot_missed(c, t);
 	return true;
 }
 
 /* Any tick hot_fast does not take: paused, marks or losses to write, a block to take. */
 static __noinline void hot_tick_slow(struct opcore *c, const struct oprof_tick *t,
-				     uint32_t paused, unsigned depth)
+				     uint32_t paused)
 {
-	hot_tick(c, paused, t->tid, t->tsc, t->pc, NULL, depth, t->flags, t);
+	hot_tick(c, paused, t, oprof.cfg.depth, NULL);
 }
 
 void oprof_tick_irq(const struct oprof_tick *t)
 {
 	struct opcore *c;
-	unsigned depth;
 	uint32_t paused;
 
 	if (t->core >= MAX_CPUS)
 		return;
 	c = &opcores[t->core];
-	/* c from here on: gcc would otherwise compute the core's address again for each use */
-	__asm__("" : "+r"(c));
+	hide_value(c);	/* c from here on, not its address computed again at each use */
 	if (!hot_on(c)) {
 		/* the gate closed at stop, the glue's source not yet: a period not sampled */
 		cnt_add(&c->cnt.refused, 1);
 		return;
 	}
 	paused = flag_get(&oprof.paused);
-	depth = paused ? 0 : oprof.cfg.depth;
 	if (unlikely(c->nest)) {
-		hot_defer(c, t, paused, depth);
+		hot_defer(c, t, paused);
 		return;
 	}
 	hot_enter(c);
-	if (!hot_fast(c, t, depth))
-		hot_tick_slow(c, t, paused, depth);
-	if (t->missed)
-		__atomic_store_n(&c->cnt.missed, t->missed, __ATOMIC_RELAXED);
+	if (!hot_fast(c, t, paused))
+		hot_tick_slow(c, t, paused);
 	hot_budget(c, t->tsc);
 	hot_leave(c);
 }
@@ -587,7 +542,8 @@ void oprof_thread_created(uint32_t tid, int core, const char *name)
 	uint64_t tsc = tsc_read();
 	void *t;
 
-	if (hot_thread_enter(c)) {
+	if (hot_on(c)) {
+		hot_enter(c);	/* nest is clear: interrupts are off, and no writer calls us */
 		t = hot_reserve(c, rec_thread_len(name), tsc);
 		NMI_POINT();
 		if (t) {
@@ -596,7 +552,7 @@ void oprof_thread_created(uint32_t tid, int core, const char *name)
 		} else {
 			cnt_add(&c->cnt.threads_lost, 1);
 		}
-		hot_thread_leave(c);
+		hot_leave(c);
 	}
 	irq_restore(irq);
 }

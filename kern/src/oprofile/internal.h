@@ -1,44 +1,59 @@
 /*
  * What the profiler's files share; nothing outside kern/src/oprofile includes this.
  *
- * One file per mechanism:
- *	hotpath.c	the sampling interrupt on each core: reserve, record, push, switch
- *	budget.c	the overhead budget: a core over it halves its own rate
- *	flight.c	the flight recorder: windows, their handover, snapshot dumps
- *	opcore.c	the ctl side of a core's state: set-up, quiesce, tear-down, accounting
- *	encode.c	the record builders: every record the profiler writes is built there
- *	stream.c	the stream writer: the output queue, the kernel's own records on it
- *	clock.c		the session header's clock: what the machine is, what samples weigh
- *	pool.c		the pool of recycled blocks
- *	worker.c	the core-0 worker: cores' full blocks to the stream, empty ones back
- *	session.c	the state machine, start and stop
- *	ctl.c		the command language of /dev/oprofilectl (one table)
- *	reader.c	/dev/oprofile's reader
- *	stat.c		/dev/oprofilestat (two tables), and the text buffer sbuf
- *	backtrace.c	the frame-pointer walk
- *	sampler.c	the kernel side: the sampling source (timer or NMI), missed periods
- *	glue.c, devoprofile.c	the kernel side: hooks, the worker thread, device files
- *	crashrec.c, crashdump.c, watchdog.c	the always-on crash recorder, its dump at a
- *			panic, the NMI hard-lockup watchdog (crash.h, crashrec.h; they share
- *			only the record builders with the rest, not this header)
+ * One file per mechanism, and the prefix of its functions:
+ *	hotpath.c	hot_		the sampling interrupt on each core: reserve, record,
+ *					push, switch blocks; an NMI's deferred sample
+ *	guard.h		hot_		the writer guard every writer uses (hot_on, hot_enter,
+ *					hot_leave)
+ *	ring.h, ring.c	ring_		the single-producer single-consumer rings of blocks
+ *	budget.c	budget_, hot_	the overhead budget: a core over it halves its own rate
+ *	flight.c	flight_		the flight recorder: windows, their handover, snapshot
+ *					dumps (flight_hot_*: on the core, in its writer)
+ *	opcore.c	opcore_		the ctl side of a core's state: set-up, the gate,
+ *					tear-down, accounting (opcore_account, OPCORE_ACCT)
+ *	sched_events.c	ev_, sched_events_	scheduler and lock events (the schedev.h hooks)
+ *	encode.h, encode.c	rec_, blk_	the record builders: every record the kernel
+ *					writes is built there; what a lost block held
+ *	stream.c	stream_, recw_	the stream writer: the output queue, the kernel's own
+ *					records on it
+ *	clock.c		clock_		the session header's clock: the machine, what samples weigh
+ *	pool.c		pool_		the pool of recycled blocks
+ *	worker.c	worker_		the core-0 worker: cores' full blocks to the stream,
+ *					empty ones back
+ *	session.c	session_	the state machine, start and stop
+ *	ctl.c		ctl_, cfg_	the command language of /dev/oprofilectl (two tables)
+ *	reader.c	reader_		/dev/oprofile's reader
+ *	stat.c		stat_, sbuf_	/dev/oprofilestat (two tables), and the text buffer sbuf
+ *	backtrace.h, backtrace.c	bt_	the frame-pointer walk (oprof_backtrace outside)
+ *	sampler.h, sampler.c	sampler_	kernel only: the sampling source (timer or NMI),
+ *					missed periods
+ *	glue.c, devoprofile.c	glue_		kernel only: the hooks, the worker thread, the
+ *					device files
+ *	crashrec.h, crashrec.c, crashdump.c, watchdog.c	crash_, crec_, watchdog_
+ *			kernel only: the always-on crash recorder, its dump at a panic, the NMI
+ *			hard-lockup watchdog (crash.h, crashrec.h; they share only the record
+ *			builders with the rest, not this header)
+ * oprof_* are the entry points the rest of the kernel calls (oprofile.h).
  *
- * Names say who may call: hot_* run on the core whose state they touch, interrupts off
- * (its sampling interrupt, or a thread on that core between hot_enter and hot_leave);
- * worker_*, session_*, stream_*, recw_*, opcore_*, flight_* (but flight_hot_*), ctl_* and
- * the stat file run in a thread with the session lock held; reader_* in the reader's
- * thread; pool_* in any thread; rec_* and blk_* touch only memory the caller owns (a
- * record, a block, counters it alone writes), in any context.
+ * Names say who may call: hot_* run on the core whose state they touch, interrupts off,
+ * inside its writer guard (its sampling interrupt or NMI, or a thread on that core:
+ * guard.h), or in the ctl thread acting for a stopped core; ev_* are the hooks' (on the
+ * core, interrupts off) or the stop's; worker_*, session_*, stream_*, recw_*, opcore_*,
+ * flight_* (but flight_hot_*), ctl_* and stat_* run in a thread with the session lock
+ * held; reader_* in the reader's thread; pool_* in any thread; rec_* and blk_* touch only
+ * memory the caller owns (a record, a block, counters it alone writes), in any context.
  *
  * Ownership of the shared state (see each file's opening comment for the why):
- *	struct opcore, hot half		written only by its core between hot_enter and
- *					hot_leave; read by the ctl thread after
- *					opcore_quiesce, counters by anyone with cnt_get.
+ *	struct opcore, hot half		written only by its core inside its writer guard;
+ *					read by the ctl thread once the core is stopped
+ *					(session_stop_cores), counters by anyone with cnt_get.
  *	struct opcore, worker half	written only with the session lock held.
  *	struct oprof_global		written with the session lock held; the hot path reads
  *					cfg (constant while a session runs, published by
- *					opcore_enable), paused, flushgen, snap_req and pass_gen
+ *					opcore_enable), paused, flushgen, snap_gen and pass_gen
  *					(atomics).
- *	struct opcore, fr.snapq		the core (or ctl, after opcore_quiesce) writes the
+ *	struct opcore, fr.snap		the core (or ctl, once the core is stopped) writes the
  *					window it hands over; ctl takes it after fr.ack.
  */
 #ifndef OPROF_INTERNAL_H
@@ -143,12 +158,9 @@ enum oprof_state {
 
 /* A sample an NMI took while a writer was active on its core, for that writer to record. */
 struct pend_sample {
-	uint32_t tid;
-	uint16_t flags;		/* OPF_F_* */
-	uint16_t nframes;
+	struct oprof_tick t;	/* the NMI's tick; t.flags has its walk's flags added */
+	uint16_t nframes;	/* frames[] walked already */
 	uint16_t paused;	/* the session was paused when the NMI came */
-	uint64_t tsc, pc;
-	uint64_t missed;	/* the glue's running count at that tick (0: unknown) */
 	uint64_t frames[OPF_MAX_DEPTH];
 };
 
@@ -163,10 +175,11 @@ struct drop_run {
 /* The profiler's state of one core, grouped by the mechanism that owns each part. */
 struct opcore {
 	/*
-	 * The gate and the re-entry guard (hotpath.c). on: the ctl thread lets the core record
-	 * (release; the core reads it with acquire). nest: a writer (a tick, or a thread on
-	 * this core writing a record) is between hot_enter and hot_leave; an NMI that finds it
-	 * set leaves its sample in pend for that writer instead of touching the buffers.
+	 * The gate and the writer guard (guard.h). on: the ctl thread lets the core record
+	 * (release; the core reads it with acquire). nest: a writer (a tick, an event, or a
+	 * thread on this core writing a record) is between hot_enter and hot_leave; an NMI
+	 * that finds it set leaves its sample in pend for that writer instead of touching the
+	 * buffers.
 	 */
 	uint32_t on;
 	uint32_t nest;
@@ -187,7 +200,9 @@ struct opcore {
 	 * consumed by the core.
 	 */
 	struct {
-		struct block *cur;	/* block being filled, or NULL */
+		struct block *cur;	/* block being filled, or NULL; set by hot_set_cur only */
+		uint64_t cur_gen;	/* changes whenever cur does (hot_set_cur) */
+		uint64_t born;		/* TSC of the tick that took cur: its age, for the bound */
 		struct ring full;
 		struct ring empty;
 		uint32_t seen_flush;	/* last oprof.flushgen this core honoured */
@@ -222,7 +237,6 @@ struct opcore {
 		uint64_t taken;			/* events while on */
 		uint64_t written[OPF_EV_N];	/* records written into blocks, by kind */
 		uint64_t lost[OPF_LOST_NREASONS];	/* NO_BLOCK, PAUSED, OTHER */
-		uint32_t defer_kick;		/* an event is being written: kick by irq work */
 	} ev;
 
 	/* Losses the stream has not told yet (hotpath.c). */
@@ -312,6 +326,17 @@ struct oprof_global {
 extern struct oprof_global oprof;
 extern struct opcore opcores[MAX_CPUS];
 
+/*
+ * cur becomes b (NULL: none) with a new generation, so that whatever was remembered of the
+ * old cur (sched_events.c's stack cache) is seen to be stale. By the core inside its
+ * writer guard, or the ctl thread acting for a stopped core.
+ */
+static inline void hot_set_cur(struct opcore *c, struct block *b)
+{
+	c->buf.cur = b;
+	c->buf.cur_gen++;
+}
+
 /* The session lock (sleeping) serializes ctl, worker passes and stat (session.c). */
 static inline void session_lock(void)
 {
@@ -323,6 +348,13 @@ static inline void session_unlock(void)
 	qunlock(&oprof.lock);
 }
 
+/* The rule of worker_*, session_*, stream_*, recw_*, opcore_*, flight_*, ctl_*, stat_*. */
+#define must_hold_session()	must(qholding(&oprof.lock), "session lock held")
+
+/* session.c: every core's gate closed and its writers waited out (session_stop_cores). */
+bool session_cores_stopped(void);
+#define must_be_stopped()	must(session_cores_stopped(), "every core stopped")
+
 /* RUNNING or PAUSED; any context. */
 static inline bool session_active(void)
 {
@@ -331,20 +363,18 @@ static inline bool session_active(void)
 	return s == OPROF_RUNNING || s == OPROF_PAUSED;
 }
 
-/* hotpath.c: for the other hot_* and flight_hot_* code on the same core. */
+/*
+ * hotpath.c: for the other writers (guard.h) on the same core, or the ctl thread acting
+ * for a stopped core.
+ */
 void *hot_reserve_slow(struct opcore *c, uint32_t len, uint64_t tsc);
 bool hot_push(struct opcore *c);
 bool hot_write_marks(struct opcore *c, uint64_t tsc);
-/* A thread on the core, interrupts off: bracket writing into the core's buffers. */
-bool hot_thread_enter(struct opcore *c);	/* false: the core does not record */
-void hot_thread_leave(struct opcore *c);
 
 /* sched_events.c: the hooks a session with events registers (hooks->sched_events). */
 const struct schedev_ops *sched_events_ops(void);
 void sched_events_drain(void);
 void sched_events_forget(void);
-/* On the core, in its writer: a block it could not push took these events with it. */
-void sched_events_unwritten(struct opcore *c, const struct blk_gone *g);
 
 /* budget.c */
 void budget_reset(struct opcore *c);

@@ -9,7 +9,7 @@
  * may act as the core (push its cur, hand its window over). opcore_account alone also
  * runs while the core records: it only reads.
  */
-#include "internal.h"
+#include "guard.h"
 #include "error.h"
 
 struct opcore opcores[MAX_CPUS];
@@ -19,7 +19,7 @@ static void opcore_reset(struct opcore *c)
 {
 	c->nest = 0;
 	memset(&c->pend, 0, sizeof(c->pend));
-	c->buf.cur = NULL;
+	hot_set_cur(c, NULL);
 	c->buf.seen_flush = flag_get(&oprof.flushgen);
 	c->buf.seen_pause = 0;
 	c->buf.nmarks = 0;
@@ -59,6 +59,8 @@ int opcore_setup(struct opcore *c)
 	uint32_t most = oprof.cfg.snapshot ? oprof.cfg.window : 2 * oprof.max_target;
 	uint32_t slots = ring_slots_for(MAX(most, oprof.max_target) + 2);
 
+	must_hold_session();
+	must(!hot_on(c), "core not enabled");
 	opcore_reset(c);
 	if (ring_init(&c->buf.full, slots) < 0 || ring_init(&c->buf.empty, slots) < 0)
 		return -ENOMEM;
@@ -94,6 +96,7 @@ void opcore_flush_partial(struct opcore *c)
 {
 	struct block *b;
 
+	must(!hot_on(c), "core stopped");
 	/* a core starved of blocks to the end still gets its marks out: the worker is not
 	   running (session lock), so the ctl thread may feed the core's empty ring */
 	if (c->buf.nmarks && !c->buf.cur && ring_empty(&c->buf.empty) && (b = pool_get(true)))
@@ -107,7 +110,7 @@ void opcore_flush_partial(struct opcore *c)
 	if (!blk_empty(c->buf.cur) && hot_push(c))
 		return;
 	pool_put(c->buf.cur);
-	c->buf.cur = NULL;
+	hot_set_cur(c, NULL);
 }
 
 /* Every block of r to the pool, then its slots freed. */
@@ -125,9 +128,10 @@ static void opcore_free_ring(struct ring *r)
 /* After the worker drained the full ring (or a failed setup): blocks to the pool. */
 void opcore_teardown(struct opcore *c)
 {
+	must(!hot_on(c), "core stopped");
 	if (c->buf.cur) {
 		pool_put(c->buf.cur);
-		c->buf.cur = NULL;
+		hot_set_cur(c, NULL);
 	}
 	opcore_free_ring(&c->buf.full);
 	opcore_free_ring(&c->buf.empty);
@@ -158,6 +162,7 @@ static uint64_t acct_depth_cut(struct opcore *c)
 
 void opcore_account(struct opcore *c, struct opcore_acct *a)
 {
+	must_hold_session();
 #define OPCORE_ACCT_READ(name, expr)	a->name = (expr);
 	OPCORE_ACCT(OPCORE_ACCT_READ)
 #undef OPCORE_ACCT_READ

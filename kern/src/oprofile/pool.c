@@ -30,6 +30,7 @@ void pool_setup(size_t bsize, uint64_t max)
 {
 	bool resize;
 
+	must_hold_session();
 	spin_lock(&pool.lk);
 	resize = pool.bsize != bsize;
 	pool.bsize = bsize;
@@ -69,7 +70,7 @@ struct block *pool_get(bool force)
 		block_reset(b);
 		b->aux = 0;
 		b->flags = 0;
-		b->stamp = 0;
+		b->session = 0;
 	}
 	return b;
 }

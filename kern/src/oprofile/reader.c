@@ -78,9 +78,10 @@ static void reader_drop_discard_end(void)
 {
 	struct block *b;
 
+	must_hold_session();
 	if (rd.eof || !reader_discarded() || !(b = qget(oprof.outq)))
 		return;
-	if ((b->flags & BLK_EOS) && b->stamp == rd.in_session)
+	if ((b->flags & BLK_EOS) && b->session == rd.in_session)
 		pool_put(b);
 	else
 		qputback(oprof.outq, b);
@@ -99,6 +100,7 @@ static void reader_put_back(struct block *b)
 	struct opf_block *h;
 	struct salvage sv;
 
+	must_hold_session();
 	if (reader_discarded()) {
 		rd.frag = 0;
 		pool_put(b);
@@ -166,7 +168,7 @@ static struct block *reader_next(bool wait, long *err)
 		*err = r;	/* 0: hung up, which happens only when memory ran out at stop */
 	HOST_POINT();	/* "discard" may run here: it must see this block as the reader's */
 	if (b && (b->flags & BLK_SESSION))
-		__atomic_store_n(&rd.in_session, b->stamp, __ATOMIC_RELAXED);
+		__atomic_store_n(&rd.in_session, b->session, __ATOMIC_RELAXED);
 	if (b)
 		rd.taken_rp = b->rp;
 	return b;
@@ -234,7 +236,7 @@ long oprof_read(void *buf, size_t n)
 		got += k;
 		if (BLEN(rd.blk) == 0) {
 			bool eos = rd.blk->flags & BLK_EOS;
-			uint64_t session = rd.blk->stamp;
+			uint64_t session = rd.blk->session;
 
 			pool_put(rd.blk);
 			rd.blk = NULL;

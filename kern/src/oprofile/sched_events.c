@@ -6,10 +6,9 @@
  * the core switched to (on_switch, on_block), the thread or core that took a contended lock
  * (on_lock) -- never in an NMI; and the stop's drain (sched_events_drain), in the ctl thread
  * acting for the stopped cores. Each writes its records into that core's current block
- * inside the hot path's writer guard
- * (nest; inlined here as ev_enter / ev_leave, hot_thread_leave for what NMIs left): no lock,
- * no allocation, no sleeping, and an NMI that lands inside leaves its sample in pend for us
- * to record on the way out, as it does for any writer.
+ * inside the writer guard every writer uses (guard.h: ev_enter's hot_enter, hot_leave): no
+ * lock, no allocation, no sleeping, and an NMI that lands inside leaves its sample in pend
+ * for us to record on the way out, as it does for any writer.
  *
  * What a switch costs matters most (the issue's budget: 150 instructions with -e sched):
  * a switch whose prev stays runnable or exits is OPF_SWITCH_SHORT, 40 bytes and no stack,
@@ -31,10 +30,9 @@
  *    itself an event (and takes spinlocks that may be contended). An event that finds its
  *    core already inside a writer (nest) is not written: it is counted lost OTHER.
  *  - Locks held by our caller: a switch event runs after the run-queue lock is released,
- *    but a wake-up runs under the rendez lock of the waker, and a spin event under the
- *    spinlock it reports. So while an event is written the worker is kicked by irq work
- *    (hooks->kick_later), never by a direct wake-up that could want them: ev.defer_kick is
- *    set around every call that may kick (the slow reserve, recording what NMIs left).
+ *    but a spin event runs under the spinlock it reports. So inside a writer the worker is
+ *    kicked by irq work (hooks->kick_later: worker_kick sees nest set), never by a direct
+ *    wake-up that could want them.
  *
  * Stop: session_stop_cores unregisters the hooks, closes every core's gate (on) and then
  * runs a thread on every core (hooks->on_core), which cannot happen while a hook is inside
@@ -45,7 +43,7 @@
  * OTHER]; of the written, lost[OUTPUT_FULL] were in blocks the worker dropped (w.gone.ev)
  * and fr.gone.ev in blocks the flight recorder reused. OPF_SCHED_END carries them.
  */
-#include "internal.h"
+#include "guard.h"
 #include "backtrace.h"
 #include "tsctime.h"
 
@@ -59,114 +57,33 @@ static void ev_lose(struct opcore *c, unsigned reason)
 }
 
 /*
- * The writer guard, inline: what hot_thread_enter and hot_thread_leave do (hotpath.c), less
- * their calls and a second look at the gate. Enter: interrupts are off, so only an NMI can
- * land inside, and once nest is set it defers its sample to pend (and sets pend.any).
- * Leave: as hot_leave's common case -- nothing pending: clear nest and look at pend.any
- * once more (an NMI deferred between the check and the clear); anything pending goes
- * through hot_thread_leave itself, which records it and leaves. False from ev_enter: the
- * event is not written (counted: lost OTHER inside a writer, PAUSED while paused).
+ * An event on core c -- a lock wait, or the switch sw and (woke) the wake-up of its next
+ * thread, which it takes: no longer pending, written or lost -- inside the writer guard
+ * (guard.h): counted taken and the guard entered. False when it is not written now: the
+ * gate closed (the stop: not taken either), inside another writer on this core (lost
+ * OTHER: an event the profiler itself caused), or paused (lost PAUSED).
  */
-static inline bool ev_enter_open(struct opcore *c, unsigned n)
+static __force_inline bool ev_enter(struct opcore *c, const struct schedev_switch *sw,
+				    unsigned woke)
 {
-	cnt_add(&c->ev.taken, n);
+	if (!hot_on(c))
+		return false;	/* a wake-up left pending is the stop's drain's */
+	if (woke)
+		sw->wk->gen = 0;
+	cnt_add(&c->ev.taken, 1 + woke);
 	if (unlikely(c->nest | flag_get(&oprof.paused))) {	/* one test for both */
-		cnt_add(&c->ev.lost[c->nest ? OPF_LOST_OTHER : OPF_LOST_PAUSED], n);
+		cnt_add(&c->ev.lost[c->nest ? OPF_LOST_OTHER : OPF_LOST_PAUSED], 1 + woke);
 		return false;
 	}
-	c->nest = 1;
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	hot_enter(c);
 	return true;
 }
 
-static inline bool ev_enter(struct opcore *c)
+/* tid's wake-up w, written on core (tid's: threads are pinned) at r, and counted. */
+static __force_inline void ev_put_wake_at(struct opcore *c, void *r, const struct schedev_wake *w,
+					  uint32_t tid, uint16_t core)
 {
-	return __atomic_load_n(&c->on, __ATOMIC_ACQUIRE) && ev_enter_open(c, 1);
-}
-
-/*
- * A switch's guard: its event and (woke) next's wake-up taken together, the wake-up no
- * longer pending once taken. A closed gate takes neither: the stop's drain writes it.
- */
-static inline bool ev_enter_sw(struct opcore *c, const struct schedev_switch *sw,
-			       unsigned woke)
-{
-	if (!__atomic_load_n(&c->on, __ATOMIC_ACQUIRE))
-		return false;
-	if (woke)
-		sw->wk->gen = 0;
-	return ev_enter_open(c, 1 + woke);
-}
-
-/* Recording what NMIs left may push a block and kick the worker: deferred, as ever inside. */
-static __noinline void ev_leave_slow(struct opcore *c)
-{
-	uint32_t was = c->ev.defer_kick;
-
-	c->ev.defer_kick = 1;
-	hot_thread_leave(c);
-	c->ev.defer_kick = was;
-}
-
-static inline void ev_leave(struct opcore *c)
-{
-	if (likely(!__atomic_load_n(&c->pend.any, __ATOMIC_RELAXED))) {
-		__atomic_signal_fence(__ATOMIC_SEQ_CST);
-		c->nest = 0;
-		__atomic_signal_fence(__ATOMIC_SEQ_CST);
-		if (likely(!__atomic_load_n(&c->pend.any, __ATOMIC_RELAXED)))
-			return;
-		c->nest = 1;	/* an NMI deferred between the check and the clear */
-		__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	}
-	ev_leave_slow(c);
-}
-
-/* core's writer (this core's) for one event; NULL (counted) if it cannot be written now. */
-static struct opcore *ev_begin_on(unsigned core)
-{
-	struct opcore *c;
-
-	if (core >= MAX_CPUS)
-		return NULL;
-	c = &opcores[core];
-	if (!ev_enter(c))
-		return NULL;
-	c->ev.defer_kick = 1;
-	return c;
-}
-
-static struct opcore *ev_begin(void)
-{
-	return ev_begin_on((unsigned)core_id());
-}
-
-static void ev_end(struct opcore *c)
-{
-	ev_leave(c);
-	c->ev.defer_kick = 0;
-}
-
-/* Room for a fixed-size record: inline when cur has it, else the slow reserve, kick deferred. */
-static __noinline void *ev_reserve_slow(struct opcore *c, uint32_t len, uint64_t tsc)
-{
-	uint32_t was = c->ev.defer_kick;
-	void *p;
-
-	c->ev.defer_kick = 1;
-	p = hot_reserve_slow(c, len, tsc);
-	c->ev.defer_kick = was;
-	return p;
-}
-
-/* tid's wake-up w, written on core (tid's: threads are pinned) as an OPF_W_RESUMED record. */
-static inline void ev_fill_wake(struct opcore *c, struct opf_wakeup *r,
-				const struct schedev_wake *w, uint32_t tid, uint16_t core)
-{
-	*r = (struct opf_wakeup){
-		.h = { OPF_WAKEUP, OPF_W_RESUMED, sizeof(*r) }, .core = core, .target_core = core,
-		.tid = tid, .waker = w->waker, .waker_core = w->core, .tsc = w->tsc,
-	};
+	rec_wakeup(r, w, tid, core);
 	cnt_add(&c->ev.written[OPF_EV_WAKEUP], 1);
 }
 
@@ -174,11 +91,11 @@ static inline void ev_fill_wake(struct opcore *c, struct opf_wakeup *r,
 static __noinline void ev_put_wake(struct opcore *c, const struct schedev_wake *w, uint32_t tid,
 				   uint16_t core, uint64_t now)
 {
-	struct opf_wakeup *r = ev_reserve_slow(c, sizeof(*r), now);
+	struct opf_wakeup *r = hot_reserve_slow(c, sizeof(*r), now);
 
 	NMI_POINT();
 	if (r)
-		ev_fill_wake(c, r, w, tid, core);
+		ev_put_wake_at(c, r, w, tid, core);
 	else
 		ev_lose(c, OPF_LOST_NO_BLOCK);
 }
@@ -224,28 +141,14 @@ static unsigned ev_walk(struct opcore *c, uint64_t *frames, unsigned max, uintpt
 }
 
 /*
- * name, NUL-padded, into a record: built in a register-sized buffer and stored in two
- * words, so a switch without a name (most) costs two stores, not a byte loop
- * (tests/bench/schedcost.sh measures it).
- */
-static void ev_name(char dst[OPF_OBJ_NAME], const char *name)
-{
-	union { char c[OPF_OBJ_NAME]; uint64_t q[OPF_OBJ_NAME / 8]; } b = { .q = { 0, 0 } };
-
-	for (unsigned i = 0; name && name[i] && i < OPF_OBJ_NAME - 1; i++)
-		b.c[i] = name[i];
-	__builtin_memcpy(dst, b.q, OPF_OBJ_NAME);
-}
-
-/*
  * The stack cache: per core, per thread (by tid, a few ways), the last OPF_SWITCH written for
  * a blocking switch of that thread in the core's current block, and the chain of frame
  * pointers its walk followed. A thread that blocks again where it blocked before (most do:
  * a server loop, a lock, a pipe) is written as a 40-byte OPF_SWITCH_SAME instead of a walk
  * and a stack -- but only when that is provably what a walk would write:
- *  - same block (the core's block count: cur changes only when pushed), so the record is
- *    still there, its thread's last OPF_SWITCH in it (a block the core could not push is
- *    framed again in place, its wp back at the start: that empties the core's ways);
+ *  - same block: the way is keyed by cur's generation (buf.cur_gen), which changes
+ *    whenever cur does -- pushed, taken, or framed again in place (hot_set_cur) -- so the
+ *    same generation means the record is still in cur, its thread's last OPF_SWITCH;
  *  - same wait: set, why, holder, obj, site and the name's address (the names handed to
  *    schedev_wait are constants: a lock's, given where it is created);
  *  - same stack: the same bounds and saved frame pointer, and every word the walk read
@@ -260,7 +163,7 @@ static void ev_name(char dst[OPF_OBJ_NAME], const char *name)
 #define EV_CACHE_FRAMES	16	/* a deeper stack is never cached (always walked) */
 
 struct ev_stack {
-	uint64_t blocks;		/* the core's cnt.blocks when it was written */
+	uint64_t cur_gen;		/* the core's buf.cur_gen when its record was written */
 	uint32_t tid, n;		/* its thread (0: nothing cached in this way); its frames */
 	uint64_t key;			/* the wait it was written for: schedev_why's set, why and
 					   holder (ev_key), and its obj, site and name */
@@ -287,12 +190,11 @@ _Static_assert(__builtin_offsetof(struct schedev_why, holder) == 4 &&
 /*
  * Would a walk of sw's stack, and its wait, write exactly e's record? (the cache above)
  * The fixed part in one test: the thread (0, an empty way, is never a blocking thread's:
- * idle threads do not block), the block (the record is still in it: cur changes only when
- * pushed, which counts the block, and a block framed again in place empties the core's
- * cache, sched_events_unwritten), the stack's frame pointer and bounds, the whole wait
- * (compared whether set or not: stricter, never looser). The frames: from the saved frame
- * pointer, each frame's two words against the cache's, the caller link that matched being
- * the next frame -- one load and one compare a word.
+ * idle threads do not block), the block (the generation of cur e's record was written
+ * into: the same cur, not NULL, the record still in it), the stack's frame pointer and
+ * bounds, the whole wait (compared whether set or not: stricter, never looser). Then the
+ * frames: from the saved frame pointer, each frame's two words against the cache's, the
+ * caller link that matched being the next frame -- one load and one compare a word.
  */
 static inline bool ev_same(const struct opcore *c, const struct ev_stack *e,
 			   const struct schedev_switch *sw)
@@ -301,12 +203,19 @@ static inline bool ev_same(const struct opcore *c, const struct ev_stack *e,
 	const uintptr_t *fw = e->fw;
 	uintptr_t fp = sw->fp;
 
-	if (((e->tid ^ sw->prev_tid) | (e->blocks ^ c->cnt.blocks) | (e->fp ^ fp) |
+	if (((e->tid ^ sw->prev_tid) | (e->cur_gen ^ c->buf.cur_gen) | (e->fp ^ fp) |
 	     (e->lo ^ sw->lo) | (e->hi ^ sw->hi) | (e->key ^ ev_key(w)) |
 	     ((uintptr_t)e->obj ^ (uintptr_t)w->obj) | ((uintptr_t)e->site ^ (uintptr_t)w->site) |
 	     ((uintptr_t)e->name ^ (uintptr_t)w->name)) != 0)
 		return false;
-	/* two frames a round (the loop's own count and branch once for both), then the odd one */
+	/*
+	 * The frames, two a round (the loop's own count and branch once for both), then the
+	 * odd one. A round reads what two rounds of the plain loop read, in their order, and
+	 * leaves fp where they leave it: the plain loop is
+	 *	f = fp; if (f[1] != fw[1] || f[0] != fw[0]) fail; fp = fw[0]; fw += 2;
+	 * and g is its second round's f, fw[0]; g's words are read only once f[0] == fw[0]
+	 * held (|| evaluates in order), so g is the frame f links to, inside the bounds.
+	 */
 	for (const uintptr_t *end = fw + 4 * (e->n / 2); fw != end; fw += 4) {
 		const uintptr_t *f = (const uintptr_t *)fp, *g = (const uintptr_t *)fw[0];
 
@@ -345,7 +254,7 @@ static void ev_remember(struct opcore *c, struct ev_stack *e, const struct opf_s
 	e->tail = n < max && fp && !(fp & 7) && sw->hi >= sw->lo &&
 		  sw->hi - sw->lo >= BT_FRAME_BYTES && fp >= sw->lo &&
 		  fp <= sw->hi - BT_FRAME_BYTES && (n == 0 || fp > prev) ? fp : 0;
-	e->blocks = c->cnt.blocks;
+	e->cur_gen = c->buf.cur_gen;	/* r is in cur: not NULL */
 	e->tid = sw->prev_tid;
 	e->n = n;
 	e->key = ev_key(w);
@@ -361,41 +270,25 @@ static void ev_remember(struct opcore *c, struct ev_stack *e, const struct opf_s
 static __noinline void ev_block_full(struct opcore *c, const struct schedev_switch *sw,
 				     struct ev_stack *e, unsigned woke)
 {
-	const struct schedev_why *w = sw->w;
 	struct opf_switch *r;
 	unsigned max;
 
-	c->ev.defer_kick = 1;
+	must(!irq_enabled() && c == &opcores[core_id()], "on the core, interrupts off");
 	if (woke)
 		ev_put_wake(c, sw->wk, sw->next_tid, sw->core, sw->tsc);
 	if ((r = ev_reserve(c, sizeof(*r), sw->tsc, &max))) {
-		r->nframes = (uint16_t)ev_walk(c, r->frames, max, sw->fp, sw->lo, sw->hi);
-		r->h = (struct opf_rec){ OPF_SWITCH, 0, opf_switch_len(r->nframes) };
-		r->core = sw->core;
-		r->why = sw->why;
-		r->pad = r->pad2 = 0;
-		r->prev_tid = sw->prev_tid;
-		r->next_tid = sw->next_tid;
-		r->tsc = sw->tsc;
-		r->prev_cpu = sw->prev_cpu;
-		r->obj = w->set ? (uintptr_t)w->obj : 0;
-		r->site = w->set ? (uintptr_t)w->site : 0;
-		r->holder = w->set ? w->holder : 0;
-		ev_name(r->name, w->set ? w->name : NULL);
+		rec_switch(r, sw, ev_walk(c, r->frames, max, sw->fp, sw->lo, sw->hi));
 		cnt_add(&c->ev.written[OPF_EV_SWITCH], 1);
 		ev_remember(c, e, r, sw, max);
 	}
-	ev_end(c);
+	hot_leave(c);
 }
 
-static inline void ev_fill_short(struct opcore *c, struct opf_switch_short *r,
-				 const struct schedev_switch *sw, uint16_t type)
+/* The short record of type for sw at r, and counted. */
+static __force_inline void ev_put_short_at(struct opcore *c, void *r,
+					   const struct schedev_switch *sw, uint16_t type)
 {
-	*r = (struct opf_switch_short){
-		.h = { type, 0, sizeof(*r) }, .core = sw->core, .why = sw->why,
-		.prev_tid = sw->prev_tid, .next_tid = sw->next_tid, .tsc = sw->tsc,
-		.prev_cpu = sw->prev_cpu,
-	};
+	rec_switch_short(r, type, sw);
 	cnt_add(&c->ev.written[OPF_EV_SWITCH], 1);
 }
 
@@ -407,13 +300,40 @@ static __noinline void ev_switch_short_slow(struct opcore *c, const struct sched
 
 	if (woke)
 		ev_put_wake(c, sw->wk, sw->next_tid, sw->core, sw->tsc);
-	r = ev_reserve_slow(c, sizeof(*r), sw->tsc);
+	r = hot_reserve_slow(c, sizeof(*r), sw->tsc);
 	NMI_POINT();
 	if (r)
-		ev_fill_short(c, r, sw, OPF_SWITCH_SHORT);
+		ev_put_short_at(c, r, sw, OPF_SWITCH_SHORT);
 	else
 		ev_lose(c, OPF_LOST_NO_BLOCK);
-	ev_leave(c);
+	hot_leave(c);
+}
+
+/* A short switch's room: its record and (woke) next's wake-up before it. */
+static inline uint32_t ev_short_len(unsigned woke)
+{
+	return sizeof(struct opf_switch_short) + woke * sizeof(struct opf_wakeup);
+}
+
+/*
+ * The end both switch templates share: into b (cur, with room for ev_short_len(woke)),
+ * next's wake-up (woke) and then the short record of type, in one reservation; then out
+ * of the guard.
+ */
+static __force_inline void ev_put_short(struct opcore *c, struct block *b,
+					const struct schedev_switch *sw, unsigned woke,
+					uint16_t type)
+{
+	uint8_t *p = b->wp;
+
+	b->wp += ev_short_len(woke);
+	NMI_POINT();
+	if (woke) {
+		ev_put_wake_at(c, p, sw->wk, sw->next_tid, sw->core);
+		p += sizeof(struct opf_wakeup);
+	}
+	ev_put_short_at(c, p, sw, type);
+	hot_leave(c);
 }
 
 /*
@@ -427,26 +347,17 @@ static __noinline void ev_switch_short_slow(struct opcore *c, const struct sched
 static __force_inline void ev_switch_short_as(const struct schedev_switch *sw, unsigned woke)
 {
 	struct opcore *c = &opcores[sw->core];
-	uint32_t len = sizeof(struct opf_switch_short) + woke * sizeof(struct opf_wakeup);
 	struct block *b;
-	uint8_t *p;
 
-	if (!ev_enter_sw(c, sw, woke))
+	hide_value(c);	/* c from here on, not its address computed again at each use */
+	if (!ev_enter(c, sw, woke))
 		return;
 	b = c->buf.cur;
-	if (unlikely(!b || BFREE(b) < len)) {
+	if (unlikely(!b || BFREE(b) < ev_short_len(woke))) {
 		ev_switch_short_slow(c, sw, woke);
 		return;
 	}
-	p = b->wp;
-	b->wp += len;
-	NMI_POINT();
-	if (woke) {
-		ev_fill_wake(c, (struct opf_wakeup *)p, sw->wk, sw->next_tid, sw->core);
-		p += sizeof(struct opf_wakeup);
-	}
-	ev_fill_short(c, (struct opf_switch_short *)p, sw, OPF_SWITCH_SHORT);
-	ev_leave(c);
+	ev_put_short(c, b, sw, woke, OPF_SWITCH_SHORT);
 }
 
 static void ev_switch_short(const struct schedev_switch *sw)
@@ -471,26 +382,19 @@ static __force_inline void ev_block_as(const struct schedev_switch *sw, unsigned
 {
 	struct opcore *c = &opcores[sw->core];
 	struct ev_stack *e = &ev_stacks[sw->core][sw->prev_tid % EV_WAYS];
-	uint32_t len = sizeof(struct opf_switch_short) + woke * sizeof(struct opf_wakeup);
 	struct block *b;
-	uint8_t *p;
 
-	if (!ev_enter_sw(c, sw, woke))
+	hide_value(c);	/* as in ev_switch_short_as */
+	if (!ev_enter(c, sw, woke))
 		return;
 	b = c->buf.cur;
-	if (unlikely(!ev_same(c, e, sw) || BFREE(b) < len)) {
+	/* a hit means e's record is in cur, of the generation it was written in: b is that
+	   block, not NULL (ev_same) */
+	if (unlikely(!ev_same(c, e, sw) || BFREE(b) < ev_short_len(woke))) {
 		ev_block_full(c, sw, e, woke);
 		return;
 	}
-	p = b->wp;
-	b->wp += len;
-	NMI_POINT();
-	if (woke) {
-		ev_fill_wake(c, (struct opf_wakeup *)p, sw->wk, sw->next_tid, sw->core);
-		p += sizeof(struct opf_wakeup);
-	}
-	ev_fill_short(c, (struct opf_switch_short *)p, sw, OPF_SWITCH_SAME);
-	ev_leave(c);
+	ev_put_short(c, b, sw, woke, OPF_SWITCH_SAME);
 }
 
 static void ev_block(const struct schedev_switch *sw)
@@ -505,27 +409,19 @@ static void ev_block_woke(const struct schedev_switch *sw)
 
 static void ev_lock(const struct schedev_lock *lk)
 {
-	struct opcore *c = ev_begin();
+	struct opcore *c = &opcores[core_id()];
 	struct opf_lockwait *r;
 	unsigned max;
 
-	if (!c)
+	if (!ev_enter(c, NULL, 0))
 		return;
+	must(!irq_enabled(), "interrupts off");
 	if ((r = ev_reserve(c, sizeof(*r), lk->tsc, &max))) {
-		r->nframes = (uint16_t)ev_walk(c, r->frames, max, lk->fp, lk->lo, lk->hi);
-		r->h = (struct opf_rec){ OPF_LOCKWAIT, 0, opf_lockwait_len(r->nframes) };
-		r->core = (uint16_t)(c - opcores);
-		r->kind = lk->kind;
-		r->pad = 0;
-		r->tid = lk->tid;
-		r->holder = lk->holder;
-		r->tsc = lk->tsc;
-		r->wait = lk->tsc - lk->start;
-		r->lock = (uintptr_t)lk->lock;
-		ev_name(r->name, lk->name);
+		rec_lockwait(r, (uint16_t)(c - opcores), lk,
+			     ev_walk(c, r->frames, max, lk->fp, lk->lo, lk->hi));
 		cnt_add(&c->ev.written[OPF_EV_LOCK], 1);
 	}
-	ev_end(c);
+	hot_leave(c);
 }
 
 static struct schedev_ops ops = {
@@ -537,6 +433,8 @@ static struct schedev_ops ops = {
 /* Session start, session lock held: the hooks, with this machine's spin threshold. */
 const struct schedev_ops *sched_events_ops(void)
 {
+	must_hold_session();
+	must(!schedev(), "the last session's hooks unregistered");
 	ops.spin_min = tsc_of_us(SPIN_REPORT_US);
 	if (++ops.gen == 0)	/* a new stamp for this session's wake-ups; never 0 */
 		ops.gen = 1;
@@ -554,6 +452,7 @@ static void ev_drain_one(const struct schedev_wake *w, uint32_t tid, unsigned co
 	if (core >= (unsigned)oprof.ncores)	/* cannot happen: threads live on the cores */
 		return;
 	c = &opcores[core];
+	must(!hot_on(c), "core stopped: the drain writes for it");
 	cnt_add(&c->ev.taken, n);
 	if (!w || flag_get(&oprof.paused)) {
 		cnt_add(&c->ev.lost[w ? OPF_LOST_PAUSED : OPF_LOST_OTHER], n);
@@ -569,6 +468,8 @@ static void ev_drain_one(const struct schedev_wake *w, uint32_t tid, unsigned co
  */
 void sched_events_drain(void)
 {
+	must_hold_session();
+	must(!schedev(), "the hooks unregistered");
 	schedev_drain(ops.gen, ev_drain_one, NULL);
 }
 
@@ -583,15 +484,4 @@ static void ev_forget_one(const struct schedev_wake *w, uint32_t tid, unsigned c
 void sched_events_forget(void)
 {
 	schedev_drain(ops.gen, ev_forget_one, NULL);
-}
-
-/* A block the core could not push (hot_push): its events were never written, but lost. */
-void sched_events_unwritten(struct opcore *c, const struct blk_gone *g)
-{
-	/* framed again in place, its count unchanged: no record of the cache is in it now */
-	memset(ev_stacks[c - opcores], 0, sizeof(ev_stacks[0]));
-	for (unsigned k = 0; k < OPF_EV_N; k++) {
-		cnt_add(&c->ev.written[k], -g->ev[k]);
-		cnt_add(&c->ev.lost[OPF_LOST_OTHER], g->ev[k]);
-	}
 }

@@ -163,6 +163,14 @@ static void session_events(bool on)
 		oprof.hooks->sched_events(on ? sched_events_ops() : NULL);
 }
 
+bool session_cores_stopped(void)
+{
+	for (int i = 0; i < oprof.ncores; i++)
+		if (__atomic_load_n(&opcores[i].on, __ATOMIC_ACQUIRE))
+			return false;
+	return true;
+}
+
 static void session_quiet_here(void *arg)
 {
 	(void)arg;
@@ -299,6 +307,8 @@ int session_start(const struct oprof_cfg *cfg, char *err, size_t errlen)
 	struct thread_walk tw = { .w = &w };
 	int rc;
 
+	must_hold_session();
+	must(flag_get(&oprof.state) == OPROF_IDLE, "no session");
 	session_reset(cfg);
 	if ((rc = session_size(cfg, err, errlen)) < 0) {
 		session_undo(false);
@@ -336,6 +346,8 @@ int session_start(const struct oprof_cfg *cfg, char *err, size_t errlen)
  */
 void session_stop(void)
 {
+	must_hold_session();
+	must(session_active(), "a session running or paused");
 	flag_set(&oprof.state, OPROF_STOPPING);
 	session_stop_cores(true);	/* no writer is inside any core after this */
 	if (oprof.cfg.events)
@@ -361,6 +373,7 @@ void session_stop(void)
  */
 void session_pause(bool pause)
 {
+	must_hold_session();
 	flag_set(&oprof.state, pause ? OPROF_PAUSED : OPROF_RUNNING);
 	__atomic_store_n(&oprof.paused, pause ? 1 : 0, __ATOMIC_RELEASE);
 }
@@ -385,8 +398,10 @@ void session_discard(void)
 	struct block *b, *eos = NULL;
 	bool header_queued = false;
 
+	must_hold_session();
+	must(flag_get(&oprof.state) == OPROF_DRAINING, "a stopped session's stream unread");
 	while ((b = qget(oprof.outq))) {
-		header_queued |= (b->flags & BLK_SESSION) && b->stamp == oprof.session_id;
+		header_queued |= (b->flags & BLK_SESSION) && b->session == oprof.session_id;
 		if ((b->flags & BLK_EOS) && !eos)
 			eos = b;
 		else

@@ -19,8 +19,8 @@
  * -- a capped writer checks against rec_cap -- so that a queue full of samples still has
  * room to say so.
  *
- * This file builds records with encode.c and reads the cores' totals with opcore_account;
- * nothing it calls calls back into it.
+ * Its records are built by encode.c's builders; it reads the cores' totals with
+ * opcore_account. Nothing it calls calls back into it.
  */
 #include "internal.h"
 
@@ -33,6 +33,7 @@ void stream_put(struct block *b)
 {
 	size_t len = BLEN(b);
 
+	must_hold_session();
 	if (!(b->flags & BLK_SESSION) && blk_empty(b) && !(b->flags & BLK_EOS)) {
 		pool_put(b);
 		return;
@@ -87,6 +88,7 @@ void *recw_reserve(struct recw *w, uint32_t len)
 	struct block *b;
 	void *p;
 
+	must_hold_session();
 	if (!w->b || BFREE(w->b) < len) {
 		if (!(b = recw_block(w, len)))
 			return NULL;
@@ -110,7 +112,7 @@ void recw_finish(struct recw *w)
 	if (w->b) {
 		if (w->eos) {
 			w->b->flags |= BLK_EOS;
-			w->b->stamp = oprof.session_id;	/* whose stream it ends */
+			w->b->session = oprof.session_id;	/* whose stream it ends */
 		}
 		stream_put(w->b);
 	}
@@ -120,41 +122,24 @@ void recw_finish(struct recw *w)
 /* The session's header: filled into oprof.header (for a resumed reader) and queued. */
 bool stream_session(uint64_t tsc)
 {
-	struct opf_session *s = &oprof.header;
+	struct rec_session_desc d = {
+		.ncores = (uint32_t)oprof.ncores, .hz = oprof.cfg.hz, .depth = oprof.cfg.depth,
+		.block_bytes = oprof.cfg.block_bytes, .period_ms = oprof.cfg.period_ms,
+		.flags = (oprof.cfg.snapshot ? OPF_S_SNAPSHOT : 0) |
+			 (oprof.cfg.events ? OPF_S_SCHED : 0),
+		.source = oprof.cfg.source, .start_tsc = tsc, .start_ns = nsec(),
+		.session_id = oprof.session_id, .cap = oprof.cap,
+	};
 	struct block *b = pool_get(true);
-	const uint8_t *id;
-	size_t idlen = 0;
 
 	if (!b)
 		return false;
-	memset(s, 0, sizeof(*s));
-	s->h.type = OPF_SESSION;
-	s->h.len = sizeof(*s);
-	s->magic = OPF_MAGIC;
-	s->version = OPF_VERSION;
-	s->ncores = (uint32_t)oprof.ncores;
-	s->hz = oprof.cfg.hz;
-	s->depth = oprof.cfg.depth;
-	s->tsc_hz = tsc_hz();
-	s->start_tsc = tsc;
-	s->start_ns = nsec();
-	s->block_bytes = oprof.cfg.block_bytes;
-	s->period_ms = oprof.cfg.period_ms;
-	s->flags = (oprof.cfg.snapshot ? OPF_S_SNAPSHOT : 0) | (oprof.cfg.events ? OPF_S_SCHED : 0);
-	id = kernel_build_id(&idlen);
-	idlen = id ? MIN(idlen, (size_t)OPF_MAX_BUILD_ID) : 0;
-	s->build_id_len = (uint32_t)idlen;
-	if (idlen)
-		memcpy(s->build_id, id, idlen);
-	s->session_id = oprof.session_id;
-	s->source = oprof.cfg.source;
-	s->cap = oprof.cap;
-	clock_describe(s);
+	rec_session(&oprof.header, &d);
 	block_reset(b);
-	memcpy(b->wp, s, sizeof(*s));
-	b->wp += sizeof(*s);
+	memcpy(b->wp, &oprof.header, sizeof(oprof.header));
+	b->wp += sizeof(oprof.header);
 	b->flags = BLK_SESSION;
-	b->stamp = oprof.session_id;
+	b->session = oprof.session_id;
 	stream_put(b);
 	return true;
 }
@@ -199,31 +184,13 @@ void stream_report_drops(void)
 /* The core's OPF_CORE_END, from its accounting view. */
 static bool stream_core_totals(struct recw *w, int core)
 {
-	struct opf_core_end *e = recw_reserve(w, sizeof(*e));
+	void *e = recw_reserve(w, sizeof(struct opf_core_end));
 	struct opcore_acct a;
 
 	if (!e)
 		return false;
 	opcore_account(&opcores[core], &a);
-	e->h.type = OPF_CORE_END;
-	e->h.len = sizeof(*e);
-	e->core = (uint32_t)core;
-	e->taken = a.taken;
-	e->delivered = a.delivered;
-	e->lost[OPF_LOST_NO_BLOCK] = a.lost_noblock;
-	e->lost[OPF_LOST_OUTPUT_FULL] = a.lost_outfull;
-	e->lost[OPF_LOST_PAUSED] = a.lost_paused;
-	e->lost[OPF_LOST_OTHER] = a.lost_other;
-	e->overwritten = a.overwritten;
-	e->truncated = a.truncated;
-	e->blocks = a.blocks;
-	e->throttles = a.throttles;
-	e->final_hz = (uint32_t)a.hz;
-	e->missed = a.missed;
-	e->blocks_dropped = a.blocks_dropped;
-	e->blocks_unlisted = a.blocks_unlisted;
-	e->blocks_overwritten = a.blocks_overwritten;
-	e->depth_cut = a.depth_cut;
+	rec_core_end(e, (uint32_t)core, &a);
 	return true;
 }
 
@@ -253,44 +220,38 @@ static bool stream_core_end(struct recw *w, int core, uint64_t tsc)
 static bool stream_sched_end(struct recw *w, int core)
 {
 	struct opcore *c = &opcores[core];
-	struct opf_sched_end *e = recw_reserve(w, sizeof(*e));
+	void *e = recw_reserve(w, sizeof(struct opf_sched_end));
+	uint64_t written[OPF_EV_N], lost[OPF_LOST_NREASONS] = { 0 }, overwritten = 0;
 
 	if (!e)
 		return false;
-	e->h.type = OPF_SCHED_END;
-	e->h.len = sizeof(*e);
-	e->core = (uint32_t)core;
-	e->taken = cnt_get(&c->ev.taken);
 	for (unsigned k = 0; k < OPF_EV_N; k++) {
-		e->written[k] = cnt_get(&c->ev.written[k]);
-		e->lost[OPF_LOST_OUTPUT_FULL] += c->w.gone.ev[k];
-		e->overwritten += cnt_get(&c->fr.gone.ev[k]);
+		written[k] = cnt_get(&c->ev.written[k]);
+		lost[OPF_LOST_OUTPUT_FULL] += c->w.gone.ev[k];
+		overwritten += cnt_get(&c->fr.gone.ev[k]);
 	}
-	e->lost[OPF_LOST_NO_BLOCK] = cnt_get(&c->ev.lost[OPF_LOST_NO_BLOCK]);
-	e->lost[OPF_LOST_PAUSED] = cnt_get(&c->ev.lost[OPF_LOST_PAUSED]);
-	e->lost[OPF_LOST_OTHER] = cnt_get(&c->ev.lost[OPF_LOST_OTHER]);
+	lost[OPF_LOST_NO_BLOCK] = cnt_get(&c->ev.lost[OPF_LOST_NO_BLOCK]);
+	lost[OPF_LOST_PAUSED] = cnt_get(&c->ev.lost[OPF_LOST_PAUSED]);
+	lost[OPF_LOST_OTHER] = cnt_get(&c->ev.lost[OPF_LOST_OTHER]);
+	rec_sched_end(e, (uint32_t)core, cnt_get(&c->ev.taken), written, lost, overwritten);
 	return true;
 }
 
 /* OPF_SESSION_END, the last record: its bytes are every byte queued before it. */
 bool stream_session_end(struct recw *w, uint64_t tsc, uint16_t flags)
 {
-	struct opf_session_end *e = recw_reserve(w, sizeof(*e));
+	void *e = recw_reserve(w, sizeof(struct opf_session_end));
+	uint64_t marks_lost = oprof.marks_lost;
 
 	if (!e)
 		return false;
-	e->h.type = OPF_SESSION_END;
-	e->h.flags = flags;
-	e->h.len = sizeof(*e);
-	e->end_tsc = tsc;
-	e->end_ns = nsec();
-	e->blocks_dropped = oprof.blocks_dropped;
-	e->bytes = oprof.stream_bytes + BLEN(w->b) - sizeof(*e);
-	e->marks_lost = oprof.marks_lost;
 	for (int i = 0; i < oprof.ncores; i++)
-		e->marks_lost += cnt_get(&opcores[i].cnt.marks_lost);
+		marks_lost += cnt_get(&opcores[i].cnt.marks_lost);
 	for (int i = 0; i < oprof.ncores; i++)	/* in blocks that left the stream unread */
-		e->marks_lost += cnt_get(&opcores[i].fr.gone.marks) + opcores[i].w.gone.marks;
+		marks_lost += cnt_get(&opcores[i].fr.gone.marks) + opcores[i].w.gone.marks;
+	rec_session_end(e, flags, tsc, nsec(), oprof.blocks_dropped,
+			oprof.stream_bytes + BLEN(w->b) - sizeof(struct opf_session_end),
+			marks_lost);
 	return true;
 }
 
@@ -304,6 +265,7 @@ void stream_close(void)
 	uint64_t tsc = tsc_read();
 	int i;
 
+	must_be_stopped();
 	for (i = 0; i < oprof.ncores; i++)
 		if (!stream_core_end(&w, i, tsc) || (oprof.cfg.events && !stream_sched_end(&w, i)))
 			break;

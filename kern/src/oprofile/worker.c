@@ -71,13 +71,15 @@ void oprof_worker_wake(void)
 
 /*
  * Any context, NMI included: ask for an early pass. Only a flag and the glue's kick, which
- * gets oprof_worker_wake called in ordinary context (directly, from a timer interrupt; by
- * a self-IPI, from an NMI).
+ * gets oprof_worker_wake called in ordinary context. From inside a writer (guard.h: nest
+ * set on this core) always by irq work (kick_later): the writer may be an NMI, or an event
+ * whose caller holds the locks a wake-up takes. Elsewhere (the ctl thread) hooks->kick,
+ * which wakes the worker directly unless the source is NMIs.
  */
 void worker_kick(void)
 {
 	flag_set(&oprof.kick, 1);
-	if (oprof.hooks && oprof.hooks->kick_later && opcores[core_id()].ev.defer_kick)
+	if (oprof.hooks && oprof.hooks->kick_later && opcores[core_id()].nest)
 		oprof.hooks->kick_later();
 	else if (oprof.hooks && oprof.hooks->kick)
 		oprof.hooks->kick();
@@ -171,6 +173,7 @@ void worker_drain_rings(bool snap)
 	struct drain_share d;
 	int i;
 
+	must_hold_session();
 	d.first = turn = (turn + 1) % MAX(oprof.ncores, 1);
 	for (i = 0; i < oprof.ncores; i++) {
 		d.n[i] = ring_count(worker_ring(&opcores[i], snap));
@@ -273,7 +276,8 @@ void worker_refill(void)
 	static int turn;
 	uint64_t now = tsc_read();
 	bool more = true;
-	int n = MAX(oprof.ncores, 1);
+
+	must_hold_session();	int n = MAX(oprof.ncores, 1);
 
 	for (int i = 0; i < oprof.ncores && !oprof.cfg.snapshot; i++) {
 		struct opcore *c = &opcores[i];

@@ -55,9 +55,14 @@ static bool qlock_free_noting(void *arg)
 {
 	struct qlock *q = arg;
 
+	uint32_t tid;
+
 	if (!__atomic_load_n(&q->owner, __ATOMIC_ACQUIRE))	/* pairs with set_owner's */
 		return true;
-	schedev_holder(q, __atomic_load_n(&q->owner_tid, __ATOMIC_RELAXED));
+	tid = __atomic_load_n(&q->owner_tid, __ATOMIC_RELAXED);
+	if (!tid)	/* freed since: qlock_wait's loop looks again under q->lk */
+		return true;
+	schedev_holder(q, tid);
 	return false;
 }
 
@@ -85,6 +90,7 @@ static __attribute__((noinline)) void qlock_wait(struct qlock *q, struct thread 
 	const struct schedev_ops *ops;
 	bool said;
 
+	must(spin_holding(&q->lk), "q->lk held");
 	if (q->owner == me)
 		panic("qlock: thread %d takes a qlock it holds", thread_tid(me));
 	said = schedev_wait(OPF_WHY_QLOCK, q, NULL, q->name, holder);

@@ -50,7 +50,7 @@ struct thread {
 	struct rendez exited;		/* joiner waits here for gone */
 	struct alarm sleep_alarm;	/* thread_sleep_us and timeouts */
 	struct fstate *fs;		/* descriptors and cwd (ns.c) */
-	struct schedev_why why;		/* what it is about to wait for (schedev.h) */
+	struct schedev_why why;		/* what it is about to wait for (schedev.c) */
 	struct schedev_why rwhy;	/* ... unless set: a rendez wait (sched_sleep_release) */
 	struct schedev_wake wk;		/* its wake-up, until a switch writes it (schedev.h) */
 };
@@ -69,7 +69,6 @@ struct runq {
 static struct runq runqs[MAX_CPUS];
 static struct spinlock all_lock = SPINLOCK_INIT("threads");
 static struct thread *all_threads;
-const struct schedev_ops *schedev_ops;
 static int next_tid = 1;
 static void (*create_hook)(struct thread *t);
 
@@ -187,7 +186,8 @@ static __noinline void switch_event(const struct schedev_ops *ops, struct runq *
 				    struct thread *prev, unsigned why, struct thread *next)
 {
 	struct schedev_switch sw;	/* field by field: fp, lo, hi only where on_block reads them */
-	unsigned woke = next->wk.gen == ops->gen;	/* a wake-up for the hook to write */
+	/* a wake-up for the hook to write: 0 or 1 (a comparison), the hook tables' index */
+	unsigned woke = next->wk.gen == ops->gen;
 
 	sw.prev_tid = (uint32_t)prev->tid;
 	sw.next_tid = (uint32_t)next->tid;
@@ -197,7 +197,7 @@ static __noinline void switch_event(const struct schedev_ops *ops, struct runq *
 	sw.prev_cpu = prev->cpu_tsc;
 	sw.w = &prev->why;
 	sw.wk = &next->wk;
-	if (why > OPF_WHY_YIELD && why != OPF_WHY_EXIT) {
+	if (opf_why_waits(why)) {
 		if (!prev->why.set)
 			sw.w = &prev->rwhy;
 		sw.fp = arch_switched_fp(prev->rsp);
@@ -370,78 +370,12 @@ struct thread *kthread_create(const char *name, int core, thread_fn fn, void *ar
 	return t;
 }
 
-/*
- * Wake-ups that no switch wrote, of threads that exited since (resumed once a session's
- * hooks were off, before its stop drained them): kept for schedev_drain, under all_lock.
- * Only a stopping session has any, and few (the threads that ran to their end in the
- * moment between the hooks going off and the drain); more than fit are counted per core.
- */
-#define ORPHAN_SLOTS	16
-
-static struct orphan {
-	struct schedev_wake wk;		/* wk.gen 0: a free slot */
-	uint32_t tid;
-	uint32_t core;
-} orphan[ORPHAN_SLOTS];
-static uint32_t orphan_gen;		/* the session of orphan_more's counts */
-static uint32_t orphan_more[MAX_CPUS];
-
-/* all_lock held: t leaves the list; a wake-up still pending in it is kept for the drain. */
-static void wake_orphan(struct thread *t)
-{
-	unsigned i;
-
-	if (likely(!t->wk.gen))
-		return;
-	for (i = 0; i < ORPHAN_SLOTS && orphan[i].wk.gen; i++)
-		;
-	if (i < ORPHAN_SLOTS) {
-		orphan[i] = (struct orphan){ t->wk, (uint32_t)t->tid, (uint32_t)t->core };
-	} else {
-		if (orphan_gen != t->wk.gen)
-			memset(orphan_more, 0, sizeof(orphan_more));
-		orphan_gen = t->wk.gen;
-		orphan_more[t->core]++;
-	}
-	t->wk.gen = 0;
-}
-
-/* all_lock held: the kept wake-ups of session gen to fn; the others' slots freed. */
-static void drain_orphans(uint32_t gen, void (*fn)(const struct schedev_wake *w, uint32_t tid,
-						   unsigned core, uint32_t n, void *arg),
-			  void *arg)
-{
-	for (unsigned i = 0; i < ORPHAN_SLOTS; i++) {
-		if (orphan[i].wk.gen == gen)
-			fn(&orphan[i].wk, orphan[i].tid, orphan[i].core, 1, arg);
-		orphan[i].wk.gen = 0;
-	}
-	for (unsigned k = 0; orphan_gen == gen && k < MAX_CPUS; k++)
-		if (orphan_more[k]) {
-			fn(NULL, 0, k, orphan_more[k], arg);
-			orphan_more[k] = 0;
-		}
-}
-
-void schedev_drain(uint32_t gen, void (*fn)(const struct schedev_wake *w, uint32_t tid,
-					    unsigned core, uint32_t n, void *arg), void *arg)
-{
-	spin_lock(&all_lock);
-	for (struct thread *t = all_threads; t; t = t->all_next)
-		if (t->wk.gen == gen) {
-			fn(&t->wk, (uint32_t)t->tid, (unsigned)t->core, 1, arg);
-			t->wk.gen = 0;
-		}
-	drain_orphans(gen, fn, arg);
-	spin_unlock(&all_lock);
-}
-
 static void unlink_thread(struct thread *t)
 {
 	struct thread **pp;
 
 	spin_lock(&all_lock);
-	wake_orphan(t);
+	schedev_thread_gone(t);	/* a wake-up still pending in it is kept for the drain */
 	for (pp = &all_threads; *pp; pp = &(*pp)->all_next)
 		if (*pp == t) {
 			*pp = t->all_next;
@@ -492,8 +426,9 @@ _Static_assert(__builtin_offsetof(struct thread, tid) == __builtin_offsetof(stru
 const char *thread_name(struct thread *t) { return t->name; }
 int thread_core(struct thread *t) { return t->core; }
 enum thread_state thread_state(struct thread *t) { return READ_ONCE(t->state); }
-bool thread_is_idle(struct thread *t) { return t->tid == 0; }
 struct thread **thread_rnext(struct thread *t) { return &t->rnext; }
+struct schedev_why *thread_why(struct thread *t) { return &t->why; }
+struct schedev_wake *thread_wake_slot(struct thread *t) { return &t->wk; }
 struct rendez **thread_sleeping_on(struct thread *t) { return &t->sleeping_on; }
 
 /* Running time including the current slice if t is running now. */
@@ -561,36 +496,6 @@ int thread_sleep_us(uint64_t usec)
 	if (said)
 		schedev_unwait();
 	return rc;
-}
-
-void schedev_register(const struct schedev_ops *ops)
-{
-	__atomic_store_n(&schedev_ops, ops, __ATOMIC_RELEASE);
-}
-
-bool schedev_wait(unsigned why, const void *obj, const void *site, const char *name,
-		  uint32_t holder)
-{
-	struct thread *t = current();
-
-	if (likely(!schedev()) || !t || t->why.set)
-		return false;
-	t->why = (struct schedev_why){ .set = 1, .why = (uint16_t)why, .holder = holder,
-				       .obj = obj, .site = site, .name = name };
-	return true;
-}
-
-void schedev_unwait(void)
-{
-	current()->why.set = 0;
-}
-
-void schedev_holder(const void *obj, uint32_t holder)
-{
-	struct thread *t = current();
-
-	if (t && t->why.set && t->why.why == OPF_WHY_QLOCK && t->why.obj == obj)
-		t->why.holder = holder;
 }
 
 void thread_interrupt(struct thread *t)

@@ -24,7 +24,8 @@ uint64_t now_ms(void)
 
 /*
  * hooks->on_core: a mailbox per core that the core's thread empties between ticks and while
- * it waits (core_poll); once the core's body has ended, the caller acts for it.
+ * it waits (core_poll); once the core's body has ended, the caller acts for it, as that
+ * core. Either way fn runs with interrupts off, as the hook's contract says (oprofile.h).
  */
 static struct {
 	void (*fn)(void *);
@@ -40,7 +41,10 @@ static void core_poll(int core)
 	if (__atomic_load_n(&mail[core].state, __ATOMIC_ACQUIRE) == 1 &&
 	    __atomic_compare_exchange_n(&mail[core].state, &posted, 2, false, __ATOMIC_ACQ_REL,
 					__ATOMIC_RELAXED)) {
+		unsigned long f = irq_save();
+
 		mail[core].fn(mail[core].arg);
+		irq_restore(f);
 		__atomic_store_n(&mail[core].state, 3, __ATOMIC_RELEASE);
 	}
 }
@@ -58,7 +62,8 @@ static void hook_on_core(int core, void (*fn)(void *), void *arg)
 		if (st == 1 && !__atomic_load_n(&core_live[core], __ATOMIC_ACQUIRE) &&
 		    __atomic_compare_exchange_n(&mail[core].state, &posted, 2, false,
 						__ATOMIC_ACQ_REL, __ATOMIC_RELAXED)) {
-			fn(arg);	/* the core's thread is gone: nothing else writes there */
+			/* the core's thread is gone: nothing else writes there */
+			shim_on_core(core, fn, arg);
 			break;
 		}
 		sleep_us(100);

@@ -93,27 +93,39 @@ static void (*shim_nmi_hook)(void);
 
 void shim_set_nmi_hook(void (*fn)(void)) { __atomic_store_n(&shim_nmi_hook, fn, __ATOMIC_RELEASE); }
 
+static __thread int shim_in_nmi, shim_irq_depth;	/* NMIs landed; irq_save nesting */
+
 void shim_nmi_point(void)
 {
 	void (*fn)(void) = __atomic_load_n(&shim_nmi_hook, __ATOMIC_ACQUIRE);
 
-	if (fn)
+	if (fn) {
+		shim_in_nmi++;	/* what the hook does is an NMI's: interrupts off, in_nmi */
+		shim_irq_depth++;
 		fn();
+		shim_irq_depth--;
+		shim_in_nmi--;
+	}
 }
+
+bool arch_in_nmi(void) { return shim_in_nmi > 0; }
 void shim_set_ncpus(int n) { shim_ncpus = n; }
 long shim_live_allocs(void) { return __atomic_load_n(&live_allocs, __ATOMIC_SEQ_CST); }
 
 int core_id(void) { return shim_core; }
 int ncpus(void) { return shim_ncpus; }
 /*
- * Interrupts, modelled on request (shim_model_irqs): a core runs one thing at a time with
+ * Interrupts. Each thread counts its own irq_save nesting (and irq_disable), so
+ * irq_enabled answers as on a core: false inside irq_save, in shim_on_core's fn, and in
+ * an "NMI" a test lands (shim_nmi_point) -- what the kernel's must(!irq_enabled(), ...)
+ * asks. Modelled on request (shim_model_irqs): a core runs one thing at a time with
  * interrupts off, so irq_save on core N waits while another thread has them off there, and
  * shim_on_core runs fn as a kernel thread on N would -- only once nothing there has them
- * off. Unmodelled (the default), both are no-ops and shim_on_core just calls fn.
+ * off. Unmodelled (the default), irq_save takes no lock and shim_on_core just calls fn.
  */
 static int shim_irq_model;
 static pthread_mutex_t shim_core_mx[MAX_CPUS];
-static __thread int shim_irq_depth, shim_irq_core;
+static __thread int shim_irq_core, shim_irq_locked, shim_cli;
 
 void shim_model_irqs(int on)
 {
@@ -124,8 +136,9 @@ void shim_model_irqs(int on)
 
 unsigned long irq_save(void)
 {
-	if (__atomic_load_n(&shim_irq_model, __ATOMIC_ACQUIRE) && shim_irq_depth++ == 0) {
+	if (shim_irq_depth++ == 0 && __atomic_load_n(&shim_irq_model, __ATOMIC_ACQUIRE)) {
 		shim_irq_core = shim_core;
+		shim_irq_locked = 1;
 		pthread_mutex_lock(&shim_core_mx[shim_irq_core]);
 	}
 	return 0;
@@ -134,8 +147,10 @@ unsigned long irq_save(void)
 void irq_restore(unsigned long flags)
 {
 	(void)flags;
-	if (shim_irq_depth > 0 && --shim_irq_depth == 0)
+	if (shim_irq_depth > 0 && --shim_irq_depth == 0 && shim_irq_locked) {
+		shim_irq_locked = 0;
 		pthread_mutex_unlock(&shim_core_mx[shim_irq_core]);
+	}
 }
 
 void shim_on_core(int core, void (*fn)(void *), void *arg)
@@ -148,9 +163,9 @@ void shim_on_core(int core, void (*fn)(void *), void *arg)
 	irq_restore(0);
 	shim_core = was;
 }
-void irq_enable(void) {}
-void irq_disable(void) {}
-bool irq_enabled(void) { return true; }
+void irq_enable(void) { shim_cli = 0; }
+void irq_disable(void) { shim_cli = 1; }
+bool irq_enabled(void) { return shim_irq_depth == 0 && !shim_cli; }
 void cpu_relax(void) { sched_yield(); }
 
 uint64_t nsec(void)
@@ -426,7 +441,7 @@ void rendez_wakeup(struct rendez *r)
 	pthread_mutex_unlock(&r->mu);
 }
 
-/* No scheduler events on the host: the kernel's sched.c owns them (schedev.h). */
+/* No scheduler events on the host: the kernel's schedev.c owns them (schedev.h). */
 const struct schedev_ops *schedev_ops;
 
 bool schedev_wait(unsigned why, const void *obj, const void *site, const char *name,
@@ -439,8 +454,7 @@ bool schedev_wait(unsigned why, const void *obj, const void *site, const char *n
 void schedev_unwait(void) { }
 void schedev_holder(const void *obj, uint32_t holder) { (void)obj, (void)holder; }
 
-void schedev_drain(uint32_t gen, void (*fn)(const struct schedev_wake *w, uint32_t tid,
-					    unsigned core, uint32_t n, void *arg), void *arg)
+void schedev_drain(uint32_t gen, schedev_drain_fn fn, void *arg)
 {
 	(void)gen, (void)fn, (void)arg;
 }

@@ -22,7 +22,8 @@ void shim_set_mem(size_t bytes, int nregions);
 void shim_set_free_memory(size_t bytes);
 /*
  * Called at every NMI point of the profiler's hot path (kern/src/oprofile/internal.h), on
- * the thread that is there: a test lands its "NMI" there. NULL: nothing.
+ * the thread that is there: a test lands its "NMI" there, and fn runs as one (arch_in_nmi
+ * true, irq_enabled false). NULL: nothing.
  */
 void shim_set_nmi_hook(void (*fn)(void));
 /*
