@@ -26,9 +26,12 @@ user/opreport, must tell the truth (issue 34). One line per check; exit 1 if any
                for both lockpair threads, so do --thread's share and on-cpu, and --stats' time
                checks pass.
   a, b, c, d   three runs each of one workload (a, b; d by scripts/profile -n 6, its
-               sessions split here in two sides of three) and of another (c): --diff a b and
+               sessions split here in two sides of three) and of another (c), compared with
+               --no-idle (how long a run idles is how fast the host typed its commands: a
+               waiting guest's clock jumps ahead under -icount, not the workload): --diff a b and
                --diff of d's two halves mark nothing with "*"; --diff a c marks the functions
-               whose share changed (fib's and split's).
+               whose share changed (fib's and split's); the differential flame graph of a
+               and b is all grey (within the noise), of a and c red and blue.
 """
 import json
 import os
@@ -247,15 +250,29 @@ check("agree with the switches: ok" in stats and "MISMATCH" not in stats and
       "nothing unknown")
 
 # --diff: the same workload marks nothing, another marks what changed
-same = run("--diff", f("a"), f("b"))
+same = run("--diff", "--no-idle", f("a"), f("b"))
 print(same)
 check(re.search(r"\(0 of \d+ functions\)", same) is not None and "3 runs" in same,
       "a, b: three runs each of one workload: --diff marks nothing")
-other = run("--diff", f("a"), f("c"))
+other = run("--diff", "--no-idle", f("a"), f("c"))
 print(other)
 marked = set(re.findall(r"^ .*\*  (\S+)$", other, re.M))
 check("fib" in marked and any(m.startswith("split_") for m in marked),
       f"a, c: --diff marks fib, and split's functions: {marked}")
+
+
+def fills(svg):
+    """The differential flame graph's frame colours: grey within the noise, else red or blue."""
+    run("--diff", "--no-idle", "--flame", f"{share}/{svg}.svg", *(f(x) for x in svg))
+    c = set(re.findall(r'<rect [^>]*rx="2" fill="rgb\((\d+),(\d+),(\d+)\)"',
+                       open(f"{share}/{svg}.svg").read()))
+    return {"grey" if c == ("225", "225", "225") else "red" if c[0] == "250" else
+            "blue" if c[2] == "250" else "other" for c in c}
+
+
+ab, ac = fills("ab"), fills("ac")
+check(ab == {"grey"}, f"a, b: the differential flame graph paints nothing red or blue: {ab}")
+check({"red", "blue"} <= ac, f"a, c: the differential flame graph paints fib red and split blue: {ac}")
 d = run(f("d"))
 check(re.search(r"^Sessions: +6$", d, re.M) is not None, "d: scripts/profile -n 6 wrote 6 sessions")
 data, starts = open(f("d"), "rb").read(), []
@@ -269,7 +286,7 @@ while off + 8 <= len(data):
 starts.append(len(data))
 for i in range(6):
     open(f"{share}/d{i}.opf", "wb").write(data[starts[i]:starts[i + 1]])
-dd = run("--diff", *[f(f"d{i}") for i in (0, 2, 4)], "--", *[f(f"d{i}") for i in (1, 3, 5)])
+dd = run("--diff", "--no-idle", *[f(f"d{i}") for i in (0, 2, 4)], "--", *[f(f"d{i}") for i in (1, 3, 5)])
 print(dd)
 check(re.search(r"^New: .*d1.opf, .*d3.opf, .*d5.opf: \d+ periods, \d+ samples, 3 runs", dd, re.M)
       is not None and re.search(r"\(0 of \d+ functions\)", dd) is not None,
