@@ -14,8 +14,9 @@ user/opreport, must tell the truth (issue 34). One line per check; exit 1 if any
   many         four threads contend for one qlock and the session stops while they do:
                - each waiter's switch-out names the holder at that time: where the lock
                  changed hands (a contended acquisition by another) since its last switch-out,
-                 the holder it names is that acquirer (75% at least: an uncontended
-                 acquisition leaves no record); before the kernel's fix none did;
+                 the holder it names is that acquirer (90% at least: an uncontended
+                 acquisition leaves no record); before the kernel's fix about two thirds
+                 did (the first holder's turn often comes round again);
                - --locks lists every thread that waited (every thread --offcpu shows off for
                  the qlock), those still waiting at the end marked;
                - a wait inside a wait is counted once: --locks' total is the finished qlock
@@ -185,7 +186,7 @@ for tsc, seq, prev, nxt, why, obj, holder in qsw:
         changed += 1
         named += holder == before[-1][2]
     lastout[prev] = tsc
-check(changed >= 10 and named >= 0.75 * changed,
+check(changed >= 10 and named >= 0.9 * changed,
       f"many: of {changed} switch-outs after the lock changed hands, {named} name the new holder")
 
 locks = run("--locks", f("many"))
