@@ -10,7 +10,8 @@ user/opreport, must tell the truth (issue 34). One line per check; exit 1 if any
                checks the rest (exit 0, nothing MISMATCH) and says how much is unknown.
   idle         core 1 never switches and idles: idle 100%, nothing unknown.
   spin         a thread that runs all session on core 1 without a switch: on its core 100%,
-               core 1 busy 100%, one trace span from start to end.
+               its samples say so too (within their half-width, though core 1 missed
+               periods), core 1 busy 100%, one trace span from start to end.
   many         four threads contend for one qlock and the session stops while they do:
                - each waiter's switch-out names the holder at that time: where the lock
                  changed hands (a contended acquisition by another) since its last switch-out,
@@ -24,8 +25,8 @@ user/opreport, must tell the truth (issue 34). One line per check; exit 1 if any
                  qlock wait of their thread -- computed here from the records themselves;
                - the mutex profile (--locks --pprof) totals it.
   pair         nothing lost: --wall's on-cpu and samples agree within the samples' half-width
-               for both lockpair threads, so do --thread's share and on-cpu, and --stats' time
-               checks pass.
+               for both lockpair threads and duty (1 ms on, 9 asleep, on the other core), so
+               do --thread's share and on-cpu, and --stats' time checks pass.
   a, b, c, d   three runs each of one workload (a, b; d by scripts/profile -n 6, its
                sessions split here in two sides of three) and of another (c), compared with
                --no-idle (how long a run idles is how fast the host typed its commands: a
@@ -132,6 +133,7 @@ check("WARNING" not in wall, "idle: nothing to warn of")
 wall = run("--wall", f("spin"))
 print(wall)
 spin = [r for r in wall_rows(wall).values() if r[0] == "spin"]
+agree("spin", {t: r for t, r in wall_rows(wall).items() if r[0] == "spin"})
 check(len(spin) == 1 and spin[0][1] == 1 and spin[0][4] == 100.0 and spin[0][7] == 0,
       f"spin: on core 1 100% of the session, nothing unknown: {spin}")
 c = wall_cores(wall)
@@ -238,13 +240,19 @@ print(wall)
 rows = wall_rows(wall)
 pair = [r for r in rows.values() if r[0] == "lockpair"]
 check(len(pair) == 2, "pair: two lockpair threads")
-agree("pair", {t: r for t, r in rows.items() if r[0] == "lockpair"})
+agree("pair", {t: r for t, r in rows.items() if r[0] in ("lockpair", "duty")})
+duty = [r for r in rows.values() if r[0] == "duty"]
+check(len(duty) == 1 and duty[0][4] > 3, f"pair: duty on a CPU a part of its time: {duty}")
 thr = run("--thread", f("pair"))
 print(thr)
-for tid, pc, hw, on in [(int(m[2]), float(m[0]), float(m[1]), float(m[3])) for m in re.findall(
-        r"^ +\d+ +([\d.]+)% +([\d.]+) +(\d+) +([\d.]+)%  lockpair$", thr, re.M)]:
-    check(abs(pc - on) <= hw + 0.011, f"pair: --thread lockpair {tid}: {pc}% ± {hw} of the "
+seen = set()
+for tid, pc, hw, on, nm in [(int(m[2]), float(m[0]), float(m[1]), float(m[3]), m[4]) for m in
+                            re.findall(r"^ +\d+ +([\d.]+)% +([\d.]+) +(\d+) +([\d.]+)%  "
+                                       r"(lockpair|duty)$", thr, re.M)]:
+    seen.add(nm)
+    check(abs(pc - on) <= hw + 0.011, f"pair: --thread {nm} {tid}: {pc}% ± {hw} of the "
           f"periods, on a CPU {on}% by the switches")
+check("duty" in seen, "pair: --thread has duty, with its on-cpu")
 stats = run("--stats", f("pair"))
 check("agree with the switches: ok" in stats and "MISMATCH" not in stats and
       "time checks: over the time the events cover" not in stats, "pair: --stats time checks ok, "

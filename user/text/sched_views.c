@@ -60,17 +60,18 @@ static uint64_t blocked_sum(const struct sthread *t)
 
 /*
  * One thread's row: its time in the session (its life) and, as percents of it, on a CPU by
- * the switches and by its samples (their weights, over the time its core's events cover)
- * with the samples' 95% half-width, runnable, blocked by reason, unknown.
+ * the switches and by its samples, with the samples' 95% half-width, runnable, blocked by
+ * reason, unknown. Both on-CPU estimates are shares of its core's known time (the time its
+ * events cover: sched_check.c) -- the switches' on / known, the samples' its weights over
+ * all the core's weights there -- taken as time and put over the life: so a core that missed
+ * periods (a late sample carries them, a missed one nobody) moves neither.
  */
 static void wall_thread(const struct ctx *c, const struct sched_sess *s, const struct sthread *t,
 			FILE *out)
 {
 	uint64_t life = t->last - t->first;
-	double smp = life ? 100.0 * (double)t->check.on_periods * (double)s->period / (double)life
-			  : 0;
-	/* the half-width is of a share of the core's known time: in points of the life */
-	double hw = life ? t->check.hw * (double)t->check.known / (double)life : 0;
+	double of_life = life ? (double)t->check.known / (double)life : 0;
+	double smp = t->check.share_smp * of_life, hw = t->check.hw * of_life;
 
 	fprintf(out, "  %5u %-16s %4u %9.3f %9.3f %6.2f%% %6.2f%% %5.2f %6.2f%% %6.2f%% "
 		"%6.2f%% %6.2f%% %6.2f%% %6.2f%% %6.2f%%  ", t->tid,
