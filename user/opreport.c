@@ -417,6 +417,9 @@ static int run_reports(const struct ctx *c)
 	const struct options *o = c->o;
 	int rc = o->stats ? report_stats(c, stdout) : 0, body = o->stats;
 
+	if (rc < 0)
+		return -1;
+
 	for (size_t i = 0; i < sizeof(sections) / sizeof(sections[0]); i++) {
 		const struct section *s = &sections[i];
 
@@ -525,7 +528,8 @@ static int sched_views_possible(const struct options *o, const struct profile *p
 
 /*
  * Parse the streams files[0..n) into prof, one after another (their sessions in turn), through
- * sink; on failure say why (one line naming the stream) and return 2, or (quiet) just 2.
+ * sink; on failure say why (one line naming the stream) and return 2, or (quiet) just 2; -1
+ * when out of memory (said by the caller).
  */
 static int parse_streams(char **files, int n, const struct opf_sink *sink, struct profile *prof,
 			 int quiet)
@@ -535,6 +539,8 @@ static int parse_streams(char **files, int n, const struct opf_sink *sink, struc
 
 		opf_parser_init(&ps, sink, prof);
 		if (opf_parse_file(&ps, files[i]) && !crash_cut(&ps, prof)) {
+			if (ps.nomem)
+				return -1;
 			if (!quiet)
 				fprintf(stderr, "opreport: %s: %s\n", files[i], ps.err);
 			return 2;
@@ -544,9 +550,11 @@ static int parse_streams(char **files, int n, const struct opf_sink *sink, struc
 }
 
 /* After the parse: what prof cannot give (said, 2), its warnings, the filters' window, the
- * scheduler events' accounting. */
+ * scheduler events' accounting; -1 when out of memory. */
 static int loaded(const struct options *o, const struct filter *f, struct profile *prof)
 {
+	int cf;
+
 	if (sched_views_possible(o, prof))
 		return 2;
 	if (o->snapshot && !profile_dump(prof, prof->snapshot)) {
@@ -560,11 +568,11 @@ static int loaded(const struct options *o, const struct filter *f, struct profil
 	else if (!profile_complete(prof))
 		warn_incomplete(o->file, prof);
 	filter_window(f, prof);
-	if (sched_any(&prof->sched) && sched_analyze(prof)) {
-		fprintf(stderr, "opreport: out of memory\n");
-		return 2;
-	}
-	if (conservation_failed(prof) && !o->stats)
+	if (sched_any(&prof->sched) && sched_analyze(prof))
+		return -1;
+	if ((cf = conservation_failed(prof)) < 0)
+		return -1;
+	if (cf && !o->stats)
 		fprintf(stderr, "opreport: warning: %s: sample accounting does not add up; "
 			"see --stats\n", o->file);
 	return 0;
@@ -625,14 +633,16 @@ static void part_init(const struct options *o, struct filter *f, struct part *q)
 }
 
 /* Read files[0..n) as one part: one parse, every session. 0, 1 (they name several kernels,
- * or do not go together: read them by kernel), or 2 (said). */
+ * or do not go together: read them by kernel), 2 (said) or -1 (memory). */
 static int side_one(const struct options *o, struct filter *f, char **files, int n,
 		    struct side *sd)
 {
+	int rc;
+
 	sd->n = 1;
 	part_init(o, f, &sd->part[0]);
-	if (parse_streams(files, n, &profile_sink, &sd->part[0].p, n > 1))
-		return n > 1 ? 1 : 2;
+	if ((rc = parse_streams(files, n, &profile_sink, &sd->part[0].p, n > 1)))
+		return rc < 0 ? -1 : n > 1 ? 1 : 2;
 	if (several_kernels(&sd->part[0].p))
 		return 1;
 	return loaded(o, f, &sd->part[0].p);
@@ -799,7 +809,11 @@ static int open_symbols(struct ctx *c, struct symbols *sym, int kmatch)
 	if ((rc = stream_id(o->file, c->p, &id, &n)) ||
 	    (rc = find_kernel(o, o->file, id, n, kmatch, &path, &c->kernel_forced)))
 		return rc;
-	if (sym_open(sym, path, err, sizeof(err))) {
+	if ((rc = sym_open(sym, path, err, sizeof(err)))) {
+		if (rc < 0) {
+			free(path);
+			return -1;
+		}
 		if (n) {	/* the build-id matched, yet the ELF does not load: say why */
 			fprintf(stderr, "opreport: %s: %s\n", o->file, err);
 			free(path);
@@ -1006,7 +1020,9 @@ static int run_report(const struct options *o, struct filter *f, struct side *sd
 	return sd->n > 1 ? merged_report(o, sd) : run_reports(&sd->part[0].c);
 }
 
-int main(int argc, char **argv)
+/* The whole program; main, and the fuzz target (tests/fuzz), which runs it many times in one
+ * process: so every path frees what it took and leaves no state behind but getopt's. */
+int opreport_main(int argc, char **argv)
 {
 	struct options o;
 	struct filter filt = { 0 };
@@ -1026,8 +1042,7 @@ int main(int argc, char **argv)
 	if (rc < 0) {
 		fprintf(stderr, "opreport: out of memory\n");
 		rc = 1;
-	}
-	if (fflush(stdout) || ferror(stdout)) {
+	} else if (fflush(stdout) || ferror(stdout)) {
 		fprintf(stderr, "opreport: error writing output: %s\n", strerror(errno));
 		rc = 1;
 	}
@@ -1037,3 +1052,10 @@ int main(int argc, char **argv)
 	filter_free(&filt);
 	return rc;
 }
+
+#ifndef OPREPORT_NO_MAIN
+int main(int argc, char **argv)
+{
+	return opreport_main(argc, argv);
+}
+#endif

@@ -7,6 +7,7 @@
 #include <inttypes.h>
 
 #include "text/text.h"
+#include "util/textenc.h"
 
 /* "name+0xoff" of an address (a return address is looked up one byte back). */
 static void print_addr(const struct ctx *c, FILE *out, uint64_t addr, int ret)
@@ -106,7 +107,9 @@ void crash_header(const struct ctx *c, FILE *out)
 	fprintf(out, "Crash dump:  cpu %u panicked, %.3f s after boot: %s%s\n", ci->r.core,
 		(double)ci->r.ns / 1e9, cause_name(ci->r.cause),
 		ci->r.h.flags & OPF_C_IN_NMI ? ", inside the NMI handler" : "");
-	fprintf(out, "Message:     %s\n", ci->r.msg);
+	fputs("Message:     ", out);
+	term_puts(out, ci->r.msg);
+	fputc('\n', out);
 	status_line(ci, out);
 	fprintf(out, "Panic stack (cpu %u):\n", ci->r.core);
 	print_stack(c, out, ci->r.pc, ci->frames, ci->r.nframes);

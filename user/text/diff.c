@@ -24,6 +24,7 @@
 #include "model/clockdesc.h"
 #include "model/noise.h"
 #include "text/text.h"
+#include "util/textenc.h"
 #include "util/textfmt.h"
 
 /* A function's counts in both profiles (0 base, 1 new), matched by name. */
@@ -260,7 +261,9 @@ int report_diff(const struct ctx *base, const struct ctx *c, FILE *out)
 		change(out, dself(r), r->vself);
 		fprintf(out, "        %6.2f  %6.2f", r->pincl[0], r->pincl[1]);
 		change(out, dincl(r), r->vincl);
-		fprintf(out, "  %s\n", r->name);
+		fputs("  ", out);
+		term_puts(out, r->name);
+		fputc('\n', out);
 	}
 	free(v);
 	return 0;

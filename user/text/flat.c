@@ -13,6 +13,7 @@
 
 #include "model/sched_gaps.h"
 #include "text/text.h"
+#include "util/textenc.h"
 #include "util/textfmt.h"
 #include "util/u64map.h"
 
@@ -171,7 +172,9 @@ int report_threads(const struct ctx *c, FILE *out)
 			cpu_columns(rows[i].core, c->ncores, out);
 		if (sched)
 			fprintf(out, " %6.2f%%", on_cpu_share(c->p, rows[i].tid));
-		fprintf(out, "  %s\n", name ? name : "[unnamed]");
+		fputs("  ", out);
+		term_puts(out, name ? name : "[unnamed]");
+		fputc('\n', out);
 	}
 	for (uint32_t i = 0; i < nrows; i++)
 		free(rows[i].core);

@@ -22,6 +22,7 @@
 #include "model/lock_waits.h"
 #include "model/sched_gaps.h"
 #include "text/text.h"
+#include "util/textenc.h"
 #include "util/u64map.h"
 
 /* One lock: its waits s->waits[from, to) (by lock, kind, thread, time), those it counts. */
@@ -195,10 +196,12 @@ static void inside(const struct sched_sess *s, const struct lockrow *l, FILE *ou
 	}
 	for (uint32_t k = 0; k < nin; k++) {
 		const struct sev *e = &s->ev[in[k].ev];
+		char name[SHOWN_SIZE(OPF_OBJ_NAME)];
 
 		fprintf(out, "    inside these waits (counted in them, not again): %s %s x%" PRIu32
 			" %.3f ms\n", in[k].kind == OPF_LK_SPIN ? "spin" : "qlock",
-			e->name[0] ? e->name : "?", in[k].n, sched_ms(s, in[k].t));
+			term_cell(name, sizeof(name), e->name[0] ? e->name : "?", 0), in[k].n,
+			sched_ms(s, in[k].t));
 	}
 	u64map_free(&mine);
 }
@@ -271,11 +274,12 @@ static int locks_session(const struct ctx *c, const struct sched_sess *s, uint32
 		"mean wait ms\n");
 	for (uint32_t k = 0; k < ctx_limit(c, n); k++) {
 		const struct sev *e = &s->ev[s->waits[l[k].from].ev];
+		char name[SHOWN_SIZE(OPF_OBJ_NAME)];
 
 		if (!l[k].waits)	/* only inside others: shown beneath them */
 			continue;
-		fprintf(out, "  %-16s %-6s %5" PRIu32 " %9" PRIu32 " %14.3f %12.3f %13.3f\n",
-			e->name[0] ? e->name : "?", s->waits[l[k].from].kind == OPF_LK_SPIN ? "spin" :
+		fprintf(out, "  %s %-6s %5" PRIu32 " %9" PRIu32 " %14.3f %12.3f %13.3f\n",
+			term_cell(name, sizeof(name), e->name[0] ? e->name : "?", 16), s->waits[l[k].from].kind == OPF_LK_SPIN ? "spin" :
 			"qlock", l[k].waits, l[k].open, sched_ms(s, l[k].total), sched_ms(s, l[k].max),
 			sched_ms(s, l[k].total) / l[k].waits);
 		holders(s, &l[k], out);

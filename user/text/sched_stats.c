@@ -16,6 +16,7 @@
 
 #include "model/sched_check.h"
 #include "text/text.h"
+#include "util/textenc.h"
 
 static uint64_t sum(const uint64_t *v, unsigned n)
 {
@@ -102,7 +103,7 @@ static int check_row(const struct sched_sess *s, const char *what, const struct 
  * samples (model/sched_check.c); threads that were never on a CPU are left out. */
 static int time_checks(const struct profile *p, const struct sched_sess *s, FILE *out)
 {
-	char what[64];
+	char what[SHOWN_SIZE(OPF_MAX_NAME) + 32];
 	int bad = 0;
 
 	fprintf(out, "  on a CPU, of the time the events cover: by the switches against the "
@@ -117,11 +118,12 @@ static int time_checks(const struct profile *p, const struct sched_sess *s, FILE
 	}
 	for (uint32_t i = 0; i < s->nthr; i++) {
 		const struct sthread *t = &s->thr[i];
+		char name[SHOWN_SIZE(OPF_MAX_NAME)];
 
 		if (!t->tid || (!t->check.on && !t->check.on_periods))
 			continue;
 		snprintf(what, sizeof(what), "%u %s (core %u)", t->tid,
-			 profile_thread_label(p, t->tid), t->core);
+			 shown_copy(name, sizeof(name), profile_thread_label(p, t->tid)), t->core);
 		bad += check_row(s, what, &t->check, out);
 	}
 	return bad;
@@ -134,15 +136,15 @@ static int thread_checks(const struct profile *p, const struct sched_sess *s, FI
 
 	for (uint32_t i = 0; i < s->nthr; i++) {
 		const struct sthread *t = &s->thr[i];
+		char name[SHOWN_SIZE(OPF_MAX_NAME)];
 
+		shown_copy(name, sizeof(name), profile_thread_label(p, t->tid));
 		if (t->bad_cpu)
 			fprintf(out, "  thread %u (%s): %u switch-out(s) where the kernel's CPU time "
-				"disagrees with the switches\n", t->tid,
-				profile_thread_label(p, t->tid), t->bad_cpu);
+				"disagrees with the switches\n", t->tid, name, t->bad_cpu);
 		if (t->bad_samples)
 			fprintf(out, "  thread %u (%s): %u sample(s) outside its time on core %u by "
-				"the switches\n", t->tid, profile_thread_label(p, t->tid),
-				t->bad_samples, t->core);
+				"the switches\n", t->tid, name, t->bad_samples, t->core);
 		bad += t->bad_cpu || t->bad_samples;
 	}
 	return bad;
