@@ -22,6 +22,7 @@
 #include "export/export.h"
 #include "export/perf/perfdata.h"
 #include "ingest/audit.h"
+#include "ingest/kernels.h"
 #include "model/filter.h"
 #include "model/kstore.h"
 #include "model/sched_acct.h"
@@ -30,10 +31,12 @@
 
 /* opreport --help, and after a usage error. */
 static const char usage_text[] =
-		"usage: opreport [options] FILE\n"
+		"usage: opreport [options] FILE...\n"
 		"       opreport --diff [-k ELF] [-n N] [--weight W] [--flame F.svg] [filters] BASE NEW\n"
-		"Report a kernel profiler stream (from /dev/oprofile); FILE may be - for stdin\n"
-		"and may be gzip-compressed.\n"
+		"       opreport --diff [options as above] BASE... -- NEW...\n"
+		"Report kernel profiler streams (from /dev/oprofile); a FILE may be - for stdin\n"
+		"and may be gzip-compressed. Several FILEs are reported together, each session a\n"
+		"run and each read against its own kernel.\n"
 		"\n"
 		"  -k, --kernel ELF    the stream's kernel ELF (default: found by the stream's\n"
 		"                      build-id in build/kernels/, build/kernel.elf, ~/.debug)\n"
@@ -85,7 +88,8 @@ static const char usage_text[] =
 		"                      4 if the stream is incomplete (no filters)\n"
 		"      --snapshot N    report flight-recorder dump N alone\n"
 		"      --diff          BASE NEW: per function, the change of its self and inclusive\n"
-		"                      share; with --flame, a differential flame graph\n"
+		"                      share, its 95% half-width, * beyond it; with --flame, a\n"
+		"                      differential flame graph coloured by significance\n"
 		"      --weight W      periods (default: each sample weighs the time since its\n"
 		"                      core's previous one) or samples (raw counts)\n"
 		"  -h, --help          this text\n"
@@ -233,22 +237,67 @@ static int bad_option(int ch, char **argv)
 	return 2;
 }
 
-/* --diff BASE NEW: two files, and no report but the difference (and its flame graph). */
-static int diff_args(int argc, char **argv, struct options *o)
+/* The row of the long option named by token (--name or --name=value), or NULL. */
+static const struct opt_row *long_row(const char *token)
 {
-	if (argc - optind != 2) {
-		fprintf(stderr, "opreport: --diff wants two files, BASE and NEW\n");
+	size_t n = strcspn(token + 2, "=");
+
+	for (size_t i = 0; i < NOPTS; i++)
+		if (strlen(opt_rows[i].name) == n && !strncmp(opt_rows[i].name, token + 2, n))
+			return &opt_rows[i];
+	return NULL;
+}
+
+/*
+ * How many of argv's files (its arguments that are neither options nor their values) come
+ * before a "--", which is taken out (*argc shrinks): the split of --diff's two sides.
+ * -1: no "--". getopt then sees the files in order, after the options.
+ */
+static int files_split(int *argc, char **argv)
+{
+	int files = 0;
+
+	for (int i = 1; i < *argc; i++) {
+		const char *t = argv[i];
+		const struct opt_row *r = NULL;
+
+		if (!strcmp(t, "--")) {
+			memmove(argv + i, argv + i + 1, (size_t)(*argc - i) * sizeof(*argv));
+			--*argc;
+			return files;
+		}
+		if (t[0] != '-' || !t[1])
+			files++;
+		else if (t[1] == '-' && (r = long_row(t)) && !strchr(t, '=') && takes_arg(r->kind))
+			i++;	/* its value */
+		else if (t[1] != '-' && !t[2] && (r = row_for(t[1])) && takes_arg(r->kind))
+			i++;
+	}
+	return -1;
+}
+
+/* --diff: BASE NEW, or several a side around a "--" (split: the base side's count); no
+ * report but the difference (and its flame graph). */
+static int diff_args(struct options *o, int split)
+{
+	if (split < 0 ? o->nfiles != 2 : split < 1 || split >= o->nfiles) {
+		fprintf(stderr, "opreport: --diff wants BASE NEW, or several a side: --diff B1 B2 -- "
+			"N1 N2\n");
 		return 2;
 	}
-	if (o->stats || o->thread || o->lines || o->annotate || o->callgraph || o->folded || o->pprof ||
-	    o->perf_data || o->inclusive || o->cpu || o->snapshot || o->wall || o->offcpu ||
-	    o->locks || o->timeline || o->trace) {
+	if (o->stats || o->thread || o->lines || o->annotate || o->callgraph || o->folded ||
+	    o->pprof || o->perf_data || o->inclusive || o->cpu || o->snapshot || o->wall ||
+	    o->offcpu || o->locks || o->timeline || o->trace) {
 		fprintf(stderr, "opreport: --diff compares CPU profiles: it combines only with -k, "
 			"-n, --weight, --flame and the filters\n");
 		return 2;
 	}
-	o->base = argv[optind];
-	o->file = argv[optind + 1];
+	o->nbases = split < 0 ? 1 : split;
+	o->bases = o->files;
+	o->files += o->nbases;
+	o->nfiles -= o->nbases;
+	o->base = o->bases[0];
+	o->file = o->files[0];
 	return 0;
 }
 
@@ -257,7 +306,7 @@ static int parse_args(int argc, char **argv, struct options *o)
 	struct option lopts[NOPTS + 1];
 	char shorts[2 * NOPTS + 2];
 	const struct opt_row *r;
-	int ch, rc;
+	int ch, rc, split = files_split(&argc, argv);
 
 	memset(o, 0, sizeof(*o));
 	o->limit = -1;
@@ -271,25 +320,26 @@ static int parse_args(int argc, char **argv, struct options *o)
 		if ((rc = apply(r, optarg, o)))
 			return rc;
 	}
+	o->files = argv + optind;
+	o->nfiles = argc - optind;
 	if (o->add_kernel) {
-		if (argc == optind)
+		if (!o->nfiles)
 			return 0;
 		fprintf(stderr, "opreport: --add-kernel ELF reads no stream\n");
 		return 2;
 	}
 	if (o->diff)
-		return diff_args(argc, argv, o);
+		return diff_args(o, split);
 	if (o->offcpu && o->locks && (o->folded || o->flame || o->pprof)) {
 		fprintf(stderr, "opreport: --offcpu and --locks make different stacks: one at a "
 			"time with --folded, --flame or --pprof\n");
 		return 2;
 	}
-	if (argc - optind != 1) {
-		fprintf(stderr, "opreport: %s\n", argc - optind ? "only one FILE, please" :
-			"no FILE given");
+	if (!o->nfiles) {
+		fprintf(stderr, "opreport: no FILE given\n");
 		return 2;
 	}
-	o->file = argv[optind];
+	o->file = o->files[0];
 	return 0;
 }
 
@@ -482,21 +532,35 @@ static int sched_views_possible(const struct options *o, const struct profile *p
 	return 0;
 }
 
-/* Parse the stream into prof, each sample judged by the filters of u; on failure say why
- * (one line) and return the exit status: 2 for the stream, 1 when out of memory. */
-static int load(const struct options *o, struct filter_use *u, struct profile *prof)
+/*
+ * Parse the streams files[0..n) into prof, one after another (their sessions in turn), through
+ * sink; on failure say why (one line naming the stream) and return 2, or (quiet) just 2; -1
+ * when out of memory (said by the caller).
+ */
+static int parse_streams(char **files, int n, const struct opf_sink *sink, struct profile *prof,
+			 int quiet)
 {
-	struct opf_parser ps;
+	for (int i = 0; i < n; i++) {
+		struct opf_parser ps;
+
+		opf_parser_init(&ps, sink, prof);
+		if (opf_parse_file(&ps, files[i]) && !crash_cut(&ps, prof)) {
+			if (ps.nomem)
+				return -1;
+			if (!quiet)
+				fprintf(stderr, "opreport: %s: %s\n", files[i], ps.err);
+			return 2;
+		}
+	}
+	return 0;
+}
+
+/* After the parse: what prof cannot give (said, 2), its warnings, the filters' window, the
+ * scheduler events' accounting; -1 when out of memory. */
+static int loaded(const struct options *o, const struct filter *f, struct profile *prof)
+{
 	int cf;
 
-	if (u->f && u->f->on)
-		filter_attach(u, prof);
-	opf_parser_init(&ps, &profile_sink, prof);
-	prof->snapshot = (uint64_t)o->snapshot;
-	if (opf_parse_file(&ps, o->file) && !crash_cut(&ps, prof)) {
-		fprintf(stderr, "opreport: %s: %s\n", o->file, ps.err);
-		return ps.nomem ? 1 : 2;
-	}
 	if (sched_views_possible(o, prof))
 		return 2;
 	if (o->snapshot && !profile_dump(prof, prof->snapshot)) {
@@ -509,19 +573,141 @@ static int load(const struct options *o, struct filter_use *u, struct profile *p
 		crash_warn(o->file, prof);
 	else if (!profile_complete(prof))
 		warn_incomplete(o->file, prof);
-	filter_window(u->f, prof);
+	filter_window(f, prof);
 	if (sched_any(&prof->sched) && sched_analyze(prof))
-		cf = -1;
-	else
-		cf = conservation_failed(prof);
-	if (cf < 0) {
-		fprintf(stderr, "opreport: %s: out of memory\n", o->file);
-		return 1;
-	}
+		return -1;
+	if ((cf = conservation_failed(prof)) < 0)
+		return -1;
 	if (cf && !o->stats)
 		fprintf(stderr, "opreport: warning: %s: sample accounting does not add up; "
 			"see --stats\n", o->file);
 	return 0;
+}
+
+/*
+ * The streams of one report (or one side of --diff), by kernel (README, "Several streams"):
+ * one part per kernel their sessions name, each a profile of those sessions read against
+ * that kernel's ELF, and for several parts their functions matched by name (ctx_merge).
+ */
+struct part {
+	struct profile p;
+	struct symbols sym;
+	struct ctx c;
+};
+
+struct side {
+	struct part *part;
+	uint32_t n;
+	struct ctx merged;	/* n > 1: the parts by function name */
+	struct symbols names;
+};
+
+/* The kernels the sessions of files name (a second look, when reading them as one failed or
+ * found several); 0, or 2 (said). */
+static int side_kernels(char **files, int n, struct kernels *k)
+{
+	char err[256];
+
+	for (int i = 0; i < n; i++)
+		if (kernels_of(files[i], k, err, sizeof(err))) {
+			fprintf(stderr, "opreport: %s: %s\n", files[i], err);
+			return 2;
+		}
+	return 0;
+}
+
+/* Do p's sessions name more than one kernel? */
+static int several_kernels(const struct profile *p)
+{
+	for (uint32_t i = 1; i < p->nsess; i++)
+		if (p->sess[i].hdr.build_id_len != p->sess[0].hdr.build_id_len ||
+		    memcmp(p->sess[i].hdr.build_id, p->sess[0].hdr.build_id,
+			   p->sess[0].hdr.build_id_len))
+			return 1;
+	return 0;
+}
+
+/* Part q made ready to read: its options, its filters (f) judging each sample read. */
+static void part_init(const struct options *o, struct filter *f, struct part *q)
+{
+	q->c.o = o;
+	q->c.p = &q->p;
+	q->c.fu.f = f;
+	q->p.snapshot = (uint64_t)o->snapshot;
+	if (f && f->on)
+		filter_attach(&q->c.fu, &q->p);
+}
+
+/* Read files[0..n) as one part: one parse, every session. 0, 1 (they name several kernels,
+ * or do not go together: read them by kernel), 2 (said) or -1 (memory). */
+static int side_one(const struct options *o, struct filter *f, char **files, int n,
+		    struct side *sd)
+{
+	int rc;
+
+	sd->n = 1;
+	part_init(o, f, &sd->part[0]);
+	if ((rc = parse_streams(files, n, &profile_sink, &sd->part[0].p, n > 1)))
+		return rc < 0 ? -1 : n > 1 ? 1 : 2;
+	if (several_kernels(&sd->part[0].p))
+		return 1;
+	return loaded(o, f, &sd->part[0].p);
+}
+
+/* Read files[0..n) into sd: as one part when one kernel made every session, else a part per
+ * kernel; f: the filters. 0, -1 (memory) or an exit status (said). */
+static int load_side(const struct options *o, struct filter *f, char **files, int n,
+		     struct side *sd)
+{
+	struct opf_sink sink;
+	struct kernels k = { 0 };
+	int rc;
+
+	if (!(sd->part = calloc(KERNELS_MAX, sizeof(*sd->part))))
+		return -1;
+	if (o->perf_data && !(sd->part[0].c.perf = perf_collect(&sd->part[0].p))) {
+		fprintf(stderr, "opreport: cannot write %s: no temporary file\n", o->perf_data);
+		return 1;
+	}
+	if ((rc = side_one(o, f, files, n, sd)) != 1)
+		return rc;
+	perf_free(sd->part[0].c.perf);
+	profile_free(&sd->part[0].p);
+	memset(&sd->part[0], 0, sizeof(sd->part[0]));
+	if ((rc = side_kernels(files, n, &k)))
+		return rc;
+	if (k.n < 2)	/* one kernel, and still they did not go together: say why */
+		return parse_streams(files, n, &profile_sink, &sd->part[0].p, 0);
+	kernels_sink(&sink);
+	for (sd->n = 0; sd->n < k.n; sd->n++) {
+		struct profile *p = &sd->part[sd->n].p;
+
+		part_init(o, f, &sd->part[sd->n]);
+		p->only_id = k.id[sd->n];
+		p->only_len = k.len[sd->n];
+		if ((rc = parse_streams(files, n, &sink, p, 0)) || (rc = loaded(o, f, p)))
+			return rc;
+	}
+	return 0;
+}
+
+static void side_free(struct side *sd)
+{
+	for (uint32_t i = 0; sd->part && i < KERNELS_MAX; i++) {
+		struct part *q = &sd->part[i];
+
+		perf_free(q->c.perf);
+		ctx_free(&q->c);
+		if (q->c.sym == &q->sym)	/* not another side's */
+			free((char *)q->c.kernel_path);
+		sym_close(&q->sym);
+		profile_free(&q->p);
+	}
+	free(sd->part);
+	if (sd->n > 1) {
+		ctx_free(&sd->merged);
+		sym_close(&sd->names);
+	}
 }
 
 /* The build-id session 0 of p carries (n bytes, 0: none) into *id; 2 (said) when a later
@@ -661,71 +847,18 @@ static int k_matches(const struct options *o, const struct profile *p)
 	       k_is(o->kernel, p->sess[0].hdr.build_id, p->sess[0].hdr.build_id_len, &readable);
 }
 
-static void bench_stats(const struct profile *prof, const struct symbols *sym, double t0,
-			double t1)
+static double parsed_at;	/* --bench-stats: when the streams were read */
+
+static void bench_stats(const struct profile *prof, const struct symbols *sym, double t0)
 {
 	struct rusage ru;
 
 	getrusage(RUSAGE_SELF, &ru);
 	fprintf(stderr, "bench-stats: samples %" PRIu64 " unique-stacks %zu functions %u "
 		"parse-s %.3f total-s %.3f user-s %.3f sys-s %.3f maxrss-kib %ld\n",
-		prof->samples, prof->stacks.n, sym->nfuncs, t1 - t0, now() - t0,
+		prof->samples, prof->stacks.n, sym ? sym->nfuncs : 0, parsed_at - t0, now() - t0,
 		ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6,
 		ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6, ru.ru_maxrss);
-}
-
-/*
- * --diff: read BASE too, each side against its own kernel (the same symbols when both were
- * made by one; text/diff.c matches functions by name), print the change per function and,
- * with --flame, the differential graph. Returns the exit status, or -1 (no memory).
- */
-static int run_diff(struct ctx *c, struct symbols *sym)
-{
-	struct options ob = *c->o;
-	struct profile bprof = { 0 };
-	struct symbols bsym = { 0 };
-	struct ctx b = { .o = &ob, .p = &bprof, .fu = { .f = c->fu.f } };
-	const struct opf_session *nh, *bh;
-	const uint8_t *bid;
-	size_t bn;
-	int rc, kmatch;
-
-	ob.file = c->o->base;
-	if ((rc = load(&ob, &b.fu, &bprof)))
-		goto out;
-	b.ncores = bprof.ncores;
-	kmatch = k_matches(c->o, c->p) || k_matches(c->o, &bprof);
-	if ((rc = open_symbols(c, sym, kmatch)))
-		goto out;
-	nh = &c->p->sess[0].hdr;
-	bh = &bprof.sess[0].hdr;
-	if (!c->kernel_forced && nh->build_id_len == bh->build_id_len &&
-	    !memcmp(nh->build_id, bh->build_id, nh->build_id_len)) {
-		b.sym = c->sym;		/* one kernel: one table, one id per function */
-		b.kernel_path = c->kernel_path;
-		if ((rc = stream_id(ob.file, &bprof, &bid, &bn)))	/* its later sessions too */
-			goto out;
-	} else if ((rc = open_symbols(&b, &bsym, kmatch))) {
-		goto out;
-	}
-	rc = -1;
-	if (!sym_resolve(c->sym, &c->p->stacks) && !sym_resolve(b.sym, &bprof.stacks) &&
-	    !filter_stacks(&c->fu, c->p, c->sym) && !filter_stacks(&b.fu, &bprof, b.sym) &&
-	    !ctx_aggregate(c) && !ctx_aggregate(&b) && !report_diff(&b, c, stdout))
-		rc = 0;
-	errno = 0;
-	if (!rc && c->o->flame && report_diff_flame(&b, c, c->o->flame)) {
-		fprintf(stderr, "opreport: cannot write %s%s%s\n", c->o->flame, errno ? ": " : "",
-			errno ? strerror(errno) : "");
-		rc = 1;
-	}
-out:
-	ctx_free(&b);
-	if (b.sym == &bsym)
-		free((char *)b.kernel_path);
-	sym_close(&bsym);
-	profile_free(&bprof);
-	return rc;
 }
 
 /* The filters of the command line into f; 0, or 2 after saying what is wrong. */
@@ -764,26 +897,134 @@ static int check_annotate(const struct ctx *c)
 	return n ? 0 : 2;
 }
 
-/*
- * The report of one stream: its kernel; what the reports read, in this order: the filters
- * on the events (on their stacks too, unless the off-CPU or lock stacks are made of them and
- * judged below), those stacks, every stack resolved, the filters on the stacks; then the
- * sections and files. Returns the exit status, or -1 (no memory).
- */
-static int report_one(struct ctx *c, struct symbols *sym)
+/* Does part q carry the build-id part r does (r's symbols serve q too)? */
+static int same_kernel(const struct part *q, const struct part *r)
 {
-	const struct options *o = c->o;
-	struct profile *p = c->p;
-	int rc = open_symbols(c, sym, 0);
+	const struct opf_session *a = &q->p.sess[0].hdr, *b = &r->p.sess[0].hdr;
 
-	if (rc || (rc = check_annotate(c)))
+	return !r->c.kernel_forced && a->build_id_len == b->build_id_len &&
+	       !memcmp(a->build_id, b->build_id, a->build_id_len);
+}
+
+/*
+ * Each part of sd against its kernel (kmatch as find_kernel's; share: a part of the other
+ * side of --diff whose symbols serve a part of the same kernel); what the reports read, in
+ * this order: the filters on the events (on their stacks too, unless the off-CPU or lock
+ * stacks are made of them and judged below), those stacks, every stack resolved, the
+ * filters on the stacks, the per-function totals; several parts merged by name. 0, -1
+ * (memory) or an exit status (said).
+ */
+static int side_symbols(const struct options *o, struct side *sd, int kmatch,
+			const struct part *share)
+{
+	struct ctx *ctxs[KERNELS_MAX];
+	int rc;
+
+	for (uint32_t i = 0; i < sd->n; i++) {
+		struct part *q = &sd->part[i];
+		struct ctx *c = &q->c;
+
+		c->o = o;
+		c->ncores = q->p.ncores;
+		if (share && same_kernel(q, share)) {	/* one kernel: one table, one id a function */
+			c->sym = share->c.sym;
+			c->kernel_path = share->c.kernel_path;
+		} else if ((rc = open_symbols(c, &q->sym, kmatch))) {
+			return rc;
+		}
+		if (sd->n == 1 && (rc = check_annotate(c)))
+			return rc;
+		if (filter_sched(&c->fu, &q->p, c->sym, !o->delay) ||
+		    (o->delay && sched_offcpu_stacks(&q->p, o->locks)) ||
+		    sym_resolve(c->sym, &q->p.stacks) ||
+		    (o->delay && sched_offcpu_roots(&q->p, c->sym)) ||
+		    filter_stacks(&c->fu, &q->p, c->sym) || ctx_aggregate(c))
+			return -1;
+		ctxs[i] = c;
+	}
+	return sd->n > 1 ? ctx_merge(&sd->merged, &sd->names, ctxs, sd->n) : 0;
+}
+
+/* The ctx a side's report reads: its one part's, or the parts merged by name. */
+static struct ctx *side_ctx(struct side *sd)
+{
+	return sd->n > 1 ? &sd->merged : &sd->part[0].c;
+}
+
+/*
+ * --diff: both sides, each part against its own kernel (one symbol table where one kernel
+ * made both; text/diff.c matches functions by name), the change per function and, with
+ * --flame, the differential graph. Returns the exit status, or -1 (no memory).
+ */
+static int run_diff(const struct options *o, struct filter *f, struct side *sd)
+{
+	struct options ob = *o;
+	struct side base = { 0 };
+	int rc, kmatch = 0;
+
+	ob.files = o->bases;
+	ob.nfiles = o->nbases;
+	ob.file = o->base;
+	if ((rc = load_side(o, f, o->files, o->nfiles, sd)) ||
+	    (rc = load_side(&ob, f, ob.files, ob.nfiles, &base)))
+		goto out;
+	for (uint32_t i = 0; i < sd->n; i++)
+		kmatch |= k_matches(o, &sd->part[i].p);
+	for (uint32_t i = 0; i < base.n; i++)
+		kmatch |= k_matches(o, &base.part[i].p);
+	if ((rc = side_symbols(o, sd, kmatch, NULL)) ||
+	    (rc = side_symbols(&ob, &base, kmatch, &sd->part[0])))
+		goto out;
+	if (o->flame && (sd->n > 1 || base.n > 1)) {
+		fprintf(stderr, "opreport: --diff --flame draws one kernel a side; these sides were "
+			"made by %u and %u kernels\n", base.n, sd->n);
+		rc = 2;
+		goto out;
+	}
+	if ((rc = report_diff(side_ctx(&base), side_ctx(sd), stdout)))
+		goto out;
+	errno = 0;
+	if (o->flame && report_diff_flame(side_ctx(&base), side_ctx(sd), o->flame)) {
+		fprintf(stderr, "opreport: cannot write %s%s%s\n", o->flame, errno ? ": " : "",
+			errno ? strerror(errno) : "");
+		rc = 1;
+	}
+out:
+	side_free(&base);
+	return rc;
+}
+
+/* Of the reports, those the parts of several kernels give together: the flat profile. */
+static int merged_report(const struct options *o, struct side *sd)
+{
+	if (o->thread || o->lines || o->callgraph || o->folded || o->flame || o->pprof ||
+	    o->perf_data || o->stats || o->wall || o->offcpu || o->locks || o->timeline ||
+	    o->trace) {
+		fprintf(stderr, "opreport: %s%s: their sessions were made by %u kernels: only the "
+			"flat profile (-n, --inclusive, --cpu, --weight) and --diff read them "
+			"together; report the others one kernel at a time\n", o->file,
+			o->nfiles > 1 ? " ..." : "", sd->n);
+		return 2;
+	}
+	for (uint32_t i = 0; i < sd->n; i++) {
+		printf("Part %u of %u: the sessions of one kernel, read against it\n", i + 1, sd->n);
+		if (report_header(&sd->part[i].c, stdout))
+			return -1;
+	}
+	printf("All %u parts, functions matched by name:\n\n", sd->n);
+	return report_symbols(&sd->merged, stdout);
+}
+
+/* The report of the streams (f: the filters): their kernels, stacks, sections and files.
+ * Returns the exit status, or -1 (no memory). */
+static int run_report(const struct options *o, struct filter *f, struct side *sd)
+{
+	int rc = load_side(o, f, o->files, o->nfiles, sd);
+
+	parsed_at = now();
+	if (rc || (rc = side_symbols(o, sd, 0, NULL)))
 		return rc;
-	if (filter_sched(&c->fu, p, sym, !o->delay) ||
-	    (o->delay && sched_offcpu_stacks(p, o->locks)) || sym_resolve(sym, &p->stacks) ||
-	    (o->delay && sched_offcpu_roots(p, sym)) || filter_stacks(&c->fu, p, sym) ||
-	    ctx_aggregate(c))
-		return -1;
-	return run_reports(c);
+	return sd->n > 1 ? merged_report(o, sd) : run_reports(&sd->part[0].c);
 }
 
 /* The whole program; main, and the fuzz target (tests/fuzz), which runs it many times in one
@@ -792,11 +1033,9 @@ int opreport_main(int argc, char **argv)
 {
 	struct options o;
 	struct filter filt = { 0 };
-	struct profile prof = { 0 };
-	struct symbols sym = { 0 };
-	struct ctx c = { .o = &o, .p = &prof, .fu = { .f = &filt } };
+	struct side sd = { 0 };
 	int rc = parse_args(argc, argv, &o);
-	double t0 = now(), t1;
+	double t0 = now();
 
 	if (rc || (rc = parse_filters(&o, &filt))) {
 		usage(stderr);
@@ -806,19 +1045,7 @@ int opreport_main(int argc, char **argv)
 	if (o.add_kernel && !o.file)
 		return kstore_add(o.add_kernel, !o.no_buildid_cache) ? 1 : 0;
 	plan(&o);
-	if (o.perf_data && !(c.perf = perf_collect(&prof))) {
-		fprintf(stderr, "opreport: cannot write %s: no temporary file\n", o.perf_data);
-		return 1;
-	}
-	if ((rc = load(&o, &c.fu, &prof))) {
-		perf_free(c.perf);
-		profile_free(&prof);
-		filter_free(&filt);
-		return rc;
-	}
-	t1 = now();
-	c.ncores = prof.ncores;
-	rc = o.diff ? run_diff(&c, &sym) : report_one(&c, &sym);
+	rc = o.diff ? run_diff(&o, &filt, &sd) : run_report(&o, &filt, &sd);
 	if (rc < 0) {
 		fprintf(stderr, "opreport: out of memory\n");
 		rc = 1;
@@ -826,13 +1053,9 @@ int opreport_main(int argc, char **argv)
 		fprintf(stderr, "opreport: error writing output: %s\n", strerror(errno));
 		rc = 1;
 	}
-	if (o.bench_stats)
-		bench_stats(&prof, &sym, t0, t1);
-	ctx_free(&c);
-	perf_free(c.perf);
-	sym_close(&sym);
-	free((char *)c.kernel_path);
-	profile_free(&prof);
+	if (o.bench_stats && sd.part)
+		bench_stats(&sd.part[0].p, sd.part[0].c.sym, t0);
+	side_free(&sd);
 	filter_free(&filt);
 	return rc;
 }

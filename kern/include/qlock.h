@@ -11,6 +11,9 @@ struct thread;
 struct qlock {
 	struct spinlock lk;	/* protects owner */
 	struct thread *owner;	/* NULL when free */
+	uint32_t owner_tid;	/* owner's tid while held: what a waiter's switch-out names
+				   (read without lk, relaxed: never a thread pointer that may
+				   be gone by then) */
 	struct rendez r;	/* waiters sleep here until owner is NULL */
 	const char *name;	/* for contention events (schedev.h) */
 };

@@ -131,5 +131,11 @@ void schedev_thread_gone(struct thread *t);
 bool schedev_wait(unsigned why, const void *obj, const void *site, const char *name,
 		  uint32_t holder);
 void schedev_unwait(void);
+/*
+ * Thread context, interrupts off or not: if the current thread's reason is a qlock wait on
+ * obj, its holder is now holder. A qlock waiter sleeps again each time the lock changes
+ * hands; each of its switch-outs names the holder then, not the one it first found.
+ */
+void schedev_holder(const void *obj, uint32_t holder);
 
 #endif

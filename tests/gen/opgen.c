@@ -84,6 +84,8 @@ struct percore {
 	uint64_t blocks_dropped, blocks_unlisted, blocks_overwritten, unlisted_samples;
 	uint32_t final_hz;
 	uint64_t next_tsc;
+	uint64_t ev_dropped;		/* switches in blocks the worker dropped (lost output full) */
+	uint64_t ev_lost[OPF_LOST_NREASONS];	/* --ev-lost: events lost with no record */
 };
 static struct percore *pc_;
 
@@ -462,9 +464,14 @@ static void drop_block(uint32_t core, uint64_t seq, const uint8_t *body, uint32_
 	c->delivered -= samples;
 	c->blocks_dropped++;
 	session_blocks_dropped++;
-	for (uint32_t off = 0; off < n; off += ((const struct opf_rec *)(body + off))->len)
-		if (((const struct opf_rec *)(body + off))->type == OPF_LOST)
+	for (uint32_t off = 0; off < n; off += ((const struct opf_rec *)(body + off))->len) {
+		uint16_t type = ((const struct opf_rec *)(body + off))->type;
+
+		if (type == OPF_LOST)
 			put(core, body + off, ((const struct opf_rec *)(body + off))->len);
+		c->ev_dropped += type == OPF_SWITCH || type == OPF_SWITCH_SHORT ||
+				 type == OPF_SWITCH_SAME || type == OPF_WAKEUP;
+	}
 	if (bs->fate == F_UNLISTED) {
 		c->blocks_unlisted++;
 		c->unlisted_samples += samples;	/* told by one OPF_D_UNLISTED drop at the end */
@@ -667,13 +674,18 @@ static void emit_wakeup(const struct switchspec *w)
 	put(w->core, &r, sizeof(r));
 }
 
-/* The -E switches and -W wake-ups (given in time order) into their cores' blocks, with
- * OPF_S_SCHED's totals. */
-static void emit_switches(void)
+/*
+ * The -E switches and -W wake-ups (given in time order) due by tsc into their cores' blocks,
+ * as the kernel writes them: among the samples, in time order. The rest by the end
+ * (UINT64_MAX).
+ */
+static void emit_switches(uint64_t tsc)
 {
 	static uint64_t full[MAXLIST];
+	static size_t next;
 
-	for (size_t i = 0; i < nswitches; i++) {
+	for (; next < nswitches; next++) {
+		size_t i = next;
 		const struct switchspec *w = &switches[i];
 		struct { struct opf_switch r; uint64_t frames[OPF_MAX_DEPTH + 1]; } rf;
 
@@ -685,9 +697,12 @@ static void emit_switches(void)
 		struct opf_switch r = { { OPF_SWITCH, 0, opf_switch_len(w->nframes) },
 					(uint16_t)w->core, (uint16_t)w->why, w->nframes, 0, w->prev,
 					w->next, 0, 0, 0, 0, 0, 0, { 0 } };
-		uint64_t *in_at, *cpu = cpu_of(w->prev, &in_at);
+		uint64_t *in_at, *cpu;
 
 		r.tsc = opt.tsc_hz + w->us * (opt.tsc_hz / 1000000);
+		if (r.tsc > tsc)
+			return;
+		cpu = cpu_of(w->prev, &in_at);
 		*cpu += r.tsc - *in_at;
 		r.prev_cpu = *cpu;
 		memcpy(r.name, w->name, strlen(w->name));
@@ -713,7 +728,12 @@ static void emit_sched_end(uint32_t core)
 
 	for (size_t i = 0; i < nswitches; i++)
 		e.written[switches[i].wake ? OPF_EV_WAKEUP : OPF_EV_SWITCH] += switches[i].core == core;
+	e.lost[OPF_LOST_OUTPUT_FULL] = pc_[core].ev_dropped;
 	e.taken = e.written[OPF_EV_SWITCH] + e.written[OPF_EV_WAKEUP];
+	for (int r = 0; r < OPF_LOST_NREASONS; r++) {
+		e.lost[r] += pc_[core].ev_lost[r];
+		e.taken += pc_[core].ev_lost[r];
+	}
 	put(stream_writer(), &e, sizeof(e));
 }
 
@@ -735,6 +755,7 @@ static void emit_sample(uint32_t core, uint32_t tid, uint16_t flags, const uint6
 	c->next_tsc += (c->final_hz ? opt.tsc_hz / c->final_hz : period()) * gap;
 	c->missed += gap - 1;
 	u.s.tsc = c->next_tsc;
+	emit_switches(u.s.tsc);
 	u.s.pc = addr[0];
 	memcpy(u.s.frames, addr + 1, 8u * nf);
 	put(core, &u, u.s.h.len);
@@ -898,6 +919,7 @@ static void emit_end(void)
 	struct opf_session_end e = { { OPF_SESSION_END, 0, OPF_SESSION_END_V1_LEN }, now_tsc(), 0,
 				     session_blocks_dropped, 0, opt.marks_lost };
 
+	emit_switches(UINT64_MAX);
 	for (uint32_t i = 0; i < opt.cores && !opt.discard; i++)
 		push(i);
 	if (opt.version >= 2 && opt.snapshots && !opt.discard && window_left())
@@ -959,6 +981,8 @@ static void usage(void)
 		"  -W CORE:US:TID:WAKER  WAKER on CORE made TID runnable US microseconds after the\n"
 		"                      start (OPF_WAKEUP); in time order among the -E\n"
 		"  --long-switches     every -E as an OPF_SWITCH (as kernels before the short one)\n"
+		"  --ev-lost CORE:REASON:N   N scheduler events of CORE lost for REASON 0..3 (only\n"
+		"                      OPF_SCHED_END says so: as the kernel counts them)\n"
 		"  --same-switches     a blocking -E whose thread's last OPF_SWITCH in the block has\n"
 		"                      the same reason, name and stack as OPF_SWITCH_SAME (as the\n"
 		"                      kernel's stack cache writes it)\n"
@@ -994,7 +1018,8 @@ static void pair(const char *arg, uint32_t *core, uint64_t *n)
 
 enum { O_OVER = 256, O_TAKEN, O_DELIV, O_THROTTLE, O_UNKNOWN, O_SNAP, O_PAUSE, O_NOCE, O_NOSE,
        O_TSCHZ, O_MISSED, O_V1END, O_V1, O_DROP, O_UNLISTED, O_BREAK, O_RESUMED, O_DISCARD,
-       O_LOSTBIAS, O_NMI, O_MARKSLOST, O_CLOCK, O_JITTER, O_LONGSW, O_SAMESW, O_INORDER, O_BUILDID };
+       O_LOSTBIAS, O_NMI, O_MARKSLOST, O_CLOCK, O_JITTER, O_LONGSW, O_SAMESW, O_INORDER, O_BUILDID,
+       O_EVLOST };
 
 /* Options whose meaning depends on -c are kept and applied after the whole line is read. */
 struct deferred_opt {
@@ -1109,6 +1134,18 @@ static void block_opt(int kind, const char *a)
 	nbspecs++;
 }
 
+/* --ev-lost CORE:REASON:N */
+static void ev_lost_opt(const char *a)
+{
+	uint32_t core, reason;
+	uint64_t n;
+
+	if (sscanf(a, "%u:%u:%" SCNu64, &core, &reason, &n) != 3 || core >= opt.cores ||
+	    reason >= OPF_LOST_NREASONS)
+		die("bad --ev-lost '%s' (CORE:REASON:N, use -c before it)", a);
+	pc_[core].ev_lost[reason] += n;
+}
+
 static void apply_deferred(void)
 {
 	uint32_t core;
@@ -1129,6 +1166,7 @@ static void apply_deferred(void)
 		case O_TAKEN: pair(a, &core, &n); pc_[core].taken_bias += n; break;
 		case O_DELIV: pair(a, &core, &n); pc_[core].delivered_bias += n; break;
 		case O_MISSED: pair(a, &core, &n); pc_[core].missed += n; break;
+		case O_EVLOST: ev_lost_opt(a); break;
 		}
 	}
 }
@@ -1214,7 +1252,7 @@ static const char *parse_options(int argc, char **argv, char **spec_args, size_t
 		{ "jitter", 1, NULL, O_JITTER },
 		{ "long-switches", 0, NULL, O_LONGSW }, { "same-switches", 0, NULL, O_SAMESW },
 		{ "in-order", 0, NULL, O_INORDER },
-		{ "build-id", 1, NULL, O_BUILDID },
+		{ "build-id", 1, NULL, O_BUILDID }, { "ev-lost", 1, NULL, O_EVLOST },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *elfpath = NULL;
@@ -1349,7 +1387,6 @@ int main(int argc, char **argv)
 	writers_init();
 	emit_session();
 	emit_threads();
-	emit_switches();
 	emit_samples();
 	if (!progress.middle_done)
 		emit_middle();

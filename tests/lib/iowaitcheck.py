@@ -35,12 +35,13 @@ def run(*args):
 
 
 check(ms > 10, f"iowrite waited {ms} ms in all (more than 10)")
-# --wall rows: tid name core time-ms on-ms on% samples% runnable% blocked% sleep% rendez%
-# qlock% io% unknown% kernel-ms
+# --wall rows: tid name core time-ms on-ms on% samples% ± runnable% blocked% sleep% rendez%
+# qlock% io% unknown% kernel-ms (± is the samples column's half-width: left out here)
 wall = run("--wall", stream)
 print(wall)
 rows = [m.groups() for m in re.finditer(
-    r"(?m)^ +\d+ iowrite +1 +([\d.]+) +([\d.]+) +" + r"([\d.]+)% +" * 9 + r"[\d.-]+$", wall)]
+    r"(?m)^ +\d+ iowrite +1 +([\d.]+) +([\d.]+) +([\d.]+)% +([\d.]+)% +[\d.]+ +" +
+    r"([\d.]+)% +" * 7 + r"[\d.-]+$", wall)]
 check(len(rows) == 1, "--wall has one iowrite thread, on core 1")
 on_ms = runq_ms = 0.0
 for life, on, onp, smp, runq, blk, sleep, rdz, ql, io, unk in rows:

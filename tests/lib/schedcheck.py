@@ -46,12 +46,12 @@ check("MISMATCH" not in stats and "not checked" not in stats,
       "--stats: every core's events add up and its switches continue")
 check(re.search(r"flags 0x[0-9a-f]*[4567cdef]\b", stats) is not None, "session flag OPF_S_SCHED")
 
-# --wall rows: tid name core time on on% samples% runnable% blocked% sleep% rendez% qlock%
-# io% unknown% kernel
+# --wall rows: tid name core time on on% samples% ± runnable% blocked% sleep% rendez% qlock%
+# io% unknown% kernel (± is the samples column's half-width, in points: left out here)
 wall = run("--wall", sched)
 rows = {}
-for m in re.finditer(r"(?m)^ +(\d+) (\S+) +(\d+) +([\d.]+) +([\d.]+) +" + r"([\d.]+)% +" * 9
-                     + r"([\d.-]+)$", wall):
+for m in re.finditer(r"(?m)^ +(\d+) (\S+) +(\d+) +([\d.]+) +([\d.]+) +([\d.]+)% +([\d.]+)% +"
+                     r"[\d.]+ +" + r"([\d.]+)% +" * 7 + r"([\d.-]+)$", wall):
     g = m.groups()
     rows.setdefault(g[1], []).append([float(x) if x != "-" else None for x in g[3:]])
 print(wall)
@@ -77,7 +77,8 @@ check(len(shell) == 1 and shell[0][9] > 0, "the shell waited for 9P replies (io 
 
 locks = run("--locks", sched)
 print(locks)
-m = re.search(r"(?m)^  lockpair +qlock +(\d+) +([\d.]+) +([\d.]+) +([\d.]+)\n +holders: (.*)$",
+# lock kind waits not-done total max mean, then the holders each switch-out named
+m = re.search(r"(?m)^  lockpair +qlock +(\d+) +\d+ +([\d.]+) +([\d.]+) +([\d.]+)\n +holders[^:]*: (.*)$",
               locks)
 check(m is not None, "--locks has the qlock lockpair")
 if m:
@@ -128,7 +129,8 @@ check("[qlock lockpair]" in svg and "duty_step" in svg, "--offcpu --flame draws 
 # page draws duty's spans.
 run("--trace", share + "/t.json", "--timeline", share + "/t.html", sched)
 ev = json.load(open(share + "/t.json"))["traceEvents"]
-for m in re.finditer(r"(?m)^ +(\d+) +([\d.]+) +[\d.]+% +([\d.]+) +[\d.]+%$", wall):
+for m in re.finditer(r"(?m)^ +(\d+) +([\d.]+) +[\d.]+% +([\d.]+) +[\d.]+% +([\d.]+) +[\d.]+%$",
+                     wall):
     core, busy, idle = int(m.group(1)), float(m.group(2)), float(m.group(3))
     spans = {c: [e["dur"] for e in ev if e["ph"] == "X" and e["tid"] == core and e["cat"] == c]
              for c in ("thread", "idle")}
@@ -137,6 +139,7 @@ for m in re.finditer(r"(?m)^ +(\d+) +([\d.]+) +[\d.]+% +([\d.]+) +[\d.]+%$", wal
     check(abs(got["thread"] - busy) <= tol["thread"] and abs(got["idle"] - idle) <= tol["idle"],
           f"--trace core {core}: spans busy {got['thread']:.3f} idle {got['idle']:.3f} ms, "
           f"--wall {busy} / {idle} (to {tol['thread']:.3f} / {tol['idle']:.3f} ms)")
+    check(float(m.group(4)) == 0, f"core {core}: no unknown time (no event lost)")
 starts = {(e["tid"], e["ts"]): e["name"] for e in ev if e["ph"] == "X"}
 woken = [f for f in ev if f["ph"] == "f" and starts.get((f["tid"], f["ts"]), "").startswith("duty ")]
 check(99 <= len(woken) <= 101, f"--trace: duty woken {len(woken)} times (flows into its spans): 100")

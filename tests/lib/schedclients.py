@@ -53,7 +53,8 @@ def pprof_total(path, index):
 
 def locks():
     out = run(opreport, "--locks", stream)
-    rows = re.findall(r"^  (\S+)\s+(qlock|spin)\s+(\d+)\s+([\d.]+)\s", out, re.M)
+    # lock kind waits not-done total-ms max-ms mean-ms: waits inside others are in no row
+    rows = re.findall(r"^  (\S+)\s+(qlock|spin)\s+(\d+)\s+\d+\s+([\d.]+)\s", out, re.M)
     count = sum(int(r[2]) for r in rows)
     wait_us = sum(float(r[3]) for r in rows) * 1000
     check(count > 0, f"--locks: {count} contentions, {wait_us / 1000:.3f} ms")

@@ -32,13 +32,13 @@ check("MISMATCH" not in stats and "not checked" not in stats,
       "--stats: every core's events add up and its switches continue")
 print(stats)
 
-# --wall rows: tid name core time on on% samples% runnable% blocked% sleep% rendez% qlock%
-# io% unknown% kernel
+# --wall rows: tid name core time on on% samples% ± runnable% blocked% sleep% rendez% qlock%
+# io% unknown% kernel (± is the samples column's half-width, in points: left out here)
 wall = run("--wall", stream)
 print(wall)
 rows = {}
-for m in re.finditer(r"(?m)^ +(\d+) (\S+) +(\d+) +([\d.]+) +([\d.]+) +" + r"([\d.]+)% +" * 9
-                     + r"([\d.-]+)$", wall):
+for m in re.finditer(r"(?m)^ +(\d+) (\S+) +(\d+) +([\d.]+) +([\d.]+) +([\d.]+)% +([\d.]+)% +"
+                     r"[\d.]+ +" + r"([\d.]+)% +" * 7 + r"([\d.-]+)$", wall):
     g = m.groups()
     rows.setdefault(g[1], []).append((int(g[0]), [float(x) if x != "-" else None
                                                   for x in g[3:]]))

@@ -4,7 +4,11 @@
  * speedscope read it) and a self-contained SVG flame graph built from the same merged list,
  * whose script (flame_script.c) zooms and searches. Called by opreport.c for --folded and
  * --flame, and for --diff --flame: a differential graph, the new profile's shape coloured by
- * how each frame's share changed from the base profile (red grew, blue shrank).
+ * how each frame's share changed from the base profile (red grew, blue shrank) and how sure
+ * that change is: a frame whose change is within its 95% half-width (both sides' noise as
+ * --diff takes it: model/noise.h) stays grey;
+ * beyond it, the colour deepens with the change's size in standard deviations, full at
+ * FULL_SD -- never scaled to the largest change, which would paint noise red.
  *
  * Geometry: the graph is SVG_W wide with SVG_PAD on each side; a frame's width is its count
  * over the total times SVG_W - 2 * SVG_PAD, so the root ("all") spans the whole width.
@@ -13,7 +17,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <math.h>
+
 #include "export/export.h"
+#include "model/noise.h"
 #include "util/strhash.h"
 #include "util/textenc.h"
 #include "util/textfmt.h"
@@ -21,7 +28,9 @@
 struct fstack {
 	const uint32_t *fids;	/* leaf first, as in struct stack */
 	uint16_t n;
+	uint32_t run;		/* the run its samples are of */
 	uint64_t count;
+	double w2;		/* its samples' squared weights */
 };
 
 static const struct func *fl_funcs;
@@ -44,7 +53,17 @@ static int by_names(const void *a, const void *b)
 	return (x->n > y->n) - (x->n < y->n);
 }
 
-/* The distinct name sequences with their counts, sorted; NULL when out of memory. */
+/* By names, then run: equal names stay together, each run's apart (--diff's noise). */
+static int by_names_run(const void *a, const void *b)
+{
+	const struct fstack *x = a, *y = b;
+	int r = by_names(a, b);
+
+	return r ? r : (x->run > y->run) - (x->run < y->run);
+}
+
+/* The distinct name sequences of each run with their counts, sorted; NULL when out of
+ * memory. */
 static struct fstack *merged(const struct ctx *c, size_t *nout)
 {
 	struct stacks *t = &c->p->stacks;
@@ -54,15 +73,17 @@ static struct fstack *merged(const struct ctx *c, size_t *nout)
 	if (!v)
 		return NULL;
 	for (size_t i = 0; i < t->n; i++)
-		v[i] = (struct fstack){ t->list[i]->fids, t->list[i]->nfids,
-					stack_value(c, t->list[i]) };
+		v[i] = (struct fstack){ t->list[i]->fids, t->list[i]->nfids, t->list[i]->run,
+					stack_value(c, t->list[i]), stack_value2(c, t->list[i]) };
 	fl_funcs = c->sym->funcs;
-	qsort(v, t->n, sizeof(*v), by_names);
+	qsort(v, t->n, sizeof(*v), by_names_run);
 	for (size_t i = 0; i < t->n; i++) {
-		if (n && !by_names(&v[n - 1], &v[i]))
+		if (n && !by_names_run(&v[n - 1], &v[i])) {
 			v[n - 1].count += v[i].count;
-		else
+			v[n - 1].w2 += v[i].w2;
+		} else {
 			v[n++] = v[i];
+		}
 	}
 	*nout = n;
 	return v;
@@ -76,11 +97,15 @@ int report_folded(const struct ctx *c, FILE *out)
 	if (!v)
 		return -1;
 	for (size_t i = 0; i < n; i++) {
+		uint64_t count = v[i].count;
+
+		while (i + 1 < n && !by_names(&v[i], &v[i + 1]))	/* the runs of one stack */
+			count += v[++i].count;
 		for (uint16_t j = v[i].n; j-- > 0;) {
 			term_puts(out, c->sym->funcs[v[i].fids[j]].name);
 			fputc(j ? ';' : ' ', out);
 		}
-		fprintf(out, "%" PRIu64 "\n", v[i].count);
+		fprintf(out, "%" PRIu64 "\n", count);
 	}
 	free(v);
 	return 0;
@@ -90,6 +115,8 @@ int report_folded(const struct ctx *c, FILE *out)
 struct node {
 	uint32_t func;
 	uint64_t count;
+	double w2;		/* its samples' squared weights */
+	uint64_t *runs;		/* per run of the profile, its count (NULL: one run) */
 	struct node *child, *last, *next;
 };
 
@@ -99,6 +126,7 @@ struct node {
 #define TOP		40
 #define BOTTOM		28	/* under the root: the search's "Matched:" line */
 #define CHAR_W		7.0
+#define FULL_SD		5.0	/* a change this many standard deviations out: the fullest colour */
 
 extern const char flame_script[];
 
@@ -123,7 +151,6 @@ struct svg {
 	const struct ctx *base;		/* NULL: an ordinary graph */
 	FILE *out;
 	double height;
-	double maxd;			/* largest change of a frame's share, for the colour scale */
 };
 
 static const char *frame_name(const struct ctx *c, const struct node *nd, int depth)
@@ -148,6 +175,25 @@ static double change(const struct svg *g, const struct node *nd, const struct no
 	return pct(nd->count, g->c->total) - (bnd ? pct(bnd->count, g->base->total) : 0.0);
 }
 
+/* The variance of a frame's share in c (nd: its node there, NULL: none), squared points: as
+ * --diff takes it (text/diff.c). */
+static double node_var(const struct ctx *c, const struct node *nd)
+{
+	if (!nd)
+		return 0;
+	double var = c->dispersion * noise_var_ac((double)nd->count, (double)c->total, nd->w2,
+						  c->total_w2);
+	double spread = nd->runs ? noise_runs_var(nd->runs, c->run_total, c->nruns) : 0;
+
+	return spread > var ? spread : var;
+}
+
+/* The change's standard deviation, points. */
+static double change_sd(const struct svg *g, const struct node *nd, const struct node *bnd)
+{
+	return sqrt(node_var(g->c, nd) + node_var(g->base, bnd));
+}
+
 static void fill(const struct svg *g, const struct node *nd, const struct node *bnd,
 		 const char *name, char *buf, size_t n)
 {
@@ -157,10 +203,13 @@ static void fill(const struct svg *g, const struct node *nd, const struct node *
 		snprintf(buf, n, "rgb(%u,%u,%u)", 205 + h % 50, (h >> 8) % 230, (h >> 16) % 55);
 		return;
 	}
-	double d = change(g, nd, bnd), t = g->maxd > 0 ? (d < 0 ? -d : d) / g->maxd : 0;
-	unsigned v = (unsigned)(250 - 200 * t);
+	double d = change(g, nd, bnd), sd = change_sd(g, nd, bnd), z = sd > 0 ? fabs(d) / sd : 0;
+	double t = (z - NOISE_Z95) / (FULL_SD - NOISE_Z95);
+	unsigned v = (unsigned)(210 - 160 * (t < 0 ? 0 : t > 1 ? 1 : t));
 
-	if (d > 0)
+	if (fabs(d) <= NOISE_Z95 * sd || (sd == 0 && d == 0))
+		snprintf(buf, n, "rgb(225,225,225)");		/* within its noise */
+	else if (d > 0)
 		snprintf(buf, n, "rgb(250,%u,%u)", v, v);	/* grew: red */
 	else
 		snprintf(buf, n, "rgb(%u,%u,250)", v, v);	/* shrank: blue */
@@ -173,9 +222,13 @@ static void title(const struct svg *g, const struct node *nd, const struct node 
 
 	xml_escape(g->out, name);
 	fprintf(g->out, " (%" PRIu64 " %s, %.2f%%", nd->count, ctx_unit(c), pct(nd->count, c->total));
-	if (g->base)
-		fprintf(g->out, "; base %.2f%%, change %+.2f points",
-			bnd ? pct(bnd->count, g->base->total) : 0.0, change(g, nd, bnd));
+	if (g->base) {
+		double d = change(g, nd, bnd), hw = NOISE_Z95 * change_sd(g, nd, bnd);
+
+		fprintf(g->out, "; base %.2f%%, change %+.2f \u00b1 %.2f points, %s",
+			bnd ? pct(bnd->count, g->base->total) : 0.0, d, hw,
+			fabs(d) > hw ? "beyond its noise" : "within its noise");
+	}
 	fputc(')', g->out);
 }
 
@@ -222,33 +275,32 @@ static int depth_of(const struct node *nd, int d)
 	return max;
 }
 
-/* The largest change of share of any frame of the new graph. */
-static double max_change(const struct svg *g, const struct node *nd, const struct node *bnd,
-			 int depth)
-{
-	double d = change(g, nd, bnd), m = d < 0 ? -d : d;
-
-	for (const struct node *ch = nd->child; ch; ch = ch->next) {
-		const char *name = g->c->sym->funcs[ch->func].name;
-		double k = max_change(g, ch, child_named(g->base, bnd, name), depth + 1);
-
-		m = k > m ? k : m;
-	}
-	return m;
-}
-
 static void free_tree(struct node *nd)
 {
 	while (nd) {
 		struct node *next = nd->next;
 
 		free_tree(nd->child);
+		free(nd->runs);
 		free(nd);
 		nd = next;
 	}
 }
 
-/* The merged stacks as a tree under root (root->count set by the caller). */
+/* Count stack v (of its run) in node nd; 0 or -1 (memory). */
+static int count_in(const struct ctx *c, struct node *nd, const struct fstack *v)
+{
+	nd->count += v->count;
+	nd->w2 += v->w2;
+	if (c->nruns < 2)
+		return 0;
+	if (!nd->runs && !(nd->runs = calloc(c->nruns, sizeof(*nd->runs))))
+		return -1;
+	nd->runs[v->run] += v->count;
+	return 0;
+}
+
+/* The merged stacks as a tree under root (root->count, w2 and runs set by the caller). */
 static int build_tree(const struct ctx *c, const struct fstack *v, size_t n, struct node *root)
 {
 	for (size_t i = 0; i < n; i++) {
@@ -269,7 +321,8 @@ static int build_tree(const struct ctx *c, const struct fstack *v, size_t n, str
 					nd->child = ch;
 				nd->last = ch;
 			}
-			ch->count += v[i].count;
+			if (count_in(c, ch, &v[i]))
+				return -1;
 			nd = ch;
 		}
 	}
@@ -285,7 +338,11 @@ static struct node *tree_of(const struct ctx *c)
 
 	if (v && root) {
 		root->count = c->total;
-		if (!build_tree(c, v, n, root)) {
+		root->w2 = c->total_w2;
+		if ((c->nruns < 2 || (root->runs = calloc(c->nruns, sizeof(uint64_t)))) &&
+		    !build_tree(c, v, n, root)) {
+			for (uint32_t r = 0; root->runs && r < c->nruns; r++)
+				root->runs[r] = c->run_total[r];
 			free(v);
 			return root;
 		}
@@ -321,8 +378,8 @@ static void svg_head(const struct svg *g)
 		xml_escape(out, c->fu.f->desc);
 	}
 	if (g->base)
-		fprintf(out, " (%" PRIu64 " %s; red grew, blue shrank)</text>\n", c->total,
-			ctx_unit(c));
+		fprintf(out, " (%" PRIu64 " %s; red grew, blue shrank beyond their noise, deeper "
+			"the surer; grey: within it)</text>\n", c->total, ctx_unit(c));
 	else
 		fprintf(out, " (%" PRIu64 " %s; click a frame to zoom, the background to reset)"
 			"</text>\n", c->total, ctx_unit(c));
@@ -346,14 +403,12 @@ static void svg_tail(const struct svg *g)
 static int write_svg(const struct ctx *c, const struct ctx *base, const char *path)
 {
 	struct node *root = tree_of(c), *broot = base ? tree_of(base) : NULL;
-	struct svg g = { c, base, NULL, 0, 0 };
+	struct svg g = { c, base, NULL, 0 };
 	int rc = -1;
 
 	if (!root || (base && !broot) || !(g.out = fopen(path, "w")))
 		goto out;
 	g.height = (depth_of(root, 0) + 1) * FRAME_H + TOP + 22 + BOTTOM;
-	if (base)
-		g.maxd = max_change(&g, root, broot, 0);
 	svg_head(&g);
 	if (c->total)
 		emit(&g, root, broot, 0, 0);

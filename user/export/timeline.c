@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "export/export.h"
+#include "model/sched_gaps.h"
 #include "model/spans.h"
 #include "util/strhash.h"
 #include "util/textenc.h"
@@ -49,7 +50,9 @@ static void fill_of(const char *name, uint32_t tid, char *buf, size_t n)
 {
 	unsigned h = name_hash(name);
 
-	if (!tid)
+	if (tid == TSPAN_UNKNOWN)
+		snprintf(buf, n, "#fff url(#unknown)");	/* hatched: nothing known */
+	else if (!tid)
 		snprintf(buf, n, "#c8cdd7");	/* a blue-grey no text antialiasing makes */
 	else
 		snprintf(buf, n, "hsl(%u,%u%%,%u%%)", h % 360, 45 + (h >> 9) % 30, 55 + (h >> 17) % 15);
@@ -62,12 +65,15 @@ static void span_hover(const struct page *g, uint32_t core, const struct tspan *
 	double a = timeline_us(g->s, sp->t0), b = timeline_us(g->s, sp->t1);
 	char why[96];
 
-	if (sp->tid)
+	if (sp->tid && sp->tid != TSPAN_UNKNOWN)
 		fprintf(g->out, "tid %" PRIu32 " ", sp->tid);
 	xml_escape(g->out, name);
 	fprintf(g->out, " on core %" PRIu32 ": %.3f ms, from %.3f to %.3f ms", core,
 		(b - a) / 1e3, a / 1e3, b / 1e3);
-	if (*timeline_why(sp, why, sizeof(why))) {
+	if (sp->tid == TSPAN_UNKNOWN)
+		fprintf(g->out, ": no event covers this time (events lost, overwritten, paused or "
+			"not yet read)");
+	else if (*timeline_why(sp, why, sizeof(why))) {
 		fprintf(g->out, "; stopped: ");
 		xml_escape(g->out, why);
 	}
@@ -76,14 +82,17 @@ static void span_hover(const struct page *g, uint32_t core, const struct tspan *
 static int span(void *arg, uint32_t core, const struct tspan *sp)
 {
 	const struct page *g = arg;
-	const char *name = sp->tid ? profile_thread_label(g->p, sp->tid) : "idle";
+	int unknown = sp->tid == TSPAN_UNKNOWN;
+	const char *name = unknown ? "unknown" : sp->tid ? profile_thread_label(g->p, sp->tid) :
+			   "idle";
 	double a = timeline_us(g->s, sp->t0), b = timeline_us(g->s, sp->t1);
 	double x = px(g, a), w = px(g, b) - x, y = TL_TOP + core * ROW_H;
 	char rgb[48];
 
 	fill_of(name, sp->tid, rgb, sizeof(rgb));
-	fprintf(g->out, "<g class=\"s%s\" data-a=\"%.3f\" data-b=\"%.3f\" data-tid=\"%" PRIu32
-		"\" data-n=\"", sp->tid ? "" : " idle", a, b, sp->tid);
+	fprintf(g->out, "<g class=\"s%s\" data-a=\"%.3f\" data-b=\"%.3f\" data-tid=\"%" PRId64
+		"\" data-n=\"", unknown ? " unknown" : sp->tid ? "" : " idle", a, b,
+		unknown ? (int64_t)-1 : (int64_t)sp->tid);
 	xml_escape(g->out, name);
 	fprintf(g->out, "\" data-h=\"");
 	span_hover(g, core, sp, name);
@@ -144,10 +153,13 @@ static void core_label(const struct page *g, uint32_t k)
 	uint64_t missed = timeline_missed(g->p, g->si, k);
 	uint64_t placed = timeline_missed_placed(g->p, g->si, k);
 	double busy = sched_ms(g->s, g->s->cores[k].busy), idle = sched_ms(g->s, g->s->cores[k].idle);
+	double unknown = sched_ms(g->s, g->s->cores[k].unknown);
 
 	fprintf(g->out, "<text class=\"core\" x=\"4\" y=\"%.1f\">core %" PRIu32 "%s<title>core %"
 		PRIu32 ": busy %.3f ms, idle %.3f ms", TL_TOP + k * ROW_H + ROW_H - 7.0, k,
 		missed ? " (missed)" : "", k, busy, idle);
+	if (unknown > 0)
+		fprintf(g->out, ", unknown %.3f ms (no event covers it)", unknown);
 	if (missed)
 		fprintf(g->out, "; missed %" PRIu64 " timer periods (interrupts held off or its "
 			"virtual CPU not running), %" PRIu64 " of them drawn where its samples show "
@@ -160,11 +172,23 @@ static void session(struct page *g)
 {
 	double h = TL_TOP + g->s->ncores * ROW_H + 12;
 
+	char warn[512];
+
 	g->total = timeline_us(g->s, g->s->end);
 	fprintf(g->out, "<h2>Session %" PRIu32 ": %.3f ms, %" PRIu32 " cores</h2>\n", g->si + 1,
 		g->total / 1e3, g->s->ncores);
+	if (sched_unknown_text(g->s, g->si, warn, sizeof(warn))) {
+		fprintf(g->out, "<p class=\"warning\">WARNING: ");
+		xml_escape(g->out, warn);
+		fprintf(g->out, " (hatched)</p>\n");
+		fprintf(stderr, "opreport: warning: --timeline: %s\n", warn);
+	}
 	fprintf(g->out, "<svg class=\"tl\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" "
-		"height=\"%.0f\" data-total=\"%.3f\">\n<rect class=\"bg\" x=\"0\" y=\"0\" "
+		"height=\"%.0f\" data-total=\"%.3f\">\n<defs><pattern id=\"unknown\" "
+		"width=\"6\" height=\"6\" patternUnits=\"userSpaceOnUse\" "
+		"patternTransform=\"rotate(45)\"><rect width=\"6\" height=\"6\" fill=\"#fff\"/>"
+		"<line x1=\"0\" y1=\"0\" x2=\"0\" y2=\"6\" stroke=\"#bbb\" stroke-width=\"3\"/>"
+		"</pattern></defs>\n<rect class=\"bg\" x=\"0\" y=\"0\" "
 		"width=\"%.0f\" height=\"%.0f\" fill=\"#f8f8f0\"/>\n<g class=\"axis\"></g>\n",
 		TL_W, h, g->total, TL_W, h);
 	for (uint32_t k = 0; k < g->s->ncores; k++) {
@@ -186,7 +210,8 @@ static void head(const struct ctx *c, FILE *out)
 		".key span { display: inline-block; margin-right: 14px; }</style></head>\n<body>\n"
 		"<h1>Timeline: ");
 	xml_escape(out, c->o->file);
-	fprintf(out, "</h1>\n<p>Per core, the thread that ran (grey: idle). Click a span or mark "
+	fprintf(out, "</h1>\n<p>Per core, the thread that ran (grey: idle; hatched: unknown, no "
+		"event covers that time). Click a span or mark "
 		"to zoom to it, the wheel to zoom around the pointer, the background or Escape to "
 		"zoom out. Hover for details.</p>\n<p class=\"key\"><span style=\"color:#c00\">| "
 		"paused</span><span style=\"color:#080\">| resumed</span><span style=\"color:#e80\">"

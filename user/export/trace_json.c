@@ -5,7 +5,8 @@
  *
  * Each session is a process (pid = session number) whose threads are its cores (tid = core,
  * named and sorted by metadata events): one complete event ("ph":"X") per span a core ran a
- * thread (cat "thread", named "NAME (tid N)") or idled (cat "idle", "idle"). A viewer draws a
+ * thread (cat "thread", named "NAME (tid N)"), idled (cat "idle", "idle") or did what no event
+ * says (cat "unknown", "unknown": a gap in its events, model/sched_gaps.c). A viewer draws a
  * lane as a stack of slices, so a lane stays flat only if no span overlaps the next:
  *   - times are whole microseconds from the session's start, each span boundary converted
  *     once (trace_us) and a span's dur the difference of its two ends', so a span ends
@@ -20,12 +21,14 @@
  * arrows Perfetto and chrome://tracing draw. The profiler's marks are instant events
  * ("ph":"i", cat "profiler") on their core or process-wide, and snapshot dumps complete
  * events on a lane of their own (tid = ncores, "profiler"). The top-level otherData says
- * which filters shaped it, when any did.
+ * which filters shaped it, when any did; a session with unknown time says how much in a
+ * "process_labels" metadata event (and on stderr).
  */
 #include <inttypes.h>
 #include <string.h>
 
 #include "export/export.h"
+#include "model/sched_gaps.h"
 #include "model/spans.h"
 #include "util/textenc.h"
 #include "util/u64map.h"
@@ -81,14 +84,16 @@ static int span(void *arg, uint32_t core, const struct tspan *sp)
 {
 	struct trace *t = arg;
 	uint64_t a = trace_us(t->s, sp->t0), b = trace_us(t->s, sp->t1);
+	int unknown = sp->tid == TSPAN_UNKNOWN;
 	char label[128];
 
 	if (b <= a)
 		return 0;	/* under a microsecond: no length at this resolution */
-	if (sp->tid)
+	if (sp->tid && !unknown)
 		snprintf(label, sizeof(label), "%s (tid %" PRIu32 ")",
 			 profile_thread_label(t->p, sp->tid), sp->tid);
-	head(t, sp->tid ? label : "idle", sp->tid ? "thread" : "idle", "X", core, a);
+	head(t, unknown ? "unknown" : sp->tid ? label : "idle",
+	     unknown ? "unknown" : sp->tid ? "thread" : "idle", "X", core, a);
 	fprintf(t->out, ",\"dur\":%" PRIu64 "}", b - a);
 	return 0;
 }
@@ -160,13 +165,21 @@ static int flows(struct trace *t)
 	return 0;
 }
 
-/* Session si's lanes, spans, marks and flows. 0 or -1 (memory). */
+/* Session si's lanes, spans, marks and flows; a session with unknown time says so (a label on
+ * its process, and on stderr). 0 or -1 (memory). */
 static int session(struct trace *t)
 {
-	char name[160];
+	char name[160], warn[512];
 
 	snprintf(name, sizeof(name), "session %" PRIu32, t->si + 1);
 	meta(t, "process_name", 0, name);
+	if (sched_unknown_text(t->s, t->si, warn, sizeof(warn))) {
+		char label[540];
+
+		snprintf(label, sizeof(label), "WARNING: %s", warn);
+		meta(t, "process_labels", 0, label);
+		fprintf(stderr, "opreport: warning: --trace: %s\n", warn);
+	}
 	for (uint32_t k = 0; k <= t->s->ncores; k++) {
 		uint64_t missed = k < t->s->ncores ? timeline_missed(t->p, t->si, k) : 0;
 

@@ -65,6 +65,7 @@ int sched_session(struct sched_data *d, const struct opf_session *h)
 	ns = &d->sess[d->nsess++];
 	memset(ns, 0, sizeof(*ns));
 	ns->on = (h->flags & OPF_S_SCHED) != 0;
+	ns->resumed = (h->flags & OPF_S_RESUMED) != 0;
 	ns->ncores = h->ncores;
 	ns->start = h->start_tsc;
 	ns->tsc_hz = h->tsc_hz;
@@ -112,7 +113,7 @@ static int decode(struct sched_data *d, const struct opf_view *v, struct sev *e)
 	int64_t at = 0;
 
 	memset(e, 0, sizeof(*e));
-	e->seq = d->seq++;
+	e->seq = ++d->seq;
 	switch (r->h.type) {
 	case OPF_SWITCH_SHORT:	/* the parser zero-extended it: no object, name or frames */
 	case OPF_SWITCH_SAME:	/* ... and sched_add gives it its OPF_SWITCH's wait */
@@ -229,7 +230,7 @@ int sched_add(struct sched_data *d, const struct opf_view *v, char *err, size_t 
 	return 0;
 }
 
-int sched_sample(struct sched_data *d, const struct opf_sample *h)
+int sched_sample(struct sched_data *d, const struct opf_sample *h, uint64_t w)
 {
 	struct sched_sess *s = cur_sess(d);
 
@@ -237,7 +238,7 @@ int sched_sample(struct sched_data *d, const struct opf_sample *h)
 		return 0;
 	if (grow((void **)&s->smp, &s->smpcap, s->nsmp, sizeof(*s->smp)))
 		return -1;
-	s->smp[s->nsmp++] = (struct ssample){ h->tsc, h->tid, h->core };
+	s->smp[s->nsmp++] = (struct ssample){ h->tsc, h->tid, h->core, 0, w };
 	return 0;
 }
 
@@ -258,11 +259,14 @@ void sched_free(struct sched_data *d)
 	for (uint32_t i = 0; i < d->nsess; i++) {
 		free(d->sess[i].ev);
 		free(d->sess[i].smp);
-		for (uint32_t k = 0; d->sess[i].cores && k < d->sess[i].ncores; k++)
+		for (uint32_t k = 0; d->sess[i].cores && k < d->sess[i].ncores; k++) {
 			free(d->sess[i].cores[k].same);
+			free(d->sess[i].cores[k].spans);
+		}
 		free(d->sess[i].cores);
 		free(d->sess[i].thr);
 		free(d->sess[i].off);
+		free(d->sess[i].waits);
 		free(d->sess[i].marks);
 	}
 	free(d->sess);

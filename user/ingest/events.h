@@ -15,7 +15,15 @@
 
 #include "ingest/parser.h"
 
-enum sev_kind { SEV_SWITCH, SEV_WAKEUP, SEV_LOCK, SEV_CREATE };
+enum sev_kind { SEV_SWITCH, SEV_WAKEUP, SEV_LOCK, SEV_CREATE, SEV_GAP };
+
+/*
+ * SEV_GAP (derived: model/sched_gaps.c puts them among the events before the replay): the
+ * events of core stop being complete at tsc (a = 1: a block lost, overwritten or not yet
+ * read, a pause, a switch missing) or are complete again from tsc (a = 0), b then the
+ * thread that runs there at tsc (SEV_NOBODY: nothing says which).
+ */
+#define SEV_NOBODY	UINT32_MAX
 
 /* One event as read, in a session's time order after sched_analyze. */
 struct sev {
@@ -35,11 +43,40 @@ struct sev {
 	char name[OPF_OBJ_NAME + 1];
 };
 
-/* A sample, for checking it against the switches: its thread ran there then. */
+/* A sample, for checking it against the switches: its thread ran there then, for w periods
+ * of the session's rate (its weight, profile.c). */
 struct ssample {
 	uint64_t tsc;
 	uint32_t tid;
 	uint16_t core;
+	uint16_t pad;
+	uint64_t w;
+};
+
+/* What core ran over [t0, t1) (derived by the replay): tid (0: idle; SEV_NOBODY: unknown,
+ * no event covers it); end: the switch event that ended it, or UINT32_MAX. */
+struct cspan {
+	uint64_t t0, t1;
+	uint32_t tid;
+	uint32_t end;
+};
+
+/* Samples against switches over a core's known time, or one thread's (model/sched_check.c):
+ * the on-CPU share by the switches and by the samples' weights, and how far apart they may
+ * be (model/noise.h). */
+struct timecheck {
+	uint64_t known;			/* TSC ticks the core's events cover */
+	uint64_t on;			/* of them, on a CPU by the switches (a core: busy) */
+	uint64_t periods, on_periods;	/* sample weights in the known time; of them, on a CPU */
+	double sw2, on_sw2;		/* the sums of their squares */
+	double var_span;		/* periodic sampling: per on-CPU span of l periods, the
+					   variance of the ticks that hit it, frac(l)(1 - frac(l)) */
+	double slack;			/* periods the samples may have put on the wrong thread:
+					   late samples' where another ran too, and one a span (a
+					   tick taken late lands after the switch that ended it) */
+	double share_sw, share_smp;	/* on / known, on_periods / periods, in points */
+	double hw;			/* share_smp's 95% half-width, points */
+	int bad;			/* the two differ by more than sampling allows */
 };
 
 /* What the stream says of one core's events. */
@@ -49,6 +86,14 @@ struct sched_core {
 	struct opf_sched_end end;
 	/* derived: */
 	uint64_t busy, idle;		/* TSC ticks running a thread / its idle thread */
+	uint64_t unknown;		/* TSC ticks no event covers (model/sched_gaps.c) */
+	uint64_t lost_placed;		/* events lost where a gap stands for them */
+	uint64_t unplaced;		/* events lost that no gap places (no block, other) */
+	uint32_t ngaps;			/* gaps in its events */
+	uint32_t missing;		/* of them, where a switch is missing */
+	struct cspan *spans;		/* what ran when, start to end, in time order */
+	uint32_t nspans, spancap;
+	struct timecheck check;		/* its busy time, by the switches and the samples */
 	uint64_t nswitch;
 	uint32_t bad;			/* switches whose prev was not the thread running */
 	uint64_t bad_tsc;		/* the first one's time */
@@ -80,6 +125,8 @@ struct sthread {
 	uint64_t wakes;			/* times it was woken */
 	uint64_t wake_tsc;		/* its last wake-up since its last switch-out, or 0 */
 	uint64_t on_at_out;		/* on at its last switch-out */
+	struct timecheck check;		/* its on-CPU time, by the switches and the samples */
+	uint32_t cut;			/* off-CPU stretches a gap in its core's events ended */
 };
 
 /* One stretch off a CPU: a switch-out and what ended it (for --offcpu, flame, pprof). */
@@ -87,7 +134,24 @@ struct offcpu {
 	uint32_t ev;			/* the switch-out event */
 	uint32_t tid;
 	uint64_t blocked;		/* switch-out to wake-up (0 when it stayed runnable) */
-	uint64_t total;			/* switch-out to switch-in (or the session's end) */
+	uint64_t total;			/* switch-out to switch-in (or the session's end, or the
+					   start of a gap in its core's events: cut) */
+	int cut;			/* ended by a gap: its true end is not known */
+};
+
+/*
+ * One wait for a lock (derived: model/lock_waits.c), from t0 to t1: acquired at t1 (done),
+ * or not by the session's end (then t1 is the end, or where a gap in its core's events began:
+ * cut). Inside another wait of the same thread (outer: that wait's ev), it is counted there.
+ */
+struct lwait {
+	uint64_t t0, t1;
+	uint64_t obj;			/* the lock */
+	uint32_t tid;
+	uint32_t ev;			/* its OPF_LOCKWAIT event, or (not done) its first switch-out */
+	uint32_t outer;			/* the ev of the wait it is inside, or UINT32_MAX */
+	uint16_t kind;			/* OPF_LK_QLOCK or OPF_LK_SPIN */
+	uint8_t done, cut;
 };
 
 /* A pause or resume mark of a session with events (for --timeline, --trace). */
@@ -106,14 +170,20 @@ struct sched_sess {
 	struct sched_core *cores;
 	uint32_t ncores;
 	int on;				/* the session has OPF_S_SCHED */
+	int resumed;			/* OPF_S_RESUMED: its beginning went to another reader */
 	uint64_t start, end, tsc_hz, period;	/* period: TSC ticks per sample */
 	uint64_t from, to;		/* the report's window, TSC ([from, to): --time, set by
 					   model/filter.c), which the accounting clips to */
 	/* derived: */
+	uint64_t unknown;		/* TSC ticks of core time no event covers, all cores */
+	uint64_t ev_taken, ev_lost;	/* events the cores took, and lost or overwritten */
+	uint64_t ev_lost_by[OPF_LOST_NREASONS + 1];	/* ... by reason, then overwritten */
 	struct sthread *thr;
 	uint32_t nthr, thrcap;
 	struct offcpu *off;
 	uint32_t noff, offcap;
+	struct lwait *waits;		/* every wait for a lock, by lock and thread */
+	uint32_t nwaits, waitcap;
 	struct smark *marks;
 	uint32_t nmarks, markcap;
 };
@@ -124,7 +194,7 @@ struct sched_data {
 	uint64_t *frames;	/* every event's stack (sev.frames); not NULL once a switch or
 				   lock event is kept, with frames or without */
 	size_t nframes, framecap;
-	uint64_t seq;
+	uint64_t seq;		/* the last event's stream order (from 1: 0 sorts first) */
 	uint32_t *roots;	/* --offcpu (--locks) stacks: root marker - 1 -> its switch-out
 				   (lock) event */
 	uint32_t *root_sess;	/* ... and that event's session */
@@ -140,7 +210,7 @@ int sched_session(struct sched_data *d, const struct opf_session *h);
 int sched_add(struct sched_data *d, const struct opf_view *v, char *err, size_t errlen);
 /* profile.c: a new block of core opened (not the rest of one already open). */
 void sched_block(struct sched_data *d, uint32_t core, int partial);
-int sched_sample(struct sched_data *d, const struct opf_sample *h);
+int sched_sample(struct sched_data *d, const struct opf_sample *h, uint64_t w);
 int sched_mark(struct sched_data *d, uint16_t type, uint64_t tsc, uint16_t core);
 void sched_free(struct sched_data *d);
 

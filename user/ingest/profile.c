@@ -46,6 +46,20 @@ static void saw_tsc(struct profile *p, uint64_t tsc)
 		s->last_tsc = tsc;
 }
 
+/* A record of the open block's core at tsc, in the core's order of time: the block's extent. */
+static void blk_time(struct session *s, uint64_t tsc)
+{
+	struct blk *b;
+
+	if (s->open_writer < 0 || (uint32_t)s->open_writer >= s->hdr.ncores)
+		return;
+	b = &s->writers[s->open_writer].b[s->writers[s->open_writer].n - 1];
+	if (!b->t0 || tsc < b->t0)
+		b->t0 = tsc;
+	if (tsc > b->t1)
+		b->t1 = tsc;
+}
+
 /*
  * Every handler has the parser's signature; most never fail with a reason of their own, so
  * err and errlen are marked unused once here.
@@ -115,7 +129,10 @@ HANDLER(on_session)
 		s->open_writer = -1;
 		return 0;
 	}
-	return new_session(p, v) || sched_session(&p->sched, h);
+	if (new_session(p, v) || sched_session(&p->sched, h))
+		return -1;
+	p->stacks.run = p->nsess - 1;	/* each session its own run (ctx.c: per-run shares) */
+	return 0;
 }
 
 /*
@@ -210,13 +227,14 @@ HANDLER(on_sample)
 		return -1;
 	c->periods += w;
 	saw_tsc(p, h->tsc);
+	blk_time(s, h->tsc);
 	if (s->have_end)
 		s->after_end++;
 	p->samples++;
 	p->periods += w;
 	if (!sample_place(p, s, h->core))
 		return 0;
-	if ((s->hdr.flags & OPF_S_SCHED) && sched_sample(&p->sched, h))
+	if ((s->hdr.flags & OPF_S_SCHED) && sched_sample(&p->sched, h, w))
 		return -1;	/* every sample, filtered or not: the checks of the events */
 	if (p->keep && !p->keep(p->keep_arg, p, h, w))
 		return 0;
@@ -247,7 +265,12 @@ HANDLER(on_thread)
 HANDLER(on_sched)
 {
 	struct profile *p = arg;
+	uint16_t type = v->r->h.type;
 
+	if (type == OPF_SWITCH || type == OPF_SWITCH_SHORT || type == OPF_SWITCH_SAME)
+		blk_time(cur(p), v->r->sw.tsc);
+	else if (type == OPF_LOCKWAIT)
+		blk_time(cur(p), v->r->lockwait.tsc);
 	return sched_add(&p->sched, v, err, errlen);
 }
 
@@ -261,6 +284,7 @@ HANDLER(on_lost)
 	if (v->version >= 2 && l->reason == OPF_LOST_OUTPUT_FULL)
 		cur(p)->lost_full_recs++;
 	saw_tsc(p, l->tsc);
+	blk_time(cur(p), l->tsc);
 	return 0;
 }
 
@@ -306,6 +330,7 @@ HANDLER(on_throttle)
 	p->nthr++;
 	cur(p)->cores[t->core].hz = t->new_hz;	/* the periods of its next samples */
 	saw_tsc(p, t->tsc);
+	blk_time(cur(p), t->tsc);
 	return 0;
 }
 
@@ -367,6 +392,7 @@ HANDLER(on_mark)
 		if (v->version < 2 || k == v->r->mark.core)
 			core_mark(&s->cores[k], v->r->h.type, v->r->mark.tsc);
 	saw_tsc(p, v->r->mark.tsc);
+	blk_time(s, v->r->mark.tsc);
 	return sched_mark(&p->sched, v->r->h.type, v->r->mark.tsc,
 			  v->version < 2 ? SMARK_ALL : (uint16_t)v->r->mark.core);
 }
@@ -396,7 +422,8 @@ HANDLER(on_block)
 		c->last_seq = b->seq;
 		c->have_seq = 1;
 	}
-	w->b[w->n++] = (struct blk){ b->seq, v->off, b->samples, b->bytes, 0, 0, 0, b->h.flags };
+	w->b[w->n++] = (struct blk){ b->seq, v->off, b->samples, b->bytes, 0, 0, 0, b->h.flags,
+				     0, 0 };
 	s->open_writer = (int32_t)wi;
 	if (wi < s->hdr.ncores)
 		sched_block(&p->sched, wi, (b->h.flags & OPF_B_PARTIAL) != 0);
@@ -592,6 +619,20 @@ uint64_t session_pauses(const struct session *s, uint64_t *paused_tsc)
 			*paused_tsc = s->cores[k].paused_tsc;
 	}
 	return n;
+}
+
+uint64_t profile_missed(const struct profile *p, uint64_t *due)
+{
+	uint64_t missed = 0;
+
+	*due = 0;
+	for (uint32_t i = 0; i < p->nsess; i++)
+		for (uint32_t k = 0; k < p->sess[i].hdr.ncores; k++)
+			if (p->sess[i].cores[k].have_end) {
+				missed += p->sess[i].cores[k].end.missed;
+				*due += p->sess[i].cores[k].end.taken + p->sess[i].cores[k].end.missed;
+			}
+	return missed;
 }
 
 uint64_t core_lost(const struct core_acct *c, int reason)

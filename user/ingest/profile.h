@@ -46,6 +46,10 @@ struct blk {
 	uint32_t bytes;		/* bytes up to the next block, its OPF_BLOCK included */
 	uint32_t foreign;	/* samples of another core in a core's block */
 	uint16_t flags;		/* OPF_B_* */
+	uint64_t t0, t1;	/* a core's block: the first and last time of the records its
+				   core wrote in time order (samples, switches, lock waits, marks,
+				   losses, throttles; not wake-ups, which carry the waker's time);
+				   0: none. What the block's loss would leave unknown. */
 };
 
 /* The blocks of one writer (a core, or the stream's own) in stream order. */
@@ -153,6 +157,10 @@ struct profile {
 	uint16_t unknown_types[8];	/* the first distinct unknown types */
 	uint32_t nunknown_types;
 	struct sched_data sched;	/* scheduler events (events.c) */
+	/* read through kernels_sink (ingest/kernels.c): only the sessions of one kernel */
+	const uint8_t *only_id;		/* its build-id */
+	size_t only_len;
+	int skipping;			/* the current session is another kernel's */
 };
 
 /* The first dump numbered seq in any session, or NULL; and how many dumps there are. */
@@ -171,6 +179,10 @@ const char *profile_thread_label(const struct profile *p, uint32_t tid);
 /* Session duration in seconds (start_tsc to OPF_SESSION_END, else to the last timestamp
  * seen), or -1 if tsc_hz is 0 or the timestamps run backwards. */
 double session_seconds(const struct session *s);
+
+/* Periods the cores missed, and how many periods were due in all (taken + missed), over
+ * every session and core that says (OPF_CORE_END). */
+uint64_t profile_missed(const struct profile *p, uint64_t *due);
 
 /* Lost samples of core c: OPF_CORE_END.lost[] when present, else the OPF_LOST records. */
 uint64_t core_lost(const struct core_acct *c, int reason);

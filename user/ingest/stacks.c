@@ -87,7 +87,8 @@ static int grow(struct stacks *t)
 
 static inline int same(const struct stack *s, const struct stack_pending *p)
 {
-	if (s->tid != p->tid || s->naddr != p->nframes + 1 || s->addr[0] != p->pc || s->cut != p->cut)
+	if (s->tid != p->tid || s->naddr != p->nframes + 1 || s->addr[0] != p->pc ||
+	    s->cut != p->cut || s->run != p->run)
 		return 0;
 	for (uint16_t i = 0; i < p->nframes; i++)
 		if (s->addr[1 + i] != load64(p->frames + 8 * i))
@@ -104,6 +105,7 @@ static int add_one(struct stacks *t, const struct stack_pending *p)
 		if (t->tab[j].hash == p->hash && same(s, p)) {
 			s->total++;
 			s->weight += p->weight;
+			s->weight2 += p->weight * p->weight;
 			stack_cores(s)[p->core]++;
 			stack_cores(s)[t->ncores + p->core] += p->weight;
 			return 0;
@@ -115,12 +117,13 @@ static int add_one(struct stacks *t, const struct stack_pending *p)
 		return -1;
 	s->total = 1;
 	s->weight = p->weight;
+	s->weight2 = p->weight * p->weight;
 	s->tid = p->tid;
 	s->naddr = (uint16_t)(p->nframes + 1);
 	s->nfids = 0;
 	s->fids = NULL;
 	s->cut = p->cut;
-	s->pad = 0;
+	s->run = p->run;
 	s->addr[0] = p->pc;
 	memcpy(s->addr + 1, p->frames, 8u * p->nframes);
 	memset(stack_cores(s), 0, 16u * t->ncores);
@@ -165,15 +168,15 @@ int stacks_flush(struct stacks *t)
 int stacks_add(struct stacks *t, uint32_t tid, uint16_t core, uint32_t cut, uint64_t weight,
 	       uint64_t pc, const uint8_t *frames, uint16_t nframes)
 {
-	uint64_t h = mix(mix(0x243f6a8885a308d3ULL, (uint64_t)cut << 48 | (uint64_t)tid << 16 | nframes),
-			 pc);
+	uint64_t h = mix(mix(0x243f6a8885a308d3ULL ^ t->run,
+			     (uint64_t)cut << 48 | (uint64_t)tid << 16 | nframes), pc);
 
 	for (uint16_t i = 0; i < nframes; i++)
 		h = mix(h, load64(frames + 8 * i));
 	h = finish(h);
 	__builtin_prefetch(&t->tab[h & t->mask]);
 	t->batch[t->nbatch++] = (struct stack_pending){ h, pc, frames, tid, core, nframes, cut,
-							weight };
+							t->run, weight };
 	if (t->nbatch == STACK_BATCH)
 		return stacks_flush(t);
 	return 0;

@@ -12,12 +12,15 @@
 struct stack {
 	uint64_t total;		/* samples with exactly this key */
 	uint64_t weight;	/* the sampling periods they stand for (profile.c weighs them) */
+	uint64_t weight2;	/* the sum of each sample's weight squared (for a share's
+				   half-width: model/noise.h) */
 	uint32_t tid;
 	uint16_t naddr;		/* 1 + nframes: addr[0] is the pc, then return addresses */
 	uint16_t nfids;		/* entries in fids */
 	uint32_t *fids;		/* the functions on the stack, leaf first (symbols.c fills it) */
 	uint32_t cut;		/* 1: the backtrace was cut short (its root is not the real one) */
-	uint32_t pad;
+	uint32_t run;		/* the run (session) its samples are of: part of the key, so that
+				   each run's shares can be told apart (--diff's noise) */
 	uint64_t addr[];	/* naddr addresses, then ncores per-core counts, then ncores
 				   per-core weights */
 };
@@ -41,6 +44,7 @@ struct stack_pending {
 	uint16_t core;
 	uint16_t nframes;
 	uint32_t cut;
+	uint32_t run;
 	uint64_t weight;
 };
 
@@ -48,6 +52,7 @@ struct stack_pending {
 
 struct stacks {
 	uint32_t ncores;
+	uint32_t run;		/* the run samples added now belong to (profile.c: the session) */
 	struct stack_pending batch[STACK_BATCH];	/* prefetch pipeline, see stacks_add */
 	uint32_t nbatch;
 	struct stack_slot *tab;	/* open addressing, power-of-two size */

@@ -7,8 +7,12 @@
 #define OPREPORT_OPTIONS_H
 
 struct options {
-	const char *file;
-	const char *base;	/* --diff BASE NEW: BASE (file is NEW) */
+	const char *file;	/* the first of files (the one messages name) */
+	const char *base;	/* --diff: the first of bases */
+	char **files;		/* the streams reported together (--diff: the new side) */
+	int nfiles;
+	char **bases;		/* --diff BASE NEW, or --diff B1 B2 -- N1 N2: the base side */
+	int nbases;
 	const char *kernel;	/* -k, or NULL for the default */
 	long limit;		/* -n: most rows (or blocks, or symbols); -1 for all */
 	long snapshot;		/* --snapshot N; 0: every sample */

@@ -3,35 +3,44 @@
  * ingest/events.c). Called once by opreport.c after the parse (sched_analyze); --stats
  * (text/sched_stats.c), the views, the timeline and the exports read the result.
  *
- * The accounting replays each session's events in time order (ties in stream order):
- *	per core	the thread running between two switches: busy, or idle (tid 0). A
- *			switch whose prev is not the thread the last switch put there means
- *			a switch is missing: counted bad.
+ * First sched_gaps.c finds where each core's events are not complete and puts those gaps
+ * among the events (SEV_GAP). The accounting then replays each session's events in time
+ * order (ties in stream order):
+ *	per core	what runs between two switches: a thread (busy), its idle thread, or
+ *			unknown -- inside a gap, and until the events say (a gap's end names
+ *			what runs from there: sched_gaps.c). A switch whose prev is not the
+ *			thread the last switch put there means a switch is missing: counted
+ *			bad. The result is the core's spans (struct cspan), start to end.
  *	per thread	a state machine: ON from a switch-in to a switch-out; then RUNNABLE
  *			(preempted, yield) or BLOCKED by reason until a wake-up; RUNNABLE
- *			until the next switch-in; gone at exit. Before its first event a
- *			thread alive at start is UNKNOWN, unless that event says otherwise (a
- *			switch-out: it ran since the start).
- * Two checks need nothing but the stream: every switch-out's prev_cpu (the kernel's count)
- * advances by exactly the time the switches say the thread ran since its last switch-out,
- * and every sample of a thread falls in its time on that core (to within a sampling period).
+ *			until the next switch-in; gone at exit. UNKNOWN before its first event
+ *			(unless its core's first span is its own) and from the start of a gap
+ *			in its core's events until an event says again: a gap's time is never
+ *			credited to the state before it. Threads are pinned: a thread's core
+ *			is where its switches, creation, samples or wake-ups say it lives.
+ * With --time (s->from, s->to: model/filter.c) every time counted is its part in that
+ * window (a thread's life too); the spans stay whole, the views clip them.
+ * One check needs nothing but the switches: every switch-out's prev_cpu (the kernel's count)
+ * advances by exactly the time the switches say the thread ran since its last switch-out
+ * (not across a gap). The samples are checked against the spans by sched_check.c.
  */
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "model/sched_acct.h"
+#include "model/lock_waits.h"
+#include "model/sched_check.h"
+#include "model/sched_gaps.h"
 
 enum { ST_UNKNOWN, ST_ON, ST_RUNNABLE, ST_BLOCKED, ST_GONE };
 
-static int by_time(const void *a, const void *b)
-{
-	const struct sev *x = a, *y = b;
-
-	if (x->tsc != y->tsc)
-		return x->tsc < y->tsc ? -1 : 1;
-	return x->seq < y->seq ? -1 : x->seq > y->seq;
-}
+/* The replay's view of one core: what runs since when, and whether its events are complete. */
+struct corestate {
+	uint32_t running;	/* tid, or SEV_NOBODY: not known */
+	uint64_t since;
+	int gap;		/* inside a gap of its events */
+};
 
 /* The thread tid of s, made (UNKNOWN since the start) if new; NULL: out of memory. */
 static struct sthread *thread_of(struct sched_sess *s, uint32_t tid)
@@ -53,7 +62,54 @@ static struct sthread *thread_of(struct sched_sess *s, uint32_t tid)
 	t->tid = tid;
 	t->first = t->since = s->start;
 	t->out = UINT32_MAX;
+	t->core = UINT16_MAX;
 	return t;
+}
+
+/* Thread tid (not idle) lives on core, unless something surer said where (sure: a switch).
+ * One whose first event is its creation after the start begins to exist then. */
+static int place(struct sched_sess *s, const struct sev *e, uint32_t tid, uint16_t core,
+		 int sure)
+{
+	uint32_t n = s->nthr;
+	struct sthread *t;
+
+	if (!tid || tid == SEV_NOBODY)
+		return 0;
+	if (!(t = thread_of(s, tid)))
+		return -1;
+	if (sure || t->core == UINT16_MAX)
+		t->core = core;
+	if (s->nthr > n && e && e->kind == SEV_CREATE && e->tsc > s->start) {
+		t->first = t->since = e->tsc;
+		t->created = 1;
+	}
+	return 0;
+}
+
+/* Every thread the session names, on its core, before the replay (a gap ends the states
+ * of its core's threads, so each must be known by then). Events are in time order. */
+static int place_threads(struct sched_sess *s)
+{
+	int rc = 0;
+
+	for (uint32_t i = 0; i < s->nev && !rc; i++) {
+		const struct sev *e = &s->ev[i];
+
+		if (e->kind == SEV_SWITCH)
+			rc = place(s, e, e->a, e->core, 1) || place(s, e, e->b, e->core, 1);
+		else if (e->kind == SEV_CREATE || e->kind == SEV_LOCK)
+			rc = place(s, e, e->a, e->core, 0);
+	}
+	for (uint32_t i = 0; i < s->nsmp && !rc; i++)
+		rc = place(s, NULL, s->smp[i].tid, s->smp[i].core, 0);
+	for (uint32_t i = 0; i < s->nev && !rc; i++)
+		if (s->ev[i].kind == SEV_WAKEUP)	/* why: the woken thread's core */
+			rc = place(s, NULL, s->ev[i].a, s->ev[i].why, 0);
+	for (uint32_t i = 0; i < s->nthr; i++)
+		if (s->thr[i].core == UINT16_MAX)
+			s->thr[i].core = 0;
+	return rc;
 }
 
 /* The part of [a, b) in the report's window (--time: s->from, s->to; else all of it). */
@@ -64,11 +120,15 @@ static uint64_t in_window(const struct sched_sess *s, uint64_t a, uint64_t b)
 	return b > a ? b - a : 0;
 }
 
-/* t's state ends at tsc: its time so far (in the window) goes to the state's bucket. */
+/* t's state ends at tsc: its time so far (in the window) goes to the state's bucket. Before
+ * t begins to exist (since: its creation) there is nothing to count. */
 static void close_state(const struct sched_sess *s, struct sthread *t, uint64_t tsc)
 {
-	uint64_t d = in_window(s, t->since, tsc);
+	uint64_t d;
 
+	if (tsc <= t->since)
+		return;
+	d = in_window(s, t->since, tsc);
 	switch (t->state) {
 	case ST_ON: t->on += d; break;
 	case ST_RUNNABLE: t->runnable += d; break;
@@ -79,9 +139,10 @@ static void close_state(const struct sched_sess *s, struct sthread *t, uint64_t 
 	t->since = tsc;
 }
 
-/* The stretch off a CPU that began at t's last switch-out ends at tsc; kept (its part in the
- * window) when it overlaps the window. */
-static int end_offcpu(struct sched_sess *s, struct sthread *t, uint64_t tsc)
+/* The stretch off a CPU that began at t's last switch-out ends at tsc (cut: by a gap in its
+ * core's events, not by its switch-in); kept (its part in the window) when it overlaps the
+ * window. */
+static int end_offcpu(struct sched_sess *s, struct sthread *t, uint64_t tsc, int cut)
 {
 	struct offcpu *o;
 	uint64_t out = t->out == UINT32_MAX ? 0 : s->ev[t->out].tsc;
@@ -105,9 +166,34 @@ static int end_offcpu(struct sched_sess *s, struct sthread *t, uint64_t tsc)
 	o->tid = t->tid;
 	o->total = in_window(s, out, tsc);
 	o->blocked = t->wake_tsc > out ? in_window(s, out, t->wake_tsc) : 0;
+	o->cut = cut;
+	t->cut += cut;
 	s->noff++;
 	t->out = UINT32_MAX;
 	t->wake_tsc = 0;
+	return 0;
+}
+
+/* Core k ran what it runs now from its last change to tsc: one span (end: the switch that
+ * ended it, or UINT32_MAX). 0 or -1 (memory). */
+static int close_span(struct sched_sess *s, uint32_t k, struct corestate *cs, uint64_t tsc,
+		      uint32_t end)
+{
+	struct sched_core *c = &s->cores[k];
+
+	if (tsc > cs->since) {
+		if (c->nspans == c->spancap) {
+			uint32_t nc = c->spancap ? 2 * c->spancap : 64;
+			struct cspan *ns = realloc(c->spans, nc * sizeof(*ns));
+
+			if (!ns)
+				return -1;
+			c->spans = ns;
+			c->spancap = nc;
+		}
+		c->spans[c->nspans++] = (struct cspan){ cs->since, tsc, cs->running, end };
+	}
+	cs->since = tsc;
 	return 0;
 }
 
@@ -116,17 +202,12 @@ static void switch_out(struct sched_sess *s, struct sthread *t, uint32_t i)
 {
 	const struct sev *e = &s->ev[i];
 
-	if (t->state == ST_UNKNOWN)
-		t->state = ST_ON;	/* it ran since it was first seen */
-	if (t->state != ST_ON && !s->cores[e->core].bad++)
-		s->cores[e->core].bad_tsc = e->tsc;
 	close_state(s, t, e->tsc);
 	if (t->have_kcpu && e->x - t->kcpu != t->on - t->on_at_out)
 		t->bad_cpu++;
 	t->on_at_out = t->on;
 	t->kcpu = e->x;
 	t->have_kcpu = 1;
-	t->core = e->core;
 	t->out = i;
 	t->why = e->why;
 	t->state = e->why == OPF_WHY_EXIT ? ST_GONE : e->why <= OPF_WHY_YIELD ? ST_RUNNABLE :
@@ -137,17 +218,21 @@ static void switch_out(struct sched_sess *s, struct sthread *t, uint32_t i)
 	}
 }
 
-/* One switch: the core's continuity, prev out, next in. 0 or -1 (memory). */
-static int replay_switch(struct sched_sess *s, uint32_t i, uint32_t *running)
+/* One switch: the core's continuity and span, prev out, next in. 0 or -1 (memory). */
+static int replay_switch(struct sched_sess *s, uint32_t i, struct corestate *cs)
 {
 	const struct sev *e = &s->ev[i];
 	struct sched_core *c = &s->cores[e->core];
-	struct sthread *t = NULL;
+	struct sthread *t;
 
-	if (running[e->core] != UINT32_MAX && running[e->core] != e->a && !c->bad++)
-		c->bad_tsc = e->tsc;
-	running[e->core] = e->b;
 	c->nswitch++;
+	if (cs->gap)		/* its prev's and next's states stay unknown, as its time */
+		return 0;
+	if (cs->running != SEV_NOBODY && cs->running != e->a && !c->bad++)
+		c->bad_tsc = e->tsc;
+	if (close_span(s, e->core, cs, e->tsc, i))
+		return -1;
+	cs->running = e->b;
 	if (e->a) {
 		if (!(t = thread_of(s, e->a)))
 			return -1;
@@ -155,64 +240,86 @@ static int replay_switch(struct sched_sess *s, uint32_t i, uint32_t *running)
 	}
 	if (!e->b)
 		return 0;
-	if (!(t = thread_of(s, e->b)) || end_offcpu(s, t, e->tsc))
+	if (!(t = thread_of(s, e->b)) || end_offcpu(s, t, e->tsc, 0))
 		return -1;
 	close_state(s, t, e->tsc);
 	t->state = ST_ON;
-	t->core = e->core;
 	return 0;
 }
 
-/* tid made runnable: blocked time ends (its off-CPU stretch keeps the blocked part). */
-static int replay_wake(struct sched_sess *s, const struct sev *e)
+/* tid made runnable: blocked time ends (its off-CPU stretch keeps the blocked part). A
+ * wake-up inside a gap of its core's events changes nothing: that time is unknown. */
+static int replay_wake(struct sched_sess *s, const struct sev *e, const struct corestate *cs)
 {
 	struct sthread *t = thread_of(s, e->a);
 
 	if (!t)
 		return -1;
+	t->wakes++;
+	if (cs[t->core].gap)
+		return 0;
 	if (t->state == ST_BLOCKED || t->state == ST_UNKNOWN) {
 		close_state(s, t, e->tsc);
 		t->state = ST_RUNNABLE;
 		t->wake_tsc = e->tsc;
-		t->wakes++;
 	}
 	return 0;
 }
 
-/* A thread named by an OPF_THREAD after the start begins to exist then, runnable. */
-static int replay_create(struct sched_sess *s, const struct sev *e)
+/*
+ * A gap in core k's events begins (every thread of k: its state so far counted, unknown from
+ * here, its off-CPU stretch cut, its kernel CPU time not comparable across) or ends (what
+ * runs from here, if known, is on its core). 0 or -1 (memory).
+ */
+static int replay_gap(struct sched_sess *s, const struct sev *e, struct corestate *cs)
 {
-	struct sthread *t = thread_of(s, e->a);
+	struct sthread *t;
 
-	if (!t)
+	if (close_span(s, e->core, cs, e->tsc, UINT32_MAX))
 		return -1;
-	if (e->tsc > s->start && t->state == ST_UNKNOWN && t->since == s->start) {
-		t->first = t->since = e->tsc;
-		t->created = 1;
+	cs->gap = e->a;
+	cs->running = e->a ? SEV_NOBODY : e->b;
+	for (uint32_t i = 0; e->a && i < s->nthr; i++) {
+		t = &s->thr[i];
+		if (t->core != e->core || t->state == ST_GONE)
+			continue;
+		close_state(s, t, e->tsc);
+		if (end_offcpu(s, t, e->tsc, 1))
+			return -1;
+		t->state = ST_UNKNOWN;
+		t->have_kcpu = 0;
 	}
+	if (e->a || !e->b || e->b == SEV_NOBODY)
+		return 0;
+	if (!(t = thread_of(s, e->b)))
+		return -1;
+	close_state(s, t, e->tsc);
+	t->state = ST_ON;
 	return 0;
 }
 
-/* Replay session s's events; then every thread's last state runs to the end. */
+/* Replay session s's events; then every thread's last state and core's span run to the end. */
 static int replay(struct sched_sess *s)
 {
-	uint32_t running[OPF_MAX_CORES];
-	int rc = 0;
+	struct corestate *cs = calloc(s->ncores ? s->ncores : 1, sizeof(*cs));
+	int rc = cs ? 0 : -1;
 
-	for (uint32_t k = 0; k < s->ncores; k++)
-		running[k] = UINT32_MAX;
-	if (s->nev)	/* qsort of no array: undefined with a null pointer */
-		qsort(s->ev, s->nev, sizeof(*s->ev), by_time);
+	for (uint32_t k = 0; k < s->ncores && cs; k++)
+		cs[k] = (struct corestate){ SEV_NOBODY, s->start, 0 };
 	for (uint32_t i = 0; i < s->nev && !rc; i++) {
 		const struct sev *e = &s->ev[i];
 
+		if (e->kind != SEV_CREATE && e->core >= s->ncores)
+			continue;
 		if (e->kind == SEV_SWITCH)
-			rc = replay_switch(s, i, running);
+			rc = replay_switch(s, i, &cs[e->core]);
 		else if (e->kind == SEV_WAKEUP)
-			rc = replay_wake(s, e);
-		else if (e->kind == SEV_CREATE)
-			rc = replay_create(s, e);
+			rc = replay_wake(s, e, cs);
+		else if (e->kind == SEV_GAP)
+			rc = replay_gap(s, e, &cs[e->core]);
 	}
+	for (uint32_t k = 0; k < s->ncores && !rc; k++)
+		rc = close_span(s, k, &cs[k], s->end, UINT32_MAX);
 	for (uint32_t i = 0; i < s->nthr && !rc; i++) {
 		struct sthread *t = &s->thr[i];
 
@@ -220,7 +327,7 @@ static int replay(struct sched_sess *s)
 			continue;
 		close_state(s, t, s->end);
 		t->last = s->end;
-		rc = end_offcpu(s, t, s->end);
+		rc = end_offcpu(s, t, s->end, 0);
 	}
 	for (uint32_t i = 0; i < s->nthr; i++) {	/* its life in the window */
 		struct sthread *t = &s->thr[i];
@@ -229,100 +336,64 @@ static int replay(struct sched_sess *s)
 		t->last = t->last < s->to ? t->last : s->to;
 		t->last = t->last > t->first ? t->last : t->first;
 	}
+	free(cs);
 	return rc;
 }
 
-/* Per core: busy and idle from the switches, start to end. */
+/* Per core: busy, idle and unknown, from its spans (their part in the window). */
 static void core_times(struct sched_sess *s)
 {
-	uint64_t last[OPF_MAX_CORES];
-	uint32_t tid[OPF_MAX_CORES];
-
+	s->unknown = 0;
 	for (uint32_t k = 0; k < s->ncores; k++) {
-		last[k] = s->start;
-		tid[k] = UINT32_MAX;	/* until its first switch: what that switch's prev says */
-	}
-	for (uint32_t i = 0; i < s->nev; i++) {
-		const struct sev *e = &s->ev[i];
-		struct sched_core *c = &s->cores[e->core];
-		uint64_t d = in_window(s, last[e->core], e->tsc);
+		struct sched_core *c = &s->cores[k];
 
-		if (e->kind != SEV_SWITCH)
-			continue;
-		if ((tid[e->core] == UINT32_MAX ? e->a : tid[e->core]) == 0)
-			c->idle += d;
-		else
-			c->busy += d;
-		last[e->core] = e->tsc;
-		tid[e->core] = e->b;
-	}
-	for (uint32_t k = 0; k < s->ncores; k++) {
-		uint64_t d = in_window(s, last[k], s->end);
+		c->busy = c->idle = c->unknown = 0;
+		for (uint32_t j = 0; j < c->nspans; j++) {
+			const struct cspan *sp = &c->spans[j];
+			uint64_t d = in_window(s, sp->t0, sp->t1);
 
-		if (tid[k] == 0)
-			s->cores[k].idle += d;
-		else
-			s->cores[k].busy += d;
-	}
-}
-
-/* The thread core k ran at tsc, by the switches (sw: k's switch events, in time order). */
-static uint32_t running_at(const struct sched_sess *s, const uint32_t *sw, uint32_t n,
-			   uint64_t tsc, uint64_t *near)
-{
-	uint32_t lo = 0, hi = n;
-
-	while (lo < hi) {		/* first switch after tsc */
-		uint32_t mid = (lo + hi) / 2;
-
-		if (s->ev[sw[mid]].tsc <= tsc)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	*near = UINT64_MAX;
-	if (lo < n)
-		*near = s->ev[sw[lo]].tsc - tsc;
-	if (lo > 0 && tsc - s->ev[sw[lo - 1]].tsc < *near)
-		*near = tsc - s->ev[sw[lo - 1]].tsc;
-	return lo ? s->ev[sw[lo - 1]].b : s->ev[sw[0]].a;
-}
-
-/* Every sample's thread ran on its core then (a period's slack around a switch). */
-static int check_samples(struct sched_sess *s)
-{
-	uint32_t *sw = malloc((s->nev + 1) * sizeof(*sw)), n;
-
-	if (!sw)
-		return -1;
-	for (uint32_t k = 0; k < s->ncores; k++) {
-		n = 0;
-		for (uint32_t i = 0; i < s->nev; i++)
-			if (s->ev[i].kind == SEV_SWITCH && s->ev[i].core == k)
-				sw[n++] = i;
-		for (uint32_t j = 0; j < s->nsmp && n; j++) {
-			const struct ssample *m = &s->smp[j];
-			uint64_t near;
-			uint32_t tid;
-			struct sthread *t;
-
-			if (m->core != k)
-				continue;
-			tid = running_at(s, sw, n, m->tsc, &near);
-			if (!m->tid && !tid)
-				continue;
-			t = thread_of(s, m->tid ? m->tid : tid);
-			if (!t) {
-				free(sw);
-				return -1;
-			}
-			t->samples += m->tid != 0 && m->tsc >= s->from && m->tsc < s->to;
-			if (tid != m->tid && near > s->period)
-				t->bad_samples++;
+			if (sp->tid == SEV_NOBODY)
+				c->unknown += d;
+			else if (sp->tid)
+				c->busy += d;
+			else
+				c->idle += d;
 		}
+		s->unknown += c->unknown;
 	}
-	free(sw);
-	return 0;
+}
+
+static int by_core_time(const void *a, const void *b)
+{
+	const struct ssample *x = a, *y = b;
+
+	if (x->core != y->core)
+		return x->core < y->core ? -1 : 1;
+	return x->tsc < y->tsc ? -1 : x->tsc > y->tsc;
+}
+
+/*
+ * When session ps stopped recording: the stop closes the gates of samples and events on every
+ * core together, then finishes (OPF_SESSION_END's time) with no record of what ran meanwhile.
+ * So: the last record of the cores whose last block is in the stream (format 2: a core
+ * samples every period, idle or not); without one, OPF_SESSION_END's time, else the stream's
+ * last timestamp.
+ */
+static uint64_t recorded_until(const struct session *ps)
+{
+	uint64_t end = 0;
+
+	for (uint32_t k = 0; ps->hdr.version >= 2 && k < ps->hdr.ncores; k++) {
+		const struct writer_blocks *w = &ps->writers[k];
+		const struct core_acct *c = &ps->cores[k];
+
+		if (c->have_end && w->n && w->b[w->n - 1].seq + 1 == c->end.blocks &&
+		    w->b[w->n - 1].t1 > end)
+			end = w->b[w->n - 1].t1;
+	}
+	if (end)
+		return end;
+	return ps->have_end ? ps->end.end_tsc : ps->last_tsc;
 }
 
 int sched_analyze(struct profile *p)
@@ -333,10 +404,16 @@ int sched_analyze(struct profile *p)
 
 		if (!s->on)
 			continue;
-		s->end = ps->have_end ? ps->end.end_tsc : ps->last_tsc;
-		if (replay(s) || check_samples(s))
+		s->end = recorded_until(ps);
+		if (s->nsmp)
+			qsort(s->smp, s->nsmp, sizeof(*s->smp), by_core_time);
+		sched_sort_events(s);
+		if (place_threads(s) || sched_gaps(ps, s) || replay(s))
 			return -1;
 		core_times(s);
+		sched_check(s);
+		if (sched_lock_waits(s))
+			return -1;
 	}
 	return 0;
 }

@@ -8,12 +8,15 @@
  * then its other frames, then a marker address (1, 2, ...: no kernel code lives there) whose
  * frame sched_offcpu_roots renames to the reason, so the reason is the root of the flame. A
  * short switch (preempted, yield: no stack) is the marker alone: its reason as a root.
- * With --locks each contended acquisition is one such sample instead: the waiter's stack
- * where it asked for the lock, weighing its wait, rooted in the lock's kind and name.
+ * With --locks each wait for a lock (model/lock_waits.c: finished or not; one inside another
+ * is counted in the outer only) is one such sample instead: the waiter's stack where it
+ * asked for the lock (not finished: where it first slept on it), weighing its wait, rooted
+ * in the lock's kind and name -- so the mutex profile's totals are --locks'.
  */
 #include <stdlib.h>
 #include <string.h>
 
+#include "model/lock_waits.h"
 #include "model/sched_offcpu.h"
 
 /* One more root marker for event ev of session si; its address, or 0 (no memory). */
@@ -66,11 +69,15 @@ static int add_session(struct profile *p, struct stacks *t, uint32_t si, int loc
 {
 	const struct sched_sess *s = &p->sched.sess[si];
 
-	if (locks) {
-		for (uint32_t i = 0; i < s->nev; i++)
-			if (s->ev[i].kind == SEV_LOCK && !s->ev[i].out &&
-			    add_wait(p, t, si, i, s->ev[i].a, s->ev[i].x))
+	t->run = si;
+	if (locks) {	/* every wait, finished or not, the ones inside others left out */
+		for (uint32_t i = 0; i < s->nwaits; i++) {
+			const struct lwait *w = &s->waits[i];
+			uint64_t d = lwait_len(s, w);
+
+			if (w->outer == UINT32_MAX && d && add_wait(p, t, si, w->ev, w->tid, d))
 				return -1;
+		}
 		return 0;
 	}
 	for (uint32_t i = 0; i < s->noff; i++)

@@ -1,9 +1,10 @@
 /*
  * spans.c: the spans and marks of a session with scheduler events (spans.h); called
- * by timeline.c (--timeline) and trace_json.c (--trace) after sched_analyze sorted the
- * events. A core's first span runs from the session's start to its first switch, with the
- * thread that switch says left; its last from its last switch to the session's end. Spans of
- * no length are skipped. A core with no switch has no span.
+ * by timeline.c (--timeline) and trace_json.c (--trace) after sched_analyze. The spans are
+ * the replay's (model/sched_acct.c): every core from the session's start to its end, what
+ * ran there -- a thread, idle, or unknown where no event covers the time (a gap in its
+ * events: model/sched_gaps.c). A core that never switches ran what its samples say all
+ * along. Spans of no length are not made.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -26,8 +27,10 @@ static int filtered(const struct profile *p, uint32_t si, uint32_t k, struct fil
 
 	if (sp.t1 <= sp.t0 || filter_judge(f, p, &it, FJ_ALL) != FV_KEEP)
 		return 0;
-	if (it.t1 < sp.t1)
+	if (it.t1 < sp.t1) {
 		sp.end = NULL;
+		sp.cut = 0;
+	}
 	sp.t0 = it.t0;
 	sp.t1 = it.t1;
 	return fn(arg, k, &sp);
@@ -37,24 +40,17 @@ int timeline_spans(const struct profile *p, uint32_t si, uint32_t k, struct filt
 		   tspan_fn fn, void *arg)
 {
 	const struct sched_sess *s = &p->sched.sess[si];
-	struct tspan sp = { s->start, 0, 0, NULL };
-	int seen = 0, rc;
+	const struct sched_core *c = &s->cores[k];
+	int rc = 0;
 
-	for (uint32_t i = 0; i < s->nev; i++) {
-		const struct sev *e = &s->ev[i];
+	for (uint32_t j = 0; j < c->nspans && !rc; j++) {
+		const struct cspan *x = &c->spans[j];
+		struct tspan sp = { x->t0, x->t1, x->tid, x->end == UINT32_MAX && x->t1 < s->end,
+				    x->end == UINT32_MAX ? NULL : &s->ev[x->end] };
 
-		if (e->kind != SEV_SWITCH || e->core != k)
-			continue;
-		if (!seen++)
-			sp.tid = e->a;
-		sp.t1 = e->tsc;
-		sp.end = e;
-		if ((rc = filtered(p, si, k, f, sp, fn, arg)))
-			return rc;
-		sp = (struct tspan){ e->tsc, 0, e->b, NULL };
+		rc = filtered(p, si, k, f, sp, fn, arg);
 	}
-	sp.t1 = s->end;
-	return seen ? filtered(p, si, k, f, sp, fn, arg) : 0;
+	return rc;
 }
 
 /* Mark m, when the filters keep its core and time. */
@@ -75,8 +71,10 @@ const char *timeline_why(const struct tspan *sp, char *buf, size_t n)
 {
 	const struct sev *e = sp->end;
 
-	if (!sp->tid)
+	if (!sp->tid || sp->tid == TSPAN_UNKNOWN)
 		snprintf(buf, n, "%s", "");
+	else if (sp->cut)
+		snprintf(buf, n, "running when its core's events stop (a gap)");
 	else if (!e)
 		snprintf(buf, n, "still running at the end");
 	else if (e->why == OPF_WHY_QLOCK && e->holder)

@@ -10,13 +10,16 @@
 #include "ingest/profile.h"
 #include "model/filter.h"
 
-/* Core runs tid (0: idle) over [t0, t1), TSC ticks; end: the switch that ended it, or NULL
- * when it still ran at the session's end. */
+/* Core runs tid (0: idle; TSPAN_UNKNOWN: no event covers that time) over [t0, t1), TSC
+ * ticks; end: the switch that ended it, or NULL when it still ran at the session's end, or
+ * when a gap in the core's events began (cut). */
 struct tspan {
 	uint64_t t0, t1;
 	uint32_t tid;
+	int cut;
 	const struct sev *end;
 };
+#define TSPAN_UNKNOWN	SEV_NOBODY
 
 enum tmark_kind { TM_PAUSE, TM_RESUME, TM_THROTTLE, TM_SNAPSHOT, TM_MISSED };
 
@@ -36,7 +39,8 @@ typedef int (*tmark_fn)(void *arg, const struct tmark *m);
 /* 1 when p has a session with events; else says so on stderr (naming opt) and returns 0. */
 int timeline_check(const struct profile *p, const char *opt);
 /* Each span of core k of session si that the filters f (NULL: none) keep, in time order,
- * clipped to their window; stops at fn's first nonzero return. */
+ * clipped to their window: the replay's spans, start to end, unknown time included; stops
+ * at fn's first nonzero return. */
 int timeline_spans(const struct profile *p, uint32_t si, uint32_t k, struct filter *f,
 		   tspan_fn fn, void *arg);
 /* Each mark of session si the filters keep (pauses, resumes, throttles, snapshot dumps,
@@ -45,7 +49,7 @@ int timeline_marks(const struct profile *p, uint32_t si, struct filter *f, tmark
 		   void *arg);
 
 /* Why sp's thread stopped, in words ("preempted", "qlock biglock held by tid 7", "running at
- * the end"); "" for an idle span. */
+ * the end"); "" for an idle or unknown span. */
 const char *timeline_why(const struct tspan *sp, char *buf, size_t n);
 /* Timer periods core k missed, as its OPF_CORE_END says (0 when it does not). */
 uint64_t timeline_missed(const struct profile *p, uint32_t si, uint32_t k);

@@ -112,6 +112,11 @@ static void loss_lines(const struct totals *t, int nmi, FILE *out)
 			pct(t->missed, t->taken + t->missed), nmi ?
 			"vCPU not running, or still in the last NMI" :
 			"interrupts off, or vCPU not running");
+	if (t->missed * 10 > t->taken + t->missed)	/* more than 10% */
+		fprintf(out, "WARNING: %.1f%% of the periods were missed: the shares are degraded "
+			"(%s)\n", pct(t->missed, t->taken + t->missed), nmi ?
+			"the host was busy: virtual CPUs not running" :
+			"the host was busy, or interrupts were held off");
 	if (t->lost * 10000 <= t->taken)
 		return;
 	fprintf(out, "WARNING: %" PRIu64 " of %" PRIu64 " samples lost (%.3f%%)", t->lost, t->taken,
@@ -232,7 +237,10 @@ int report_header(const struct ctx *c, FILE *out)
 	struct totals t;
 
 	totals(p, &t);
-	fprintf(out, "File:        %s\n", c->o->file);
+	fprintf(out, "%-13s", c->o->nfiles > 1 ? "Files:" : "File:");
+	for (int i = 0; i < (c->o->nfiles > 1 ? c->o->nfiles : 1); i++)
+		fprintf(out, "%s%s", i ? ", " : "", c->o->nfiles > 1 ? c->o->files[i] : c->o->file);
+	fputc('\n', out);
 	kernel_line(c, out);
 	if (p->nsess > 1)
 		fprintf(out, "Sessions:    %u\n", p->nsess);

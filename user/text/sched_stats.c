@@ -7,10 +7,14 @@
  *	per thread	every switch-out's prev_cpu (the kernel's count) advanced by exactly the
  *			time the switches say it ran; every sample of it fell in its time on
  *			that core (to within a sampling period).
- * With events lost the time checks cannot hold and are skipped (said so).
+ *	both		the share of the time the events cover on a CPU by the switches
+ *			against the samples' (model/sched_check.c): within sampling error.
+ * Where events were lost (or overwritten, paused, not yet read) the time is unknown
+ * (model/sched_gaps.c): the checks hold over the rest, and say how much that is.
  */
 #include <inttypes.h>
 
+#include "model/sched_check.h"
 #include "text/text.h"
 #include "util/textenc.h"
 
@@ -65,29 +69,67 @@ static int events_table(const struct session *ps, const struct sched_sess *s, FI
 	return bad;
 }
 
-/* Per core: running + idle is the session; every switch continues the last. */
-static int core_times(const struct sched_sess *s, FILE *out, int check)
+/* Per core: busy + idle + unknown is the session; every switch continues the last. */
+static int core_times(const struct sched_sess *s, FILE *out)
 {
 	int bad = 0;
 
-	fprintf(out, "  core   busy ms   idle ms  session ms  switches  check\n");
+	fprintf(out, "  core   busy ms   idle ms  unknown ms  session ms  switches  check\n");
 	for (uint32_t k = 0; k < s->ncores; k++) {
 		const struct sched_core *c = &s->cores[k];
-		int b = check && c->bad;
 
-		fprintf(out, "  %4u %9.3f %9.3f %11.3f %9" PRIu64 "  %s\n", k, sched_ms(s, c->busy),
-			sched_ms(s, c->idle), sched_ms(s, s->end - s->start), c->nswitch,
-			!check ? "not checked" : b ? "MISMATCH" : "ok");
-		if (b)
+		fprintf(out, "  %4u %9.3f %9.3f %11.3f %11.3f %9" PRIu64 "  %s\n", k,
+			sched_ms(s, c->busy), sched_ms(s, c->idle), sched_ms(s, c->unknown),
+			sched_ms(s, s->end - s->start), c->nswitch, c->bad ? "MISMATCH" : "ok");
+		if (c->bad)
 			fprintf(out, "  core %u: %u switch(es) from a thread that was not running "
 				"there, first at %.3f ms: a switch is missing\n", k, c->bad,
 				sched_ms(s, c->bad_tsc - s->start));
-		bad += b;
+		bad += c->bad != 0;
 	}
 	return bad;
 }
 
-/* Per thread: the kernel's CPU time and the samples agree with the switches. */
+/* One row of the samples-against-switches table. */
+static int check_row(const struct sched_sess *s, const char *what, const struct timecheck *c,
+		     FILE *out)
+{
+	fprintf(out, "  %-26.26s %10.3f %9.2f%% %9.2f%% %6.2f  %s\n", what, sched_ms(s, c->known),
+		c->share_sw, c->share_smp, c->hw, c->bad ? "MISMATCH" : "ok");
+	return c->bad;
+}
+
+/* Per core and thread: the share of the known time on a CPU, by the switches and by the
+ * samples (model/sched_check.c); threads that were never on a CPU are left out. */
+static int time_checks(const struct profile *p, const struct sched_sess *s, FILE *out)
+{
+	char what[SHOWN_SIZE(OPF_MAX_NAME) + 32];
+	int bad = 0;
+
+	fprintf(out, "  on a CPU, of the time the events cover: by the switches against the "
+		"samples (\u00b1: their 95%% half-width; ok within %.0f sd of periodic ticks + %.0f "
+		"periods + the periods of late samples where another ran)\n", SCHED_CHECK_SIGMAS,
+		SCHED_CHECK_SLACK);
+	fprintf(out, "  %-26s %10s %10s %10s %6s  check\n", "core or thread", "known ms",
+		"switches", "samples", "\u00b1");
+	for (uint32_t k = 0; k < s->ncores; k++) {
+		snprintf(what, sizeof(what), "core %u (busy)", k);
+		bad += check_row(s, what, &s->cores[k].check, out);
+	}
+	for (uint32_t i = 0; i < s->nthr; i++) {
+		const struct sthread *t = &s->thr[i];
+		char name[SHOWN_SIZE(OPF_MAX_NAME)];
+
+		if (!t->tid || (!t->check.on && !t->check.on_periods))
+			continue;
+		snprintf(what, sizeof(what), "%u %s (core %u)", t->tid,
+			 shown_copy(name, sizeof(name), profile_thread_label(p, t->tid)), t->core);
+		bad += check_row(s, what, &t->check, out);
+	}
+	return bad;
+}
+
+/* Per thread: the kernel's CPU time and each sample agree with the switches. */
 static int thread_checks(const struct profile *p, const struct sched_sess *s, FILE *out)
 {
 	int bad = 0;
@@ -130,13 +172,13 @@ int sched_stats(const struct profile *p, FILE *out)
 			continue;
 		fprintf(out, "Scheduler events, session %u:\n", i + 1);
 		bad += events_table(&p->sess[i], s, out, &lost);
-		bad += core_times(s, out, !lost);
+		bad += core_times(s, out);
 		same_unknown(s, out);
-		if (lost) {
-			fprintf(out, "  time checks: not checked (%" PRIu64 " events lost)\n", lost);
-			continue;
-		}
-		b = thread_checks(p, s, out);
+		if (s->unknown)
+			fprintf(out, "  time checks: over the time the events cover; %.3f ms of core "
+				"time is unknown (%" PRIu64 " events lost)\n", sched_ms(s, s->unknown),
+				lost);
+		b = thread_checks(p, s, out) + time_checks(p, s, out);
 		fprintf(out, "  threads: %u; kernel CPU time and samples agree with the switches: "
 			"%s\n", s->nthr, b ? "NO" : "ok");
 		bad += b;

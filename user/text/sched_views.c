@@ -4,14 +4,13 @@
  *			switches, and by the samples), runnable and blocked by reason; per
  *			core, busy and idle.
  *	--offcpu	time off a CPU by reason, thread and stack (switch-out to switch-in).
- *	--locks		per contended lock: contentions, total and longest wait, holders, the
- *			stacks that waited most.
- * Called by opreport.c after sched_analyze, with the symbols open.
+ * (--locks: sched_locks.c.) Called by opreport.c after sched_analyze, with the symbols open.
  */
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "model/sched_gaps.h"
 #include "text/text.h"
 #include "util/textenc.h"
 #include "util/textfmt.h"
@@ -20,7 +19,7 @@
  * The function at return address a (a frame: the innermost of its inlined chain), or the
  * one that starts at a (a function's address: the outermost, the function itself).
  */
-static const char *fname(const struct ctx *c, uint64_t a, int frame)
+const char *sched_fname(const struct ctx *c, uint64_t a, int frame)
 {
 	const struct frame *f;
 	uint32_t n = sym_frames(c->sym, frame && a ? a - 1 : a, a, &f);
@@ -31,7 +30,7 @@ static const char *fname(const struct ctx *c, uint64_t a, int frame)
 }
 
 /* Up to max frames of a stack, innermost first, skipping the scheduler's own. */
-static void print_stack(const struct ctx *c, const uint64_t *fr, unsigned n, int max, FILE *out)
+void sched_print_stack(const struct ctx *c, const uint64_t *fr, unsigned n, int max, FILE *out)
 {
 	static const char *const skip[] = { "switch_locked", "switch_and_finish",
 					    "sched_sleep_release", "rendez_sleep_until",
@@ -39,7 +38,7 @@ static void print_stack(const struct ctx *c, const uint64_t *fr, unsigned n, int
 	int shown = 0;
 
 	for (unsigned i = 0; i < n && shown < max; i++) {
-		const char *name = fname(c, fr[i], 1);
+		const char *name = sched_fname(c, fr[i], 1);
 		int internal = 0;
 
 		for (unsigned k = 0; skip[k] && !shown; k++)
@@ -60,20 +59,30 @@ static uint64_t blocked_sum(const struct sthread *t)
 	return b;
 }
 
+/*
+ * One thread's row: its time in the session (its life) and, as percents of it, on a CPU by
+ * the switches and by its samples, with the samples' 95% half-width, runnable, blocked by
+ * reason, unknown. Both on-CPU estimates are shares of its core's known time (the time its
+ * events cover: sched_check.c) -- the switches' on / known, the samples' its weights over
+ * all the core's weights there -- taken as time and put over the life: so a core that missed
+ * periods (a late sample carries them, a missed one nobody) moves neither.
+ */
 static void wall_thread(const struct ctx *c, const struct sched_sess *s, const struct sthread *t,
 			FILE *out)
 {
 	uint64_t life = t->last - t->first;
+	double of_life = life ? (double)t->check.known / (double)life : 0;
+	double smp = t->check.share_smp * of_life, hw = t->check.hw * of_life;
 	char name[SHOWN_SIZE(OPF_MAX_NAME)];
 
-	fprintf(out, "  %5u %s %4u %9.3f %9.3f %6.2f%% %6.2f%% %6.2f%% %6.2f%% %6.2f%% "
-		"%6.2f%% %6.2f%% %6.2f%% %6.2f%%  ", t->tid,
+	fprintf(out, "  %5u %s %4u %9.3f %9.3f %6.2f%% %6.2f%% %5.2f %6.2f%% %6.2f%% "
+		"%6.2f%% %6.2f%% %6.2f%% %6.2f%% %6.2f%%  ", t->tid,
 		term_cell(name, sizeof(name), profile_thread_label(c->p, t->tid), 16), t->core,
-		sched_ms(s, life), sched_ms(s, t->on), pct(t->on, life),
-		pct(t->samples * s->period, life), pct(t->runnable, life),
-		pct(blocked_sum(t), life), pct(t->blocked[OPF_WHY_SLEEP], life),
-		pct(t->blocked[OPF_WHY_RENDEZ], life), pct(t->blocked[OPF_WHY_QLOCK], life),
-		pct(t->blocked[OPF_WHY_IO], life), pct(t->unknown, life));
+		sched_ms(s, life), sched_ms(s, t->on), pct(t->on, life), smp, hw,
+		pct(t->runnable, life), pct(blocked_sum(t), life),
+		pct(t->blocked[OPF_WHY_SLEEP], life), pct(t->blocked[OPF_WHY_RENDEZ], life),
+		pct(t->blocked[OPF_WHY_QLOCK], life), pct(t->blocked[OPF_WHY_IO], life),
+		pct(t->unknown, life));
 	if (t->created && t->exited)
 		fprintf(out, "%9.3f\n", sched_ms(s, t->kcpu));
 	else
@@ -89,6 +98,33 @@ static int by_on(const void *a, const void *b)
 	return x->tid < y->tid ? -1 : x->tid > y->tid;
 }
 
+void sched_unknown_line(const struct sched_sess *s, uint32_t si, FILE *out)
+{
+	char buf[512];
+
+	if (sched_unknown_text(s, si, buf, sizeof(buf)))
+		fprintf(out, "WARNING: %s\n", buf);
+}
+
+/* Per core (those the filters keep): busy, idle and unknown time (no event covers it) of the
+ * session. */
+static void wall_cores(const struct ctx *c, const struct sched_sess *s, uint32_t si, FILE *out)
+{
+	uint64_t len = sched_len(s);
+
+	fprintf(out, "\nPer core, session %u\n  core   busy ms   busy%%   idle ms   idle%% "
+		"unknown ms unknown%%\n", si + 1);
+	for (uint32_t k = 0; k < s->ncores; k++) {
+		const struct sched_core *sc = &s->cores[k];
+
+		if (!filter_core(c->fu.f, k))
+			continue;
+		fprintf(out, "  %4u %9.3f %6.2f%% %9.3f %6.2f%% %10.3f %7.2f%%\n", k,
+			sched_ms(s, sc->busy), pct(sc->busy, len), sched_ms(s, sc->idle),
+			pct(sc->idle, len), sched_ms(s, sc->unknown), pct(sc->unknown, len));
+	}
+}
+
 int report_wall(const struct ctx *c, FILE *out)
 {
 	for (uint32_t i = 0; i < c->p->sched.nsess; i++) {
@@ -101,22 +137,13 @@ int report_wall(const struct ctx *c, FILE *out)
 		report_filter_lines(c, 1, out);
 		fprintf(out, "Wall time per thread, session %u (%.3f ms): percent of each thread's "
 			"time in the session\n", i + 1, sched_ms(s, sched_len(s)));
-		fprintf(out, "    tid name             core   time ms     on ms  on-cpu samples runnable"
-			"  blocked   sleep  rendez   qlock      io unknown  kernel ms\n");
+		sched_unknown_line(s, i, out);
+		fprintf(out, "    tid name             core   time ms     on ms  on-cpu samples     ± "
+			"runnable  blocked   sleep  rendez   qlock      io unknown  kernel ms\n");
 		for (uint32_t k = 0; k < s->nthr; k++)
 			if (s->thr[k].tid)
 				wall_thread(c, s, &s->thr[k], out);
-		fprintf(out, "\nPer core, session %u\n  core   busy ms   busy%%   idle ms   idle%%\n",
-			i + 1);
-		for (uint32_t k = 0; k < s->ncores; k++) {
-			const struct sched_core *sc = &s->cores[k];
-			uint64_t len = sched_len(s);
-
-			if (!filter_core(c->fu.f, k))
-				continue;
-			fprintf(out, "  %4u %9.3f %6.2f%% %9.3f %6.2f%%\n", k, sched_ms(s, sc->busy),
-				pct(sc->busy, len), sched_ms(s, sc->idle), pct(sc->idle, len));
-		}
+		wall_cores(c, s, i, out);
 	}
 	return 0;
 }
@@ -196,11 +223,27 @@ static struct offrow *off_rows(const struct profile *p, struct sched_sess *s, ui
 static void reason(const struct ctx *c, const struct sev *e, char *buf, size_t n)
 {
 	if (e->why == OPF_WHY_RENDEZ && e->site)
-		snprintf(buf, n, "rendez %s", fname(c, e->site, 0));
+		snprintf(buf, n, "rendez %s", sched_fname(c, e->site, 0));
 	else if (e->name[0])
 		snprintf(buf, n, "%s %s", sched_why_name(e->why), e->name);
 	else
 		snprintf(buf, n, "%s", sched_why_name(e->why));
+}
+
+/* Stretches a gap in their core's events ended: counted to where the gap began. */
+static void offcpu_cut_line(const struct sched_sess *s, FILE *out)
+{
+	uint64_t t = 0;
+	uint32_t n = 0;
+
+	for (uint32_t i = 0; i < s->noff; i++)
+		if (s->off[i].cut) {
+			n++;
+			t += s->off[i].total;
+		}
+	if (n)
+		fprintf(out, "WARNING: %u stretch(es), %.3f ms, counted only to where their core's "
+			"events stop (their end is not known)\n", n, sched_ms(s, t));
 }
 
 static int offcpu_session(const struct ctx *c, struct sched_sess *s, uint32_t si, FILE *out)
@@ -218,6 +261,8 @@ static int offcpu_session(const struct ctx *c, struct sched_sess *s, uint32_t si
 	report_filter_lines(c, 1, out);
 	fprintf(out, "Off-CPU time by reason, thread and stack, session %u (%.3f ms in all; "
 		"blocked: until woken, the rest runnable)\n", si + 1, sched_ms(s, all));
+	sched_unknown_line(s, si, out);
+	offcpu_cut_line(s, out);
 	fprintf(out, "  off ms       %%  blocked ms  count   max ms  reason                   thread"
 		"                 stack (innermost first)\n");
 	for (uint32_t i = 0; i < lim; i++) {
@@ -230,7 +275,7 @@ static int offcpu_session(const struct ctx *c, struct sched_sess *s, uint32_t si
 			r[i].count, sched_ms(s, r[i].max), term_cell(wcell, sizeof(wcell), why, 24),
 			o->tid,
 			term_cell(tcell, sizeof(tcell), profile_thread_label(c->p, o->tid), 16));
-		print_stack(c, c->p->sched.frames + e->frames, e->nframes, 5, out);
+		sched_print_stack(c, c->p->sched.frames + e->frames, e->nframes, 5, out);
 	}
 	free(r);
 	return 0;
@@ -244,148 +289,3 @@ int report_offcpu(const struct ctx *c, FILE *out)
 	return 0;
 }
 
-/* Lock events of one lock in a row of the sorted index: [from, to). */
-struct lockrow {
-	uint32_t from, to;
-	uint64_t total, max;
-};
-
-static int lock_cmp(const void *a, const void *b)
-{
-	const struct sev *x = &g_s->ev[*(const uint32_t *)a], *y = &g_s->ev[*(const uint32_t *)b];
-
-	if (x->obj != y->obj)
-		return x->obj < y->obj ? -1 : 1;
-	if (x->why != y->why)
-		return x->why < y->why ? -1 : 1;
-	if (x->nframes != y->nframes)
-		return x->nframes < y->nframes ? -1 : 1;
-	int r = memcmp(g_fr + x->frames, g_fr + y->frames, 8 * (size_t)x->nframes);
-	if (r)
-		return r;
-	return x->a < y->a ? -1 : x->a > y->a;
-}
-
-static int by_wait(const void *a, const void *b)
-{
-	const struct lockrow *x = a, *y = b;
-
-	if (x->total != y->total)
-		return x->total < y->total ? 1 : -1;
-	return x->from < y->from ? -1 : x->from > y->from;
-}
-
-/* Holders of one lock's contentions, most often first: "tid 4 x35" or "core 1 x2". */
-static void holders(const struct sched_sess *s, const uint32_t *ix, const struct lockrow *l,
-		    FILE *out)
-{
-	uint32_t who[8], cnt[8], n = 0;
-
-	for (uint32_t i = l->from; i < l->to; i++) {
-		uint32_t h = s->ev[ix[i]].b, k = 0;
-
-		while (k < n && who[k] != h)
-			k++;
-		if (k == n && n < 8) {
-			who[n] = h;
-			cnt[n++] = 0;
-		}
-		if (k < n)
-			cnt[k]++;
-	}
-	fputs("    holders:", out);
-	for (uint32_t shown = 0; shown < 3 && shown < n; shown++) {
-		uint32_t best = 0;
-
-		for (uint32_t k = 1; k < n; k++)
-			if (cnt[k] > cnt[best])
-				best = k;
-		if (who[best] == (OPF_HOLDER_CORE | OPF_HOLDER_NONE))
-			fprintf(out, " core ? x%u", cnt[best]);
-		else if (who[best] & OPF_HOLDER_CORE)
-			fprintf(out, " core %u x%u", who[best] & ~OPF_HOLDER_CORE, cnt[best]);
-		else
-			fprintf(out, " tid %u x%u", who[best], cnt[best]);
-		cnt[best] = 0;
-	}
-	fputc('\n', out);
-}
-
-/* The stacks that waited for one lock, most wait first (at most 3). */
-static void wait_stacks(const struct ctx *c, const struct sched_sess *s, const uint32_t *ix,
-			const struct lockrow *l, FILE *out)
-{
-	struct lockrow st[64];
-	uint32_t n = 0;
-
-	for (uint32_t i = l->from; i < l->to && n < 64; i++) {
-		if (!n || lock_cmp(&ix[st[n - 1].from], &ix[i]))
-			st[n++] = (struct lockrow){ i, i, 0, 0 };
-		st[n - 1].to = i + 1;
-		st[n - 1].total += s->ev[ix[i]].x;
-	}
-	qsort(st, n, sizeof(*st), by_wait);
-	for (uint32_t k = 0; k < n && k < 3; k++) {
-		const struct sev *e = &s->ev[ix[st[k].from]];
-
-		fprintf(out, "    %9.3f ms %5u x  tid %-4u ", sched_ms(s, st[k].total),
-			st[k].to - st[k].from, e->a);
-		print_stack(c, c->p->sched.frames + e->frames, e->nframes, 5, out);
-	}
-}
-
-static int locks_session(const struct ctx *c, struct sched_sess *s, uint32_t si, FILE *out)
-{
-	uint32_t *ix = malloc((s->nev + 1) * sizeof(*ix)), n = 0, nl = 0;
-	struct lockrow *l = calloc(s->nev + 1, sizeof(*l));
-
-	if (!ix || !l) {
-		free(ix);
-		free(l);
-		return -1;
-	}
-	for (uint32_t i = 0; i < s->nev; i++)
-		if (s->ev[i].kind == SEV_LOCK && !s->ev[i].out)	/* out: the filters' */
-			ix[n++] = i;
-	g_s = s;
-	g_fr = c->p->sched.frames;
-	qsort(ix, n, sizeof(*ix), lock_cmp);
-	for (uint32_t i = 0; i < n; i++) {
-		const struct sev *e = &s->ev[ix[i]];
-
-		if (!nl || s->ev[ix[l[nl - 1].from]].obj != e->obj ||
-		    s->ev[ix[l[nl - 1].from]].why != e->why)
-			l[nl++] = (struct lockrow){ i, i, 0, 0 };
-		l[nl - 1].to = i + 1;
-		l[nl - 1].total += e->x;
-		l[nl - 1].max = e->x > l[nl - 1].max ? e->x : l[nl - 1].max;
-	}
-	qsort(l, nl, sizeof(*l), by_wait);
-	report_filter_lines(c, 1, out);
-	fprintf(out, "Lock contention, session %u: %u contended acquisitions of %u locks\n"
-		"  lock             kind   contentions  total wait ms  max wait ms  mean wait ms\n",
-		si + 1, n, nl);
-	for (uint32_t k = 0; k < ctx_limit(c, nl); k++) {
-		const struct sev *e = &s->ev[ix[l[k].from]];
-		uint32_t cnt = l[k].to - l[k].from;
-		char name[SHOWN_SIZE(OPF_OBJ_NAME)];
-
-		fprintf(out, "  %s %-6s %11u %14.3f %12.3f %13.3f\n",
-			term_cell(name, sizeof(name), e->name[0] ? e->name : "?", 16),
-			e->why == OPF_LK_SPIN ? "spin" : "qlock", cnt, sched_ms(s, l[k].total),
-			sched_ms(s, l[k].max), sched_ms(s, l[k].total) / cnt);
-		holders(s, ix, &l[k], out);
-		wait_stacks(c, s, ix, &l[k], out);
-	}
-	free(ix);
-	free(l);
-	return 0;
-}
-
-int report_locks(const struct ctx *c, FILE *out)
-{
-	for (uint32_t i = 0; i < c->p->sched.nsess; i++)
-		if (c->p->sched.sess[i].on && locks_session(c, &c->p->sched.sess[i], i, out))
-			return -1;
-	return 0;
-}

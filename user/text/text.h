@@ -26,7 +26,14 @@ int report_annotate(const struct ctx *c, FILE *out);
 int report_callgraph(const struct ctx *c, FILE *out);	/* callgraph.c */
 int report_wall(const struct ctx *c, FILE *out);	/* sched_views.c */
 int report_offcpu(const struct ctx *c, FILE *out);
-int report_locks(const struct ctx *c, FILE *out);
+int report_locks(const struct ctx *c, FILE *out);	/* sched_locks.c */
+/* The views' helpers (sched_views.c): the function at return address a (frame) or starting
+ * at a; up to max frames of a stack on one line, the scheduler's own left out. */
+const char *sched_fname(const struct ctx *c, uint64_t a, int frame);
+void sched_print_stack(const struct ctx *c, const uint64_t *fr, unsigned n, int max, FILE *out);
+/* A "WARNING:" line when part of session si's core time is unknown (its events have gaps:
+ * model/sched_gaps.h), above every view of its events. */
+void sched_unknown_line(const struct sched_sess *s, uint32_t si, FILE *out);
 
 /* --stats (stats.c): returns 0 when conservation holds, 3 if not, 4 when the stream is
  * incomplete and what it holds adds up; -1 when out of memory. */

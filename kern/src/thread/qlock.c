@@ -10,7 +10,10 @@
  * Contention (schedev.h): the free lock is taken on a path with nothing added; a thread
  * that finds it held goes to qlock_wait, which says what it waits for (the lock, its name,
  * the holder) for the switch events, and once it holds the lock tells the session how long
- * it waited, for whom, from where.
+ * it waited, for whom (the holder it first found), from where. While it waits the lock may
+ * pass through several hands: rendez_sleep checks its condition (qlock_free_noting) before
+ * every sleep, and that names the holder then (schedev_holder), so each switch-out of the
+ * waiter names the thread holding the lock as it sleeps.
  */
 #include "arch.h"
 #include "qlock.h"
@@ -21,6 +24,7 @@ void qlock_init_named(struct qlock *q, const char *name)
 {
 	spinlock_init(&q->lk, "qlock");
 	q->owner = NULL;
+	q->owner_tid = 0;
 	q->name = name;
 	rendez_init(&q->r);
 }
@@ -35,14 +39,31 @@ static struct thread *owner(struct qlock *q)
 	return __atomic_load_n(&q->owner, __ATOMIC_RELAXED);
 }
 
+/* With q->lk held. owner_tid, then owner with release: a waiter that reads owner with
+ * acquire (qlock_free_noting) reads that owner's tid, never the one before. */
 static void set_owner(struct qlock *q, struct thread *t)
 {
-	__atomic_store_n(&q->owner, t, __ATOMIC_RELAXED);
+	__atomic_store_n(&q->owner_tid, t ? (uint32_t)thread_tid(t) : 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&q->owner, t, __ATOMIC_RELEASE);
 }
 
-static bool qlock_free(void *arg)
+/*
+ * qlock_wait's rendez condition, run by the waiter itself (under the rendez lock) before each
+ * sleep: the lock is free; if not, the switch-out that follows names its holder now.
+ */
+static bool qlock_free_noting(void *arg)
 {
-	return owner(arg) == NULL;
+	struct qlock *q = arg;
+
+	uint32_t tid;
+
+	if (!__atomic_load_n(&q->owner, __ATOMIC_ACQUIRE))	/* pairs with set_owner's */
+		return true;
+	tid = __atomic_load_n(&q->owner_tid, __ATOMIC_RELAXED);
+	if (!tid)	/* freed since: qlock_wait's loop looks again under q->lk */
+		return true;
+	schedev_holder(q, tid);
+	return false;
 }
 
 /* The session's hook, with q held: me waited from start for holder. */
@@ -75,7 +96,7 @@ static __attribute__((noinline)) void qlock_wait(struct qlock *q, struct thread 
 	said = schedev_wait(OPF_WHY_QLOCK, q, NULL, q->name, holder);
 	do {
 		spin_unlock(&q->lk);
-		rendez_sleep(&q->r, qlock_free, q);
+		rendez_sleep(&q->r, qlock_free_noting, q);
 		spin_lock(&q->lk);
 	} while (q->owner);
 	set_owner(q, me);

@@ -12,8 +12,8 @@
  * events but the thread layer's exit path's one test (schedev_thread_gone).
  *
  * Contexts: schedev_register and schedev_drain in the profiler's ctl thread (session lock
- * held); schedev_wait and schedev_unwait in the waiting thread; schedev_thread_gone in
- * the exiting thread, under the thread list's lock.
+ * held); schedev_wait, schedev_holder and schedev_unwait in the waiting thread;
+ * schedev_thread_gone in the exiting thread, under the thread list's lock.
  */
 #include "arch.h"
 #include "lock.h"
@@ -44,6 +44,15 @@ bool schedev_wait(unsigned why, const void *obj, const void *site, const char *n
 void schedev_unwait(void)
 {
 	thread_why(current())->set = 0;
+}
+
+void schedev_holder(const void *obj, uint32_t holder)
+{
+	struct thread *t = current();
+	struct schedev_why *w;
+
+	if (t && (w = thread_why(t))->set && w->why == OPF_WHY_QLOCK && w->obj == obj)
+		w->holder = holder;
 }
 
 /*

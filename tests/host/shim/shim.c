@@ -452,6 +452,7 @@ bool schedev_wait(unsigned why, const void *obj, const void *site, const char *n
 }
 
 void schedev_unwait(void) { }
+void schedev_holder(const void *obj, uint32_t holder) { (void)obj, (void)holder; }
 
 void schedev_drain(uint32_t gen, schedev_drain_fn fn, void *arg)
 {
