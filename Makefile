@@ -52,7 +52,7 @@ CORE_SRCS := $(addprefix kern/src/lib/, printf.c string.c parse.c errstr.c panic
 # recorder, its dump and the NMI watchdog)
 OPROF_PORTABLE := $(addprefix kern/src/oprofile/, hotpath.c ring.c budget.c flight.c opcore.c \
 	encode.c stream.c clock.c pool.c worker.c session.c ctl.c reader.c stat.c backtrace.c \
-	sched_events.c)
+	sched_events.c top.c)
 OPROF_KERNEL := $(addprefix kern/src/oprofile/, sampler.c glue.c devoprofile.c crashrec.c \
 	crashdump.c watchdog.c)
 OPROF_SRCS := $(OPROF_PORTABLE) $(OPROF_KERNEL)

@@ -373,6 +373,9 @@ static int run_reports(const struct ctx *c)
 	const struct options *o = c->o;
 	int rc = o->stats ? report_stats(c, stdout) : 0, body = o->stats;
 
+	if (rc < 0)
+		return -1;
+
 	for (size_t i = 0; i < sizeof(sections) / sizeof(sections[0]); i++) {
 		const struct section *s = &sections[i];
 
@@ -480,10 +483,11 @@ static int sched_views_possible(const struct options *o, const struct profile *p
 }
 
 /* Parse the stream into prof, each sample judged by the filters of u; on failure say why
- * (one line) and return 2. */
+ * (one line) and return the exit status: 2 for the stream, 1 when out of memory. */
 static int load(const struct options *o, struct filter_use *u, struct profile *prof)
 {
 	struct opf_parser ps;
+	int cf;
 
 	if (u->f && u->f->on)
 		filter_attach(u, prof);
@@ -491,7 +495,7 @@ static int load(const struct options *o, struct filter_use *u, struct profile *p
 	prof->snapshot = (uint64_t)o->snapshot;
 	if (opf_parse_file(&ps, o->file) && !crash_cut(&ps, prof)) {
 		fprintf(stderr, "opreport: %s: %s\n", o->file, ps.err);
-		return 2;
+		return ps.nomem ? 1 : 2;
 	}
 	if (sched_views_possible(o, prof))
 		return 2;
@@ -506,11 +510,15 @@ static int load(const struct options *o, struct filter_use *u, struct profile *p
 	else if (!profile_complete(prof))
 		warn_incomplete(o->file, prof);
 	filter_window(u->f, prof);
-	if (sched_any(&prof->sched) && sched_analyze(prof)) {
-		fprintf(stderr, "opreport: out of memory\n");
-		return 2;
+	if (sched_any(&prof->sched) && sched_analyze(prof))
+		cf = -1;
+	else
+		cf = conservation_failed(prof);
+	if (cf < 0) {
+		fprintf(stderr, "opreport: %s: out of memory\n", o->file);
+		return 1;
 	}
-	if (conservation_failed(prof) && !o->stats)
+	if (cf && !o->stats)
 		fprintf(stderr, "opreport: warning: %s: sample accounting does not add up; "
 			"see --stats\n", o->file);
 	return 0;
@@ -621,7 +629,11 @@ static int open_symbols(struct ctx *c, struct symbols *sym, int kmatch)
 	if ((rc = stream_id(o->file, c->p, &id, &n)) ||
 	    (rc = find_kernel(o, o->file, id, n, kmatch, &path, &c->kernel_forced)))
 		return rc;
-	if (sym_open(sym, path, err, sizeof(err))) {
+	if ((rc = sym_open(sym, path, err, sizeof(err)))) {
+		if (rc < 0) {
+			free(path);
+			return -1;
+		}
 		if (n) {	/* the build-id matched, yet the ELF does not load: say why */
 			fprintf(stderr, "opreport: %s: %s\n", o->file, err);
 			free(path);
@@ -774,7 +786,9 @@ static int report_one(struct ctx *c, struct symbols *sym)
 	return run_reports(c);
 }
 
-int main(int argc, char **argv)
+/* The whole program; main, and the fuzz target (tests/fuzz), which runs it many times in one
+ * process: so every path frees what it took and leaves no state behind but getopt's. */
+int opreport_main(int argc, char **argv)
 {
 	struct options o;
 	struct filter filt = { 0 };
@@ -807,9 +821,8 @@ int main(int argc, char **argv)
 	rc = o.diff ? run_diff(&c, &sym) : report_one(&c, &sym);
 	if (rc < 0) {
 		fprintf(stderr, "opreport: out of memory\n");
-		return 1;
-	}
-	if (fflush(stdout) || ferror(stdout)) {
+		rc = 1;
+	} else if (fflush(stdout) || ferror(stdout)) {
 		fprintf(stderr, "opreport: error writing output: %s\n", strerror(errno));
 		rc = 1;
 	}
@@ -823,3 +836,10 @@ int main(int argc, char **argv)
 	filter_free(&filt);
 	return rc;
 }
+
+#ifndef OPREPORT_NO_MAIN
+int main(int argc, char **argv)
+{
+	return opreport_main(argc, argv);
+}
+#endif

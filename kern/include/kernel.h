@@ -87,5 +87,7 @@ char *strdup(const char *s);
 int parse_u64(const char *s, uint64_t *v);
 /* Decimal with an optional K, M or G suffix; no suffix: times unit. 0 or -1. */
 int parse_size(const char *s, uint64_t unit, uint64_t *v);
+/* Seconds with up to 3 fraction digits ("0.5") into milliseconds. 0 or -1. */
+int parse_ms(const char *s, uint64_t *ms);
 
 #endif

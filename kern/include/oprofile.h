@@ -170,6 +170,19 @@ void oprof_close(void);
  */
 size_t oprof_stat_text(char *buf, size_t n);
 
+/*
+ * `oprofile top` (top.c), a thread's calls, each taking the session lock. begin attaches the
+ * one viewer (starting a session with the next settings if none runs): 0, or -errno with a
+ * one-line message in err. take formats the hottest functions since begin or the last take
+ * (at most rows of them; percore: a share column per core) into buf, NUL terminated and cut
+ * to n - 1, and starts a new interval: the whole text's length, or -EPIPE when the session
+ * watched has ended. end detaches (after a successful begin only), stopping the session if
+ * begin started it. The session's stream and its reader lose nothing to a viewer.
+ */
+int oprof_top_begin(char *err, size_t errlen);
+long oprof_top_take(char *buf, size_t n, unsigned rows, bool percore);
+void oprof_top_end(void);
+
 /* Worker kthread body: for (;;) { oprof_worker_wait(); oprof_worker_pass(); } */
 void oprof_worker_wait(void);	/* sleeps one worker period, or less if kicked */
 void oprof_worker_pass(void);	/* drain full blocks, refill empty rings */

@@ -80,5 +80,10 @@ bool thread_interrupt_pending(void);	/* as above but does not clear */
 void thread_set_create_hook(void (*hook)(struct thread *t));
 /* Call fn for every live thread (thread context; fn must not sleep). */
 void thread_foreach(void (*fn)(struct thread *t, void *arg), void *arg);
+/*
+ * The same for a panic (the crash dump), interrupts off and every other core stopped: no
+ * lock is taken, and at most max threads are visited.
+ */
+void thread_foreach_stopped(void (*fn)(struct thread *t, void *arg), void *arg, unsigned max);
 
 #endif

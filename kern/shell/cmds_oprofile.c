@@ -4,14 +4,17 @@
  * a table with a row per core; `oprofile help` lists the profiler's commands and settings
  * from its own tables (oprof_ctl_help); every other word is written with its arguments to
  * /dev/oprofilectl, exactly as a user could do by hand, and a refusal is printed as the ctl
- * file explains it.
+ * file explains it. `oprofile top` prints the profiler's live table (oprof_top_*, top.c)
+ * every interval until its count or Ctrl-C.
  */
 #include "dev.h"
 #include "error.h"
 #include "kmalloc.h"
 #include "oprofile.h"
 #include "shell.h"
+#include "thread.h"
 
+#define TOP_USAGE	"oprofile top [-n ROWS] [-i SECONDS] [-c COUNT] [-p]"
 #define STAT_MAX	(256 * 1024)	/* the stat file of 64 cores is about 70 KiB */
 
 /* The whole of path into a new NUL-terminated buffer, or NULL with *err. */
@@ -196,7 +199,97 @@ static int print_help(void)
 	}
 	if (!text)
 		return -ENOMEM;
-	shell_printf("oprofile stat | help | COMMAND [ARGS] | SETTING VALUE\n%s", text);
+	shell_printf("oprofile stat | help | COMMAND [ARGS] | SETTING VALUE\n"
+		     "  %-58s %s\n%s", TOP_USAGE + 9, "the hottest functions, live: ROWS of them "
+		     "(10), every SECONDS (1), COUNT times (until Ctrl-C), -p a column per core",
+		     text);
+	kfree(text);
+	return 0;
+}
+
+#define TOP_TEXT	(64 * 1024)	/* 50 rows of 64 cores' columns fit */
+
+struct top_args {
+	uint64_t rows, ms, count;	/* count 0: until Ctrl-C */
+	bool percore;
+};
+
+/* One option's value in [min, max] (ms: seconds with fractions); false, said, if not. */
+static bool top_value(const char *opt, const char *v, bool ms, uint64_t min, uint64_t max,
+		      uint64_t *out)
+{
+	if (v && (ms ? parse_ms(v, out) : parse_u64(v, out)) == 0 && *out >= min && *out <= max)
+		return true;
+	if (ms)
+		shell_eprintf("oprofile top: %s wants seconds from 0.1 to 3600 (e.g. 0.5), not '%s'\n",
+			      opt, v ? v : "");
+	else
+		shell_eprintf("oprofile top: %s wants a number from %lu to %lu, not '%s'\n", opt,
+			      (unsigned long)min, (unsigned long)max, v ? v : "");
+	return false;
+}
+
+static bool top_parse(int argc, char **argv, struct top_args *a)
+{
+	*a = (struct top_args){ .rows = 10, .ms = 1000 };
+	for (int i = 2; i < argc; i++) {
+		const char *o = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+		bool ok = true;
+
+		if (!strcmp(o, "-p"))
+			a->percore = true;
+		else if (!strcmp(o, "-n"))
+			ok = top_value(o, v, false, 1, 50, &a->rows), i++;
+		else if (!strcmp(o, "-i"))
+			ok = top_value(o, v, true, 100, 3600 * 1000, &a->ms), i++;
+		else if (!strcmp(o, "-c"))
+			ok = top_value(o, v, false, 1, 1000000, &a->count), i++;
+		else
+			ok = (shell_eprintf("oprofile top: unknown option '%s'\n", o), false);
+		if (!ok) {
+			shell_eprintf("usage: %s\n", TOP_USAGE);
+			return false;
+		}
+	}
+	return true;
+}
+
+/*
+ * `oprofile top`: a table every interval, COUNT times or until Ctrl-C (the sleep returns
+ * -EINTR) or the session's end. The viewer is detached whichever way it ends.
+ */
+static int print_top(int argc, char **argv)
+{
+	struct top_args a;
+	char err[200];
+	char *text;
+
+	if (!top_parse(argc, argv, &a))
+		return 1;
+	if (!(text = kmalloc(TOP_TEXT)))
+		return -ENOMEM;
+	if (oprof_top_begin(err, sizeof(err)) < 0) {
+		shell_eprintf("%s\n", err);
+		kfree(text);
+		return 1;
+	}
+	for (uint64_t k = 1; !a.count || k <= a.count; k++) {
+		long n;
+
+		if (thread_sleep_us(a.ms * 1000) == -EINTR) {
+			shell_printf("oprofile top: interrupted\n");
+			break;
+		}
+		if ((n = oprof_top_take(text, TOP_TEXT, (unsigned)a.rows, a.percore)) < 0) {
+			shell_printf("oprofile top: the session stopped\n");
+			break;
+		}
+		if (a.count)
+			shell_printf("\n[%lu/%lu] %s", (unsigned long)k, (unsigned long)a.count, text);
+		else
+			shell_printf("\n[%lu] %s", (unsigned long)k, text);
+	}
+	oprof_top_end();
 	kfree(text);
 	return 0;
 }
@@ -211,6 +304,8 @@ static int cmd_oprofile(int argc, char **argv)
 		return -EINVAL;
 	if (!strcmp(argv[1], "help"))
 		return argc == 2 ? print_help() : -EINVAL;
+	if (!strcmp(argv[1], "top"))
+		return print_top(argc, argv);
 	if (join_args(argc, argv, line, sizeof(line)) < 0)
 		return -EINVAL;
 	if (!strcmp(argv[1], "stat"))
@@ -233,6 +328,8 @@ static int cmd_oprofile(int argc, char **argv)
 	kclose(fd);
 	return (int)r;
 }
-SHELL_CMD("oprofile", "oprofile stat | help | COMMAND [ARGS] | SETTING VALUE",
-	  "control the sampling profiler ('oprofile help' lists its commands and settings)",
+SHELL_CMD("oprofile", "oprofile stat | top [-n ROWS] [-i SECONDS] [-c COUNT] [-p] | help | "
+	  "COMMAND [ARGS] | SETTING VALUE",
+	  "control the sampling profiler ('oprofile help' lists its commands and settings; "
+	  "top: the hottest functions, live)",
 	  cmd_oprofile);

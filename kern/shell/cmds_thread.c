@@ -54,31 +54,6 @@ SHELL_CMD("ps", "ps", "list threads: id, core, state, CPU time, name", cmd_ps);
 
 /* ---- sleep ---- */
 
-/* Parse a non-negative decimal with up to 3 fraction digits into milliseconds. */
-static int parse_ms(const char *s, uint64_t *ms)
-{
-	uint64_t v = 0, frac = 0;
-	int fd = 0;
-
-	if (!*s)
-		return -EINVAL;
-	for (; *s >= '0' && *s <= '9'; s++) {
-		v = v * 10 + (uint64_t)(*s - '0');
-		if (v > 1000000)
-			return -EINVAL;
-	}
-	if (*s == '.')
-		for (s++; *s >= '0' && *s <= '9'; s++)
-			if (fd < 3)
-				frac = frac * 10 + (uint64_t)(*s - '0'), fd++;
-	if (*s)
-		return -EINVAL;
-	while (fd++ < 3)
-		frac *= 10;
-	*ms = v * 1000 + frac;
-	return 0;
-}
-
 static int cmd_sleep(int argc, char **argv)
 {
 	uint64_t ms;

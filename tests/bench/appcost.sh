@@ -48,7 +48,7 @@ ISO=$B/kern.iso NCPU=1 MEM=512M ACCEL=tcg ROUNDS=$ROUNDS UNITS=$UNITS expect -c 
 	poweroff
 ' > "$log" 2>&1 || { echo "appcost: the boot failed; see $log" >&2; exit 1; }
 
-median() { sort -n | awk '{v[NR] = $1} END {print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
+. tests/lib/bench.sh	# median
 echo "## Sampling app code against kernel code (one core, -icount shift=0, NMI at 10 kHz, depth 16)"
 echo
 echo "The same loop as the kernel's spin workload and as an app (tests/apps/spinapp), $UNITS units;"

@@ -15,6 +15,7 @@
 
 #include "export/export.h"
 #include "util/strhash.h"
+#include "util/textenc.h"
 #include "util/textfmt.h"
 
 struct fstack {
@@ -75,8 +76,10 @@ int report_folded(const struct ctx *c, FILE *out)
 	if (!v)
 		return -1;
 	for (size_t i = 0; i < n; i++) {
-		for (uint16_t j = v[i].n; j-- > 0;)
-			fprintf(out, "%s%c", c->sym->funcs[v[i].fids[j]].name, j ? ';' : ' ');
+		for (uint16_t j = v[i].n; j-- > 0;) {
+			term_puts(out, c->sym->funcs[v[i].fids[j]].name);
+			fputc(j ? ';' : ' ', out);
+		}
 		fprintf(out, "%" PRIu64 "\n", v[i].count);
 	}
 	free(v);
@@ -99,23 +102,19 @@ struct node {
 
 extern const char flame_script[];
 
-/* The part of name that fits in w pixels, as the page script also computes. */
+/* The part of name that fits in w pixels, cut by characters as the page script also does. */
 static void label(FILE *out, const char *name, double w)
 {
 	int fit = (int)((w - 6) / CHAR_W);
-	size_t len = strlen(name);
 
 	if (fit < 3)
 		return;
-	if (len <= (size_t)fit) {
+	if (shown_chars(name) <= (size_t)fit) {
 		xml_escape(out, name);
 		return;
 	}
-	char buf[512];
-	size_t k = (size_t)fit - 2 < sizeof(buf) - 3 ? (size_t)fit - 2 : sizeof(buf) - 3;
-	memcpy(buf, name, k);
-	strcpy(buf + k, "..");
-	xml_escape(out, buf);
+	xml_escape_cut(out, name, (size_t)fit - 2);
+	fputs("..", out);
 }
 
 /* One graph being drawn: the profile, and for a differential graph the base profile. */

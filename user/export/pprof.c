@@ -19,6 +19,7 @@
 #include "export/export.h"
 #include "model/clockdesc.h"
 #include "util/strhash.h"
+#include "util/textenc.h"
 #include "util/u64map.h"
 
 /* Profile field numbers (profile.proto). */
@@ -122,15 +123,18 @@ static uint64_t intern(struct strtab *t, const char *s)
 				return *v - 1;
 			continue;
 		}
-		char **ns = realloc(t->str, (t->n + 1) * sizeof(*ns));
-		if (!ns || !(ns[t->n] = strdup(s))) {
+		char **ns = realloc(t->str, (t->n + 1) * sizeof(*ns)), *shown = shown_dup(s);
+		if (!ns || !shown || !(ns[t->n] = strdup(s))) {
 			t->str = ns ? ns : t->str;
 			t->out.oom = 1;
+			free(shown);
 			return 0;
 		}
 		t->str = ns;
 		*v = ++t->n;
-		f_bytes(&t->out, P_STRING_TABLE, s, strlen(s));
+		/* protobuf strings are UTF-8: the name as every output shows it */
+		f_bytes(&t->out, P_STRING_TABLE, shown, strlen(shown));
+		free(shown);
 		return t->n - 1;
 	}
 }
@@ -353,7 +357,7 @@ static void functions(struct pp *w)
 	for (uint32_t f = 0; f < sym->nfuncs; f++) {
 		const struct func *fn = &sym->funcs[f];
 		const char *file = NULL;
-		int line = 0;
+		int line = 0, r = 0;
 
 		if (!w->funcs_used[f])
 			continue;
@@ -363,10 +367,11 @@ static void functions(struct pp *w)
 		if (fn->decl_line && fn->decl_file) {	/* where DWARF says it is declared */
 			f_int(&w->m, F_FILENAME, intern(&w->t, fn->decl_file));
 			f_int(&w->m, F_START_LINE, (uint64_t)fn->decl_line);
-		} else if (fn->resolved && !sym_line(sym, fn->start, &file, &line)) {
+		} else if (fn->resolved && !(r = sym_line(sym, fn->start, &file, &line))) {
 			f_int(&w->m, F_FILENAME, intern(&w->t, file));
 			f_int(&w->m, F_START_LINE, (uint64_t)line);
 		}
+		w->m.oom |= r < 0;
 		f_msg(&w->body, P_FUNCTION, &w->m);
 	}
 }

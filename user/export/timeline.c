@@ -19,6 +19,7 @@
 #include "export/export.h"
 #include "model/spans.h"
 #include "util/strhash.h"
+#include "util/textenc.h"
 #include "util/textfmt.h"
 
 #define TL_W	1200.0	/* the drawing's width; timeline_script.c knows the same numbers */

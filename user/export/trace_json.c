@@ -27,6 +27,7 @@
 
 #include "export/export.h"
 #include "model/spans.h"
+#include "util/textenc.h"
 #include "util/u64map.h"
 
 struct trace {
@@ -38,23 +39,6 @@ struct trace {
 	int first;
 	uint64_t flows;		/* flow ids handed out */
 };
-
-/* s as a JSON string, quotes included. */
-static void json_str(FILE *out, const char *s)
-{
-	fputc('"', out);
-	for (; *s; s++) {
-		unsigned char ch = (unsigned char)*s;
-
-		if (ch == '"' || ch == '\\')
-			fprintf(out, "\\%c", ch);
-		else if (ch < 0x20)
-			fprintf(out, "\\u%04x", ch);
-		else
-			fputc(ch, out);
-	}
-	fputc('"', out);
-}
 
 /* Whole microseconds from the session's start to tsc, rounded: every boundary goes through
  * here once, so two spans that share one share its value. */

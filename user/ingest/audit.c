@@ -29,6 +29,7 @@ struct audit {
 	int64_t core;		/* the core being checked, -1: the session */
 	int fail;
 	int incomplete;
+	int nomem;		/* a check ran out of memory: no verdict */
 };
 
 static void say(struct audit *a, int is_fail, const char *fmt, ...)
@@ -449,12 +450,10 @@ static void check_session_v2(struct audit *a)
 	}
 	for (uint32_t k = 0; k < s->hdr.ncores; k++) {
 		a->core = k;
-		if (check_core_v2(a, k))
-			say(a, 1, "out of memory checking core %u", k);
+		a->nomem |= check_core_v2(a, k) != 0;
 	}
 	a->core = -1;
-	if (check_stream_writer(a))
-		say(a, 1, "out of memory checking the stream's own blocks");
+	a->nomem |= check_stream_writer(a) != 0;
 	if (s->have_end && !session_resumed(s) && !session_discarded(s) &&
 	    s->end.bytes != s->end_off - s->off - s->join_bytes)
 		say(a, 1, "OPF_SESSION_END says %" PRIu64 " bytes came before it, the stream has %"
@@ -555,7 +554,7 @@ static void unchecked(struct audit *a)
 
 int audit_session(const struct profile *p, uint32_t si, FILE *out, uint8_t *core_fail)
 {
-	struct audit a = { &p->sess[si], out, core_fail, -1, 0, 0 };
+	struct audit a = { &p->sess[si], out, core_fail, -1, 0, 0, 0 };
 	const struct session *s = a.s;
 
 	if (s->hdr.version >= 2) {
@@ -571,6 +570,8 @@ int audit_session(const struct profile *p, uint32_t si, FILE *out, uint8_t *core
 			fprintf(out, "  block framing: unavailable (format 1): per-core totals only\n");
 	}
 	unchecked(&a);
+	if (a.nomem)
+		return AUDIT_NOMEM;
 	return (a.fail ? AUDIT_FAIL : 0) | (a.incomplete ? AUDIT_INCOMPLETE : 0);
 }
 
@@ -585,7 +586,9 @@ int audit_profile(const struct profile *p)
 
 int conservation_failed(const struct profile *p)
 {
-	return (audit_profile(p) & AUDIT_FAIL) != 0;
+	int v = audit_profile(p);
+
+	return v & AUDIT_NOMEM ? -1 : (v & AUDIT_FAIL) != 0;
 }
 
 void incomplete_status(const struct profile *p, FILE *out)

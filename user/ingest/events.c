@@ -74,12 +74,16 @@ int sched_session(struct sched_data *d, const struct opf_session *h)
 	return ns->cores ? 0 : -1;
 }
 
-/* Copy n frames (unaligned, from the record's tail) into the pool; their index, or -1. */
+/*
+ * Copy n frames (unaligned, from the record's tail) into the pool; their index, or -1. The
+ * pool is made at the first event, with frames or not: the views index it for every switch
+ * and lock event, nframes 0 too, and NULL + 0 is no pointer.
+ */
 static int64_t keep_frames(struct sched_data *d, const uint8_t *tail, unsigned n)
 {
 	size_t at = d->nframes;
 
-	if (d->nframes + n > d->framecap) {
+	if (d->nframes + n > d->framecap || !d->frames) {
 		size_t nc = d->framecap ? 2 * d->framecap : 4096;
 		uint64_t *nf;
 
@@ -90,8 +94,7 @@ static int64_t keep_frames(struct sched_data *d, const uint8_t *tail, unsigned n
 		d->frames = nf;
 		d->framecap = nc;
 	}
-	if (n)		/* frames is still NULL when no event so far had any */
-		memcpy(d->frames + at, tail, 8 * (size_t)n);
+	memcpy(d->frames + at, tail, 8 * (size_t)n);
 	d->nframes += n;
 	return (int64_t)at;
 }

@@ -121,7 +121,8 @@ struct sched_sess {
 struct sched_data {
 	struct sched_sess *sess;
 	uint32_t nsess;
-	uint64_t *frames;
+	uint64_t *frames;	/* every event's stack (sev.frames); not NULL once a switch or
+				   lock event is kept, with frames or without */
 	size_t nframes, framecap;
 	uint64_t seq;
 	uint32_t *roots;	/* --offcpu (--locks) stacks: root marker - 1 -> its switch-out

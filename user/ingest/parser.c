@@ -22,7 +22,12 @@
 
 #include "ingest/parser.h"
 
-#define READ_CHUNK	(4u << 20)	/* bytes read per call; the buffer also holds one record */
+/* The read buffer starts at READ_FIRST and doubles while reads fill it, up to READ_MAX: room
+ * for READ_CHUNK bytes a read beside the part of a record left over. A small stream takes
+ * little memory, a large one is read in READ_CHUNK pieces. */
+#define READ_CHUNK	(4u << 20)
+#define READ_FIRST	(64u << 10)
+#define READ_MAX	(READ_CHUNK + OPF_MAX_REC)
 
 static long fail(struct opf_parser *p, uint64_t off, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
@@ -270,8 +275,10 @@ static long deliver(struct opf_parser *p, opf_handler h, const struct opf_view *
 {
 	char why[192] = "";
 
-	if (h && h(p->arg, v, why, sizeof(why)))
+	if (h && h(p->arg, v, why, sizeof(why))) {
+		p->nomem = !why[0];
 		return fail(p, v->off, "%s", why[0] ? why : "out of memory");
+	}
 	return 0;
 }
 
@@ -308,18 +315,19 @@ static long record(struct opf_parser *p, const uint8_t *r, const struct opf_rec 
 	return 0;
 }
 
-/* Framing of the header at p->off: 0, or fail(). */
+/* Framing of the header at p->off: 0, or fail(). What is no stream at all (a text, another
+ * format) is said so first, rather than as a record of bad length. */
 static long check_header(struct opf_parser *p, const struct opf_rec *h)
 {
+	if (!p->have_session && h->type != OPF_SESSION)
+		return fail(p, p->off, "first record has type %u, not OPF_SESSION: not a profiler "
+			    "stream", h->type);
 	if (h->len < sizeof(struct opf_rec))
 		return fail(p, p->off, "record length %u is less than 8", h->len);
 	if (h->len % OPF_ALIGN)
 		return fail(p, p->off, "record length %u is not a multiple of 8", h->len);
 	if (h->len > OPF_MAX_REC)
 		return fail(p, p->off, "record length %u exceeds the maximum %u", h->len, OPF_MAX_REC);
-	if (!p->have_session && h->type != OPF_SESSION)
-		return fail(p, p->off,
-			    "first record has type %u, not OPF_SESSION: not a profiler stream", h->type);
 	return 0;
 }
 
@@ -347,8 +355,10 @@ long opf_feed(struct opf_parser *p, const uint8_t *buf, size_t len)
 		pos += h.len;
 		p->off += h.len;
 	}
-	if (p->sink->flush && p->sink->flush(p->arg))
+	if (p->sink->flush && p->sink->flush(p->arg)) {
+		p->nomem = 1;
 		return fail(p, p->off, "out of memory");
+	}
 	return (long)pos;
 }
 
@@ -445,11 +455,18 @@ static void close_input(struct input *in)
 		close(in->fd);
 }
 
-/* Feed the rest of the input through the parser in READ_CHUNK pieces. */
-static int feed_all(struct opf_parser *p, struct input *in, uint8_t *buf, size_t have)
+/*
+ * Feed the rest of the input through the parser, read into *buf (*cap bytes, have of them
+ * already read). A read that fills the buffer doubles it before the next, up to READ_MAX, so
+ * every read has room: below READ_MAX the buffer grew since it filled, and at READ_MAX what
+ * the parser left (part of one record, less than OPF_MAX_REC) leaves READ_CHUNK free.
+ */
+static int feed_all(struct opf_parser *p, struct input *in, uint8_t **bufp, size_t *cap,
+		    size_t have)
 {
 	for (;;) {
-		ssize_t n = read_full(in, buf + have, READ_CHUNK);
+		uint8_t *buf = *bufp;
+		ssize_t n = read_full(in, buf + have, *cap - have);
 
 		if (n < 0) {
 			int e;
@@ -461,6 +478,7 @@ static int feed_all(struct opf_parser *p, struct input *in, uint8_t *buf, size_t
 				snprintf(p->err, sizeof(p->err), "read error: %s", strerror(errno));
 			return -1;
 		}
+		int full = have + (size_t)n == *cap;
 		have += (size_t)n;
 		long used = opf_feed(p, buf, have);
 		if (used < 0)
@@ -469,20 +487,33 @@ static int feed_all(struct opf_parser *p, struct input *in, uint8_t *buf, size_t
 		memmove(buf, buf + used, have);
 		if (n == 0)
 			return opf_finish(p, buf, have);
+		if (full && *cap < READ_MAX) {
+			size_t ncap = 2 * *cap < READ_MAX ? 2 * *cap : READ_MAX;
+			uint8_t *nb = realloc(buf, ncap);	/* aligned as malloc: >= 8 */
+
+			if (!nb) {
+				snprintf(p->err, sizeof(p->err), "out of memory");
+				p->nomem = 1;
+				return -1;
+			}
+			*bufp = nb;
+			*cap = ncap;
+		}
 	}
 }
 
 int opf_parse_file(struct opf_parser *p, const char *path)
 {
 	struct input in = { -1, NULL };
-	uint8_t *buf = aligned_alloc(OPF_ALIGN, READ_CHUNK + OPF_MAX_REC);
-	size_t have = 0;
+	size_t cap = READ_FIRST, have = 0;
+	uint8_t *buf = malloc(cap);
 	int rc = -1;
 
-	if (!buf)
+	if (!buf) {
 		snprintf(p->err, sizeof(p->err), "out of memory");
-	else if (open_input(p, path, &in, buf, &have) == 0)
-		rc = feed_all(p, &in, buf, have);
+		p->nomem = 1;
+	} else if (open_input(p, path, &in, buf, &have) == 0)
+		rc = feed_all(p, &in, &buf, &cap, have);
 	free(buf);
 	close_input(&in);
 	return rc;

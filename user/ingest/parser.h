@@ -83,6 +83,7 @@ struct opf_parser {
 	uint32_t ncores;	/* of the current session */
 	uint32_t version;	/* of the current session */
 	int cut;		/* the failure: the stream ends inside a record (at off) */
+	int nomem;		/* the failure: out of memory, nothing wrong with the stream */
 	char err[256];		/* "offset N: reason" after a failure */
 };
 

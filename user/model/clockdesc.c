@@ -6,8 +6,10 @@
  * the fields has a shorter session record; the reader zero-fills it: "unknown clock".
  */
 #include <stdio.h>
+#include <string.h>
 
 #include "model/clockdesc.h"
+#include "util/textenc.h"
 
 /* The clock in a few words, e.g. "emulation time, QEMU TCG"; buf holds it (n >= 64). */
 const char *clock_text(const struct opf_session *h, char *buf, size_t n)
@@ -23,12 +25,16 @@ const char *clock_text(const struct opf_session *h, char *buf, size_t n)
 		else
 			snprintf(buf, n, "instructions, QEMU -icount");
 		break;
-	case OPF_CLOCK_HARDWARE:
-		snprintf(buf, n, "hardware time, %s%.*s",
-			 h->machine == OPF_MACH_KVM ? "KVM" : h->machine == OPF_MACH_BARE ?
-			 "bare hardware" : "hypervisor ", h->machine == OPF_MACH_OTHER ?
-			 (int)sizeof(h->hv_sig) : 0, h->hv_sig);
+	case OPF_CLOCK_HARDWARE: {
+		char sig[sizeof(h->hv_sig) + 1] = { 0 };	/* the stream's bytes: shown */
+		int k = snprintf(buf, n, "hardware time, %s", h->machine == OPF_MACH_KVM ? "KVM" :
+				 h->machine == OPF_MACH_BARE ? "bare hardware" : "hypervisor ");
+
+		memcpy(sig, h->hv_sig, sizeof(h->hv_sig));
+		if (h->machine == OPF_MACH_OTHER && k >= 0 && (size_t)k < n)
+			shown_copy(buf + k, n - (size_t)k, sig);
 		break;
+	}
 	default:
 		snprintf(buf, n, "unknown clock (a stream from before the kernel recorded it)");
 	}

@@ -425,8 +425,12 @@ int filter_stacks(struct filter_use *u, struct profile *p, struct symbols *sym)
 			u->idle[0] += s->total;
 			u->idle[1] += s->weight;
 		}
-		if (v != FV_KEEP)
+		if (v != FV_KEEP) {	/* out of the list: stacks_free no longer sees its frames */
+			free(s->fids);
+			s->fids = NULL;
+			s->nfids = 0;
 			continue;
+		}
 		u->kept[0] += s->total;
 		u->kept[1] += s->weight;
 		t->list[n++] = s;

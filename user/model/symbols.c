@@ -36,7 +36,7 @@ int sym_open(struct symbols *s, const char *path, char *err, size_t errlen)
 	memset(s, 0, sizeof(*s));
 	if (access(path, R_OK)) {
 		snprintf(err, errlen, "cannot read kernel ELF %s", path);
-		return -1;
+		return 1;
 	}
 	Dwfl *d = dwfl_begin(&offline_callbacks);
 	if (!d)
@@ -56,13 +56,14 @@ int sym_open(struct symbols *s, const char *path, char *err, size_t errlen)
 	dwfl_module_info(m, NULL, &s->low, &s->high, NULL, NULL, NULL, NULL);
 	s->path = strdup(path);
 	if (!s->path || init_maps(s)) {
+		sym_close(s);
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
 	return 0;
 dwerr:
 	snprintf(err, errlen, "cannot load kernel ELF %s: %s", path, dwfl_errmsg(-1));
-	return -1;
+	return 1;
 }
 
 int sym_init_raw(struct symbols *s)
@@ -190,12 +191,15 @@ static int chain_room(struct symbols *s, size_t n)
 	return 0;
 }
 
-static int line_at(struct symbols *s, uint64_t addr)
+/* The line of addr into *line (0 when DWARF does not say); 0, or -1 when out of memory. */
+static int line_at(struct symbols *s, uint64_t addr, int *line)
 {
 	const char *file;
-	int line;
+	int r = sym_line(s, addr, &file, line);
 
-	return sym_line(s, addr, &file, &line) ? 0 : line;
+	if (r)
+		*line = 0;
+	return r < 0 ? -1 : 0;
 }
 
 /* Where DWARF says a function (subprogram or abstract origin) is declared, into f. */
@@ -263,7 +267,10 @@ static int inline_frames(struct symbols *s, uint64_t addr, int *outer)
 	Dwarf_Die *scopes = NULL;
 	int n = cu ? dwarf_getscopes(cu, addr - bias, &scopes) : 0, k = 0;
 
-	*outer = line_at(s, addr);
+	if (line_at(s, addr, outer)) {
+		free(scopes);
+		return -1;
+	}
 	for (int i = 0; i < n && dwarf_tag(&scopes[i]) != DW_TAG_subprogram; i++) {
 		if (dwarf_tag(&scopes[i]) != DW_TAG_inlined_subroutine)
 			continue;
@@ -405,7 +412,7 @@ int sym_line(struct symbols *s, uint64_t addr, const char **file, int *line)
 		*v = val;
 	}
 	if (!*v)
-		return -1;
+		return 1;
 	*file = s->files[(*v - 1) >> 32];
 	*line = (int)(uint32_t)(*v - 1);
 	return 0;

@@ -47,8 +47,8 @@ struct symbols {
 				   address in its containing function (opreport --no-inline) */
 };
 
-/* Open path. Returns 0, or -1 with a reason in err (the symbols are then unusable: call
- * sym_init_raw). */
+/* Open path. Returns 0; 1 when the ELF cannot be read or loaded, the reason in err; -1 when
+ * out of memory. After a failure the symbols are unusable: call sym_init_raw. */
 int sym_open(struct symbols *s, const char *path, char *err, size_t errlen);
 
 /* Set up for raw addresses only. Returns 0 or -1 (out of memory). */
@@ -81,7 +81,8 @@ uint32_t sym_synthetic(struct symbols *s, const char *name);
  * Returns how many function symbols have that name (0: none, or no ELF). */
 uint32_t sym_named(struct symbols *s, const char *name, uint64_t *lo, uint64_t *hi);
 
-/* Source file and line of a lookup address; returns 0, or -1 when DWARF does not say. */
+/* Source file and line of a lookup address; returns 0, 1 when DWARF does not say, or -1 when
+ * out of memory. */
 int sym_line(struct symbols *s, uint64_t addr, const char **file, int *line);
 
 /* Fill stack->fids for every stack: the frames of the pc as is and of the return addresses

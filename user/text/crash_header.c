@@ -1,12 +1,14 @@
 /*
  * crash_header.c: the lines a crash dump's report opens with (docs/FORMAT.md, "Crash
  * dumps"), called by header.c's report_header: the cause, the panicking core's stack, every
- * core's state when the panic stopped it, and whether the dump arrived whole. Nothing for
+ * core's state when the panic stopped it (its thread by id and name: the dump's OPF_THREAD
+ * records, "?" in a dump older than them), and whether the dump arrived whole. Nothing for
  * another stream.
  */
 #include <inttypes.h>
 
 #include "text/text.h"
+#include "util/textenc.h"
 
 /* "name+0xoff" of an address (a return address is looked up one byte back). */
 static void print_addr(const struct ctx *c, FILE *out, uint64_t addr, int ret)
@@ -64,11 +66,12 @@ static void core_lines(const struct ctx *c, const struct crash_info *ci, FILE *o
 			fprintf(out, "  cpu %u: not in the dump (cut short)\n", k);
 			continue;
 		}
-		fprintf(out, "  cpu %u: %s%s, tid %u, window %u blocks, %" PRIu64 " samples in the "
-			"report (%" PRIu64 " taken, %" PRIu64 " overwritten)", k,
-			state_name(cc->r.state), cc->r.h.flags & OPF_CC_IRQOFF ? " (interrupts off)"
-			: "", cc->r.tid, cc->r.blocks, s->cores[k].samples, cc->r.taken,
-			cc->r.overwritten);
+		fprintf(out, "  cpu %u: %s%s, tid %u (", k, state_name(cc->r.state),
+			cc->r.h.flags & OPF_CC_IRQOFF ? " (interrupts off)" : "", cc->r.tid);
+		term_puts(out, profile_thread_label(c->p, cc->r.tid));
+		fprintf(out, "), window %u blocks, %" PRIu64 " samples in the report (%" PRIu64
+			" taken, %" PRIu64 " overwritten)", cc->r.blocks, s->cores[k].samples,
+			cc->r.taken, cc->r.overwritten);
 		if (cc->r.state == OPF_CS_STOPPED && cc->r.pc) {
 			fprintf(out, ", at ");
 			print_addr(c, out, cc->r.pc, 0);
@@ -106,7 +109,9 @@ void crash_header(const struct ctx *c, FILE *out)
 	fprintf(out, "Crash dump:  cpu %u panicked, %.3f s after boot: %s%s\n", ci->r.core,
 		(double)ci->r.ns / 1e9, cause_name(ci->r.cause),
 		ci->r.h.flags & OPF_C_IN_NMI ? ", inside the NMI handler" : "");
-	fprintf(out, "Message:     %s\n", ci->r.msg);
+	fputs("Message:     ", out);
+	term_puts(out, ci->r.msg);
+	fputc('\n', out);
 	status_line(ci, out);
 	fprintf(out, "Panic stack (cpu %u):\n", ci->r.core);
 	print_stack(c, out, ci->r.pc, ci->frames, ci->r.nframes);

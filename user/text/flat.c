@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "text/text.h"
+#include "util/textenc.h"
 #include "util/textfmt.h"
 #include "util/u64map.h"
 
@@ -125,7 +126,9 @@ int report_threads(const struct ctx *c, FILE *out)
 			rows[i].tid);
 		if (c->o->cpu)
 			cpu_columns(rows[i].core, c->ncores, out);
-		fprintf(out, "  %s\n", name ? name : "[unnamed]");
+		fputs("  ", out);
+		term_puts(out, name ? name : "[unnamed]");
+		fputc('\n', out);
 	}
 	for (uint32_t i = 0; i < nrows; i++)
 		free(rows[i].core);

@@ -140,7 +140,8 @@ static void throttle_lines(const struct profile *p, FILE *out)
 	}
 }
 
-static void status_lines(const struct profile *p, const struct totals *t, FILE *out)
+/* 0, or -1 when out of memory for the accounting's verdict. */
+static int status_lines(const struct profile *p, const struct totals *t, FILE *out)
 {
 	const struct opf_session *h0 = &p->sess[0].hdr;
 
@@ -156,9 +157,14 @@ static void status_lines(const struct profile *p, const struct totals *t, FILE *
 		incomplete_status(p, out);
 		fputc('\n', out);
 	}
-	if (conservation_failed(p))
+	int cf = conservation_failed(p);
+
+	if (cf < 0)
+		return -1;
+	if (cf)
 		fprintf(out, "WARNING: sample accounting does not add up (see --stats)\n");
 	marks_lost_line(p, out);
+	return 0;
 }
 
 /* The clock, and under plain TCG its caveat, wrapped to 96 columns under the value column;
@@ -249,7 +255,8 @@ int report_header(const struct ctx *c, FILE *out)
 	report_filter_lines(c, 0, out);
 	loss_lines(&t, nmi, out);
 	throttle_lines(p, out);
-	status_lines(p, &t, out);
+	if (status_lines(p, &t, out))
+		return -1;
 	crash_header(c, out);
 	fputc('\n', out);
 	return 0;

@@ -91,9 +91,11 @@ static int fold_pcs(const struct ctx *c, const struct u64map *pcs, struct lines 
 		uint32_t f = sym_leaf(c->sym, pc);
 		if (f == UINT32_MAX)
 			return -1;
-		if (sym_line(c->sym, pc, &file, &line))
+		int r = sym_line(c->sym, pc, &file, &line);
+
+		if (r)
 			file = NULL;
-		if (add_row(l, f, file, line, pcs->vals[j]))
+		if (r < 0 || add_row(l, f, file, line, pcs->vals[j]))
 			return -1;
 	}
 	return 0;

@@ -12,6 +12,7 @@
 #include <inttypes.h>
 
 #include "text/text.h"
+#include "util/textenc.h"
 
 static uint64_t sum(const uint64_t *v, unsigned n)
 {
@@ -93,15 +94,15 @@ static int thread_checks(const struct profile *p, const struct sched_sess *s, FI
 
 	for (uint32_t i = 0; i < s->nthr; i++) {
 		const struct sthread *t = &s->thr[i];
+		char name[SHOWN_SIZE(OPF_MAX_NAME)];
 
+		shown_copy(name, sizeof(name), profile_thread_label(p, t->tid));
 		if (t->bad_cpu)
 			fprintf(out, "  thread %u (%s): %u switch-out(s) where the kernel's CPU time "
-				"disagrees with the switches\n", t->tid,
-				profile_thread_label(p, t->tid), t->bad_cpu);
+				"disagrees with the switches\n", t->tid, name, t->bad_cpu);
 		if (t->bad_samples)
 			fprintf(out, "  thread %u (%s): %u sample(s) outside its time on core %u by "
-				"the switches\n", t->tid, profile_thread_label(p, t->tid),
-				t->bad_samples, t->core);
+				"the switches\n", t->tid, name, t->bad_samples, t->core);
 		bad += t->bad_cpu || t->bad_samples;
 	}
 	return bad;

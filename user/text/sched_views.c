@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "text/text.h"
+#include "util/textenc.h"
 #include "util/textfmt.h"
 
 /*
@@ -63,10 +64,12 @@ static void wall_thread(const struct ctx *c, const struct sched_sess *s, const s
 			FILE *out)
 {
 	uint64_t life = t->last - t->first;
+	char name[SHOWN_SIZE(OPF_MAX_NAME)];
 
-	fprintf(out, "  %5u %-16s %4u %9.3f %9.3f %6.2f%% %6.2f%% %6.2f%% %6.2f%% %6.2f%% "
-		"%6.2f%% %6.2f%% %6.2f%% %6.2f%%  ", t->tid, profile_thread_label(c->p, t->tid),
-		t->core, sched_ms(s, life), sched_ms(s, t->on), pct(t->on, life),
+	fprintf(out, "  %5u %s %4u %9.3f %9.3f %6.2f%% %6.2f%% %6.2f%% %6.2f%% %6.2f%% "
+		"%6.2f%% %6.2f%% %6.2f%% %6.2f%%  ", t->tid,
+		term_cell(name, sizeof(name), profile_thread_label(c->p, t->tid), 16), t->core,
+		sched_ms(s, life), sched_ms(s, t->on), pct(t->on, life),
 		pct(t->samples * s->period, life), pct(t->runnable, life),
 		pct(blocked_sum(t), life), pct(t->blocked[OPF_WHY_SLEEP], life),
 		pct(t->blocked[OPF_WHY_RENDEZ], life), pct(t->blocked[OPF_WHY_QLOCK], life),
@@ -93,7 +96,8 @@ int report_wall(const struct ctx *c, FILE *out)
 
 		if (!s->on)
 			continue;
-		qsort(s->thr, s->nthr, sizeof(*s->thr), by_on);
+		if (s->nthr)	/* thr is NULL while there is none */
+			qsort(s->thr, s->nthr, sizeof(*s->thr), by_on);
 		report_filter_lines(c, 1, out);
 		fprintf(out, "Wall time per thread, session %u (%.3f ms): percent of each thread's "
 			"time in the session\n", i + 1, sched_ms(s, sched_len(s)));
@@ -170,7 +174,8 @@ static struct offrow *off_rows(const struct profile *p, struct sched_sess *s, ui
 		return NULL;
 	g_s = s;
 	g_fr = p->sched.frames;
-	qsort(s->off, s->noff, sizeof(*s->off), off_sort);
+	if (s->noff)	/* off is NULL while there is none */
+		qsort(s->off, s->noff, sizeof(*s->off), off_sort);
 	for (uint32_t i = 0; i < s->noff; i++) {
 		const struct offcpu *o = &s->off[i];
 
@@ -203,7 +208,7 @@ static int offcpu_session(const struct ctx *c, struct sched_sess *s, uint32_t si
 	uint32_t n, lim;
 	struct offrow *r = off_rows(c->p, s, &n);
 	uint64_t all = 0;
-	char why[64];
+	char why[64], wcell[SHOWN_SIZE(sizeof(why))], tcell[SHOWN_SIZE(OPF_MAX_NAME)];
 
 	if (!r)
 		return -1;
@@ -220,10 +225,11 @@ static int offcpu_session(const struct ctx *c, struct sched_sess *s, uint32_t si
 		const struct sev *e = &s->ev[o->ev];
 
 		reason(c, e, why, sizeof(why));
-		fprintf(out, "%9.3f %6.2f%% %10.3f %6u %8.3f  %-24s %5u %-16s ",
+		fprintf(out, "%9.3f %6.2f%% %10.3f %6u %8.3f  %s %5u %s ",
 			sched_ms(s, r[i].total), pct(r[i].total, all), sched_ms(s, r[i].blocked),
-			r[i].count, sched_ms(s, r[i].max), why, o->tid,
-			profile_thread_label(c->p, o->tid));
+			r[i].count, sched_ms(s, r[i].max), term_cell(wcell, sizeof(wcell), why, 24),
+			o->tid,
+			term_cell(tcell, sizeof(tcell), profile_thread_label(c->p, o->tid), 16));
 		print_stack(c, c->p->sched.frames + e->frames, e->nframes, 5, out);
 	}
 	free(r);
@@ -362,8 +368,10 @@ static int locks_session(const struct ctx *c, struct sched_sess *s, uint32_t si,
 	for (uint32_t k = 0; k < ctx_limit(c, nl); k++) {
 		const struct sev *e = &s->ev[ix[l[k].from]];
 		uint32_t cnt = l[k].to - l[k].from;
+		char name[SHOWN_SIZE(OPF_OBJ_NAME)];
 
-		fprintf(out, "  %-16s %-6s %11u %14.3f %12.3f %13.3f\n", e->name[0] ? e->name : "?",
+		fprintf(out, "  %s %-6s %11u %14.3f %12.3f %13.3f\n",
+			term_cell(name, sizeof(name), e->name[0] ? e->name : "?", 16),
 			e->why == OPF_LK_SPIN ? "spin" : "qlock", cnt, sched_ms(s, l[k].total),
 			sched_ms(s, l[k].max), sched_ms(s, l[k].total) / cnt);
 		holders(s, ix, &l[k], out);

@@ -200,9 +200,10 @@ static int stats_session(const struct profile *p, uint32_t si, FILE *out)
 	const struct session *s = &p->sess[si];
 	uint8_t *bad = calloc(s->hdr.ncores, 1);
 
-	if (!bad)
+	if (!bad || audit_session(p, si, NULL, bad) & AUDIT_NOMEM) {
+		free(bad);
 		return -1;
-	audit_session(p, si, NULL, bad);
+	}
 	session_head(s, si, out);
 	session_tail(p, s, si, out);
 	dump_lines(s, out);
@@ -210,7 +211,8 @@ static int stats_session(const struct profile *p, uint32_t si, FILE *out)
 	if (s->hdr.version >= 2)
 		block_table(s, out);
 	free(bad);
-	return audit_session(p, si, out, NULL);
+	int v = audit_session(p, si, out, NULL);
+	return v & AUDIT_NOMEM ? -1 : v;
 }
 
 static void verdict_line(const struct profile *p, int v, FILE *out)

@@ -810,8 +810,9 @@ void nmi_boot_test(void)
 	printk("nmi: boot test: NMIs at %lu Hz from here on, to every core whose IDT is loaded\n",
 	       (unsigned long)hz);
 	nmi_boot_running = true;
-	nmi_state = NMI_RUNNING;
+	nmi_state = NMI_BUSY;		/* claimed: the boot core alone runs now */
 	source_start((uint32_t)hz, 0, 0, FAN_ARMED);
+	__atomic_store_n(&nmi_state, NMI_RUNNING, __ATOMIC_RELEASE);
 }
 
 /* Boot core, after smp_boot_aps, before any core is online. */

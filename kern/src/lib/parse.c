@@ -45,3 +45,31 @@ int parse_size(const char *s, uint64_t unit, uint64_t *v)
 	*v = n * unit;
 	return 0;
 }
+
+/*
+ * Seconds as typed ("2", "0.5", "1.25"): a decimal of at most 1000000 with up to 3
+ * fraction digits (more are ignored) into milliseconds. 0, or -1 if malformed or too big.
+ */
+int parse_ms(const char *s, uint64_t *ms)
+{
+	uint64_t v = 0, frac = 0;
+	int fd = 0;
+
+	if (!*s)
+		return -1;
+	for (; *s >= '0' && *s <= '9'; s++) {
+		v = v * 10 + (uint64_t)(*s - '0');
+		if (v > 1000000)
+			return -1;
+	}
+	if (*s == '.')
+		for (s++; *s >= '0' && *s <= '9'; s++)
+			if (fd < 3)
+				frac = frac * 10 + (uint64_t)(*s - '0'), fd++;
+	if (*s)
+		return -1;
+	while (fd++ < 3)
+		frac *= 10;
+	*ms = v * 1000 + frac;
+	return 0;
+}

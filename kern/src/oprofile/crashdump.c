@@ -13,10 +13,16 @@
  *
  * A core that did not answer the stop may still be writing its window: its blocks are
  * copied anyway and its OPF_CRASH_CORE says so (its newest block may then be torn).
+ *
+ * Threads are named as a session names them, by OPF_THREAD records (encode.c's rec_thread):
+ * one for every live thread, after the cores' states, walked without the thread list's
+ * lock (thread_foreach_stopped: its holder may be stopped). A thread that exited before
+ * the panic but still has samples in a window stays unnamed.
  */
 #include "crashrec.h"
 #include "arch.h"
 #include "cpu.h"
+#include "sched.h"
 #include "thread.h"
 
 /* What a core was doing when it stopped (or, for the panicking core, its note). */
@@ -34,7 +40,9 @@ static struct cstop stops[MAX_CPUS];
 static struct cstop note;
 static int note_core = -1;
 static uint32_t note_cause = OPF_CRASH_PANIC;
-static uint8_t kbuf[MAX_CPUS * (sizeof(struct opf_crash_core) + 8 * CRASH_DEPTH) + 512]
+#define CRASH_THREADS	512	/* live threads a dump names; more stay unnamed */
+static uint8_t kbuf[MAX_CPUS * (sizeof(struct opf_crash_core) + 8 * CRASH_DEPTH) + 512 +
+		    CRASH_THREADS * sizeof(struct opf_thread) + CRASH_THREADS * OPF_MAX_NAME]
 	__aligned(8);
 
 /* tf's stack (tf NULL: the function whose frame fp is): pc, then CRASH_DEPTH callers. */
@@ -89,13 +97,19 @@ static void out(const void *p, size_t n)
 	dump_bytes += n;
 }
 
+/* The dump's session start: the recorder's, or boot's when it never ran. */
+static uint64_t dump_start_tsc(void)
+{
+	return crash.recording ? crash.start_tsc : crash.boot_tsc;
+}
+
 static void out_session(void)
 {
 	struct rec_session_desc d = {
 		.ncores = (uint32_t)ncpus(), .hz = crash.cfg.hz, .depth = CRASH_DEPTH,
 		.block_bytes = crash.bsize, .flags = OPF_S_SNAPSHOT | OPF_S_CRASH,
 		.source = OPF_SRC_NMI,
-		.start_tsc = crash.recording ? crash.start_tsc : crash.boot_tsc,
+		.start_tsc = dump_start_tsc(),
 		.start_ns = crash.recording ? crash.start_ns : 0,
 	};
 	struct opf_session s;
@@ -133,7 +147,19 @@ static uint32_t put_core(uint8_t *p, int i, const struct cstop *mine)
 	return rec_crash_core_len(n);
 }
 
-/* The kernel's block seq 0: the cause, then every core's state. */
+/* thread_foreach_stopped callback: t's OPF_THREAD at kbuf + *len, while kbuf has room. */
+static void put_thread(struct thread *t, void *len)
+{
+	uint32_t *at = len, n = rec_thread_len(thread_name(t));
+
+	if (*at + n > sizeof(kbuf))
+		return;
+	rec_thread(kbuf + *at, (uint32_t)thread_tid(t), thread_core(t), thread_name(t),
+		   dump_start_tsc());
+	*at += n;
+}
+
+/* The kernel's block seq 0: the cause, every core's state, every live thread's name. */
 static void out_states(const char *msg, const struct cstop *me, uint16_t flags)
 {
 	uint32_t len = BLK_HDR;
@@ -141,6 +167,7 @@ static void out_states(const char *msg, const struct cstop *me, uint16_t flags)
 	len += put_crash(kbuf + len, msg, me, flags);
 	for (int i = 0; i < ncpus(); i++)
 		len += put_core(kbuf + len, i, me);
+	thread_foreach_stopped(put_thread, &len, CRASH_THREADS);
 	rec_block((struct opf_block *)kbuf, OPF_CORE_STREAM, 0, 0, len);
 	out(kbuf, len);
 }

@@ -231,6 +231,14 @@ static int ctl_start(int argc, char **argv, char *err, size_t errlen)
 	return session_start(&cfg, err, errlen);
 }
 
+int ctl_start_default(char *err, size_t errlen)
+{
+	char start[] = "start", *argv[] = { start, NULL };
+
+	must_hold_session();
+	return ctl_start(1, argv, err, errlen);
+}
+
 static int ctl_stop(int argc, char **argv, char *err, size_t errlen)
 {
 	(void)argc, (void)argv;

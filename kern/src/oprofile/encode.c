@@ -318,11 +318,7 @@ void rec_crash_end(void *p, uint64_t bytes, uint64_t tsc)
 void rec_salvage(const struct block *b, struct salvage *sv)
 {
 	memset(sv, 0, sizeof(*sv));
-	for (const uint8_t *p = b->rp; p + sizeof(struct opf_rec) <= b->wp;) {
-		const struct opf_rec *r = (const void *)p;
-
-		if (r->len < sizeof(*r) || r->len > (size_t)(b->wp - p))
-			break;
+	for (const struct opf_rec *r = rec_first(b); r; r = rec_next(b, r)) {
 		if (r->type == OPF_SAMPLE) {
 			sv->samples++;
 			sv->truncated += (r->flags & OPF_F_TRUNCATED) != 0;
@@ -342,7 +338,6 @@ void rec_salvage(const struct block *b, struct salvage *sv)
 		} else if (r->type == OPF_SWITCH_SHORT || r->type == OPF_SWITCH_SAME) {
 			sv->ev[OPF_EV_SWITCH]++;
 		}
-		p += r->len;
 	}
 }
 

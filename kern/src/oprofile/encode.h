@@ -148,6 +148,31 @@ void rec_crash_core(void *p, uint16_t flags, uint16_t core, uint16_t state, uint
 		    uint64_t overwritten, const uint64_t *frames, uint16_t nframes);
 void rec_crash_end(void *p, uint64_t bytes, uint64_t tsc);
 
+/*
+ * Walking a framed block's records, any context, the block the caller's to read:
+ *	for (const struct opf_rec *r = rec_first(b); r; r = rec_next(b, r))
+ * Only whole records: the walk stops at one whose length is short or runs past b->wp
+ * (our own hot path wrote the block, so that is never more than its end).
+ */
+static inline const struct opf_rec *rec_at(const struct block *b, const uint8_t *p)
+{
+	const struct opf_rec *r = (const void *)p;
+
+	if (p + sizeof(*r) > b->wp || r->len < sizeof(*r) || r->len > (size_t)(b->wp - p))
+		return NULL;
+	return r;
+}
+
+static inline const struct opf_rec *rec_first(const struct block *b)
+{
+	return rec_at(b, b->rp);
+}
+
+static inline const struct opf_rec *rec_next(const struct block *b, const struct opf_rec *r)
+{
+	return rec_at(b, (const uint8_t *)r + r->len);
+}
+
 /* What a framed block holds, counted from its records (rec_salvage). */
 struct salvage {
 	uint64_t samples, truncated, depth_cut;	/* OPF_SAMPLE records, and flagged ones */

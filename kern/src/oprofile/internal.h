@@ -21,6 +21,8 @@
  *	pool.c		pool_		the pool of recycled blocks
  *	worker.c	worker_		the core-0 worker: cores' full blocks to the stream,
  *					empty ones back
+ *	top.c		top_		`oprofile top`: counts the blocks the worker drains
+ *					(top_tap), never taking one
  *	session.c	session_	the state machine, start and stop
  *	ctl.c		ctl_, cfg_	the command language of /dev/oprofilectl (two tables)
  *	reader.c	reader_		/dev/oprofile's reader
@@ -460,6 +462,12 @@ void worker_drain(void);
 void worker_drain_rings(bool snap);	/* full rings (snap: the windows), in fair shares */
 void worker_refill(void);
 uint32_t worker_start_target(void);
+
+/* top.c: the worker shows it each core block it drains (session lock held; b unchanged) */
+void top_tap(const struct block *b);
+
+/* ctl.c: a plain "start" with the next session's settings (session lock held) */
+int ctl_start_default(char *err, size_t errlen);
 
 /* stream.c (session lock held): the output queue and the kernel's own records on it */
 void stream_put(struct block *b);	/* one of the kernel's own blocks, its header filled */

@@ -23,6 +23,8 @@
  *		first pass that comes late -- core 0 busy at start -- finds no core dry. A
  *		core whose ring falls to half its target kicks the worker early (hotpath.c),
  *		at most once a pass.
+ * A viewer (top.c) is shown each block the drain takes, before it is queued or dropped;
+ * it only reads it.
  * Flight recorder: a pass does not drain (the full ring is the core's window); it only
  * keeps each empty ring at a window's worth. flight.c drains a snapshot's windows the same
  * way (worker_drain_rings).
@@ -185,6 +187,7 @@ void worker_drain_rings(bool snap)
 		size_t len = BLEN(b);
 
 		d.k[i]++;
+		top_tap(b);	/* a look at its samples, while a viewer is attached */
 		if (oprof_fault_take(OPROF_FAULT_DROP_BLOCK)) {
 			/* "inject drop": the silent loss the stream must reveal on its own */
 			pool_put(b);

@@ -478,6 +478,22 @@ void thread_foreach(void (*fn)(struct thread *t, void *arg), void *arg)
 	spin_unlock(&all_lock);
 }
 
+/*
+ * The crash dump's walk: all_lock is not taken, since its holder may be a core the panic
+ * stopped, or this very core. A core stopped inside kthread_create or unlink_thread has
+ * made one pointer store or the other, each leaving the list whole (a thread is freed
+ * only after its unlink, by a join that a stopped core cannot finish), so the walk sees
+ * the thread linked or not. It stops after max threads in case the list is torn anyway.
+ */
+void thread_foreach_stopped(void (*fn)(struct thread *t, void *arg), void *arg, unsigned max)
+{
+	struct thread *t = READ_ONCE(all_threads);
+
+	must(!irq_enabled(), "panic context: interrupts off, the other cores stopped");
+	for (unsigned n = 0; t && n < max; n++, t = READ_ONCE(t->all_next))
+		fn(t, arg);
+}
+
 static bool never(void *arg) { (void)arg; return false; }
 
 int thread_sleep_us(uint64_t usec)

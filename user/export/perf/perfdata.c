@@ -31,6 +31,7 @@
 #include "export/perf/records.h"
 #include "export/perf/sched_records.h"
 #include "export/perf/tracepoints.h"
+#include "util/textenc.h"
 
 #define PERF_MAGIC	0x32454c4946524550ULL	/* "PERFILE2" */
 #define KERNEL_PID	((uint32_t)-1)		/* perf's pid of the host kernel */
@@ -118,11 +119,11 @@ static void put_mmap(const struct ctx *c, const struct perf_samples *ps, FILE *f
 static void put_comms(const struct profile *p, FILE *f)
 {
 	for (uint32_t i = 0; i < p->nthreads; i++) {
-		struct { uint32_t pid, tid; char comm[OPF_MAX_NAME + 1]; } cm = { 0 };
+		struct { uint32_t pid, tid; char comm[SHOWN_SIZE(OPF_MAX_NAME)]; } cm = { 0 };
 		const struct thread_name *t = &p->threads[i];
 
 		cm.pid = cm.tid = t->tid;
-		strcpy(cm.comm, t->name);
+		shown_copy(cm.comm, sizeof(cm.comm), t->name);	/* perf prints it as it is */
 		perf_put_rec(f, PERF_RECORD_COMM, 0, &cm, 8 + strlen(cm.comm) + 1, t->tid, t->tid,
 			     0, 0);
 	}

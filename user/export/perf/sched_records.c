@@ -25,6 +25,7 @@
 
 #include "export/perf/sched_records.h"
 #include "export/perf/tracepoints.h"
+#include "util/textenc.h"
 #include "util/u64map.h"
 
 /* Linux's task state bits, as perf prints them (R S D ... X) */
@@ -41,7 +42,7 @@ static int64_t prev_state(unsigned why)
 static void comm(const struct profile *p, uint32_t tid, char out[16])
 {
 	memset(out, 0, 16);
-	strncpy(out, tid ? profile_thread_label(p, tid) : "swapper", 15);
+	shown_copy(out, 16, tid ? profile_thread_label(p, tid) : "swapper");	/* whole chars */
 }
 
 int perf_sched_on(const struct ctx *c)
