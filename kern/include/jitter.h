@@ -22,12 +22,14 @@
  * k's draw is the state k steps on from the key, and its offset the draw's high bits
  * scaled to the window (jitter_place: one 64x64 multiply, whose high half is uniform
  * over [0, width) to within 2^-64 of a tick). A draw is still a pure function of (seed,
- * stream, k) -- jitter_at computes it for any k in log2(k) steps -- so the session's seed
+ * stream, k) -- jitter_skip computes it for any k in log2(k) steps -- so the session's seed
  * (in its header) reproduces every period of it, and a core that skipped slots draws slot
  * k's directly. But the interrupt that takes sample k already holds slot k's draw, so
  * slot k + 1's is one step (jitter_next: a multiply and an add) and its moment one more
  * multiply: that is all jitter costs a sample on time. The late and rare cases (a core
- * that skipped slots, a new rate) take jitter_at, off the hot path.
+ * that skipped slots, a new rate) jump with jitter_skip, off the hot path, in steps as
+ * few as the bits of the slots skipped: a core overloaded by its own samples (100 kHz
+ * under emulation) is late at every period, and a dear catch-up would keep it there.
  */
 #ifndef JITTER_H
 #define JITTER_H
@@ -62,29 +64,31 @@ static __force_inline uint64_t jitter_next(uint64_t x)
 	return x * JITTER_A + JITTER_C;
 }
 
-/* Two slots on: jitter_next twice, one multiply-add (the squared-up step of jitter_at). */
+/* Two slots on: jitter_next twice, one multiply-add (the squared-up step of jitter_skip). */
 static __force_inline uint64_t jitter_next2(uint64_t x)
 {
 	return x * (JITTER_A * JITTER_A) + JITTER_C * (JITTER_A + 1);
 }
 
 /*
- * Slot k's draw in the stream of key: jitter_next k times from key, in log2(k) steps (the
- * generator's jump ahead: a step of 2^i is again x * a + c, for a and c squared up).
+ * The draw of the slot d slots after the one whose draw is x: jitter_next d times, in
+ * log2(d) steps (the generator's jump ahead: a step of 2^i is again x * a + c, for a and
+ * c squared up), so a late core that skipped a few slots pays a few steps. Slot k's draw
+ * in the stream of key is jitter_skip(key, k).
  */
-static inline uint64_t jitter_at(uint64_t key, uint64_t k)
+static inline uint64_t jitter_skip(uint64_t x, uint64_t d)
 {
 	uint64_t a = JITTER_A, c = JITTER_C, mul = 1, add = 0;
 
-	for (; k; k >>= 1) {
-		if (k & 1) {
+	for (; d; d >>= 1) {
+		if (d & 1) {
 			mul *= a;
 			add = add * a + c;
 		}
 		c *= a + 1;
 		a *= a;
 	}
-	return key * mul + add;
+	return x * mul + add;
 }
 
 /*

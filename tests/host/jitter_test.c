@@ -3,7 +3,7 @@
  * harness. Host test of kern/include/jitter.h, the recipe both sampling sources place
  * their periods by:
  *  - slot k's draw is the same whether made by stepping (the hot paths' jitter_next and
- *    jitter_next2) or from the key (jitter_at, for late ticks): the seed reproduces every
+ *    jitter_next2) or from the key (jitter_skip, for late ticks): the seed reproduces every
  *    period, whichever way a core came to it;
  *  - an offset is in [-width / 2, width - width / 2) and uniform over it (a chi-square
  *    over 64 bins of 2^20 draws), for slots in order, which is how a core takes them;
@@ -21,7 +21,7 @@ static double chi2(uint64_t key, uint64_t first, uint64_t stride, int n, uint64_
 {
 	static unsigned bins[64];
 	double e, c = 0;
-	uint64_t x = jitter_at(key, first);
+	uint64_t x = jitter_skip(key, first);
 
 	for (int b = 0; b < 64; b++)
 		bins[b] = 0;
@@ -51,17 +51,17 @@ static void test_steps_match_key(void)
 {
 	uint64_t key = jitter_key(0x1234, 7), x = key;
 
-	CHECK(jitter_at(key, 0) == key);
+	CHECK(jitter_skip(key, 0) == key);
 	for (uint64_t k = 1; k <= 100000; k++) {
 		x = jitter_next(x);
 		if (k % 997 == 0 || k < 70)
-			CHECKF(jitter_at(key, k) == x, "slot %llu: jitter_at differs from stepping",
+			CHECKF(jitter_skip(key, k) == x, "slot %llu: jitter_skip differs from stepping",
 			       (unsigned long long)k);
 		if (k >= 2)
-			CHECK(jitter_next2(jitter_at(key, k - 2)) == x);
+			CHECK(jitter_next2(jitter_skip(key, k - 2)) == x);
 	}
 	/* far slots: a jump is two jumps */
-	CHECK(jitter_at(jitter_at(key, 1ull << 40), 12345) == jitter_at(key, (1ull << 40) + 12345));
+	CHECK(jitter_skip(jitter_skip(key, 1ull << 40), 12345) == jitter_skip(key, (1ull << 40) + 12345));
 }
 
 static void test_uniform(void)
@@ -91,7 +91,7 @@ static void test_streams_differ(void)
 {
 	CHECK(jitter_key(1, 0) != jitter_key(1, 1));
 	CHECK(jitter_key(1, 0) != jitter_key(2, 0));
-	CHECK(jitter_at(jitter_key(1, 0), 5) != jitter_at(jitter_key(1, 1), 5));
+	CHECK(jitter_skip(jitter_key(1, 0), 5) != jitter_skip(jitter_key(1, 1), 5));
 	CHECK(jitter_width(100000, 100) == 100000 && jitter_width(100000, 0) == 0);
 	CHECK(jitter_width(199, 50) == 99);
 }

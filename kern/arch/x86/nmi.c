@@ -276,22 +276,23 @@ static __force_inline uint32_t moment(uint64_t k, uint64_t x)
 	return (uint32_t)at;
 }
 
-/* The same, the draw made from the seed (jitter_at): off the hot path. */
+/* The same, the draw made from the seed (jitter_skip): source_start only. */
 static uint32_t period_at(uint64_t k)
 {
-	return moment(k, jit_width ? jitter_at(jit_key, k) : 0);
+	return moment(k, jit_width ? jitter_skip(jit_key, k) : 0);
 }
 
 /*
  * Any context, a source running: period k's moment, as armed (nmi_armed: the comparator
- * that takes k holds it, written by the core that claimed it) or else drawn again. The
- * number is kept modulo 2^32, so a stale word can match only 2^32 periods on.
+ * that takes k holds it, written by the core that claimed it) or else drawn again, two
+ * steps from x, period k - 2's draw. The number is kept modulo 2^32, so a stale word can
+ * match only 2^32 periods on.
  */
-static __force_inline uint32_t armed_at(uint64_t k)
+static __force_inline uint32_t armed_at(uint64_t k, uint64_t x)
 {
 	uint64_t w = __atomic_load_n(&nmi_armed[k & 1], __ATOMIC_RELAXED);
 
-	return (uint32_t)(w >> 32) == (uint32_t)k ? (uint32_t)w : period_at(k);
+	return (uint32_t)(w >> 32) == (uint32_t)k ? (uint32_t)w : moment(k, jitter_next2(x));
 }
 
 /*
@@ -299,7 +300,7 @@ static __force_inline uint32_t armed_at(uint64_t k)
  * next_period: the last period begun becomes the core's -- the next one, or later when
  * the core came late -- and next_period the one after (on time, the moment its comparator
  * already holds, or a period on from the last one: no draw), and the core's draw the new
- * period's (jittered, one step on time; jitter_at when late). A core late by many jumps by
+ * period's (jittered, one step on time; a jump when late). A core late by many jumps by
  * division: with every period within half of its grid point, k + behind / period_ticks
  * has begun (its moment is at most behind + P/2 past (k + 1)'s, less a whole P), so the
  * loop after it only moves forward, by a step or two.
@@ -307,14 +308,19 @@ static __force_inline uint32_t armed_at(uint64_t k)
 static __force_inline void advance(struct nmi_cpu *n, uint32_t now)
 {
 	uint64_t k = n->period + 1;
-	uint32_t next = nmi_oneshot ? armed_at(k + 1) : n->next_period + period_ticks;
+	uint32_t next = nmi_oneshot ? armed_at(k + 1, n->draw) : n->next_period + period_ticks;
 	uint32_t behind = now - next;
 
 	if ((int32_t)behind >= 0) {
+		uint64_t x;	/* period k's draw, a jump from the core's last (jitter_skip) */
+
 		k += behind / period_ticks;
-		while ((int32_t)(now - (next = period_at(k + 1))) >= 0)
+		x = jit_width ? jitter_skip(n->draw, k - n->period) : 0;
+		while ((int32_t)(now - (next = moment(k + 1, jitter_next(x)))) >= 0) {
 			k++;
-		n->draw = jitter_at(jit_key, k);
+			x = jitter_next(x);
+		}
+		n->draw = x;
 	} else if (nmi_oneshot) {
 		n->draw = jitter_next(n->draw);
 	}
@@ -331,15 +337,19 @@ static __force_inline void arm_one(uint64_t j, uint32_t at, uint32_t now)
 	}
 }
 
-/* arm, any case: every period up to k + 2 not yet claimed, its draw made from the seed. */
-static __noinline void arm_all(uint64_t k, uint32_t now)
+/*
+ * arm, any case: every period up to k + 2 not yet claimed, k's draw x. A period up to k
+ * has begun (moments only grow: each lies in its own window), so it is given up without
+ * a draw; k + 1's and k + 2's are one and two steps from x.
+ */
+static __noinline void arm_all(uint64_t k, uint64_t x, uint32_t now)
 {
 	uint64_t j;
 
 	while ((j = __atomic_load_n(&nmi_to_arm, __ATOMIC_RELAXED)) <= k + 2)
 		if (__atomic_compare_exchange_n(&nmi_to_arm, &j, j + 1, false, __ATOMIC_RELAXED,
-						__ATOMIC_RELAXED))
-			arm_one(j, period_at(j), now);
+						__ATOMIC_RELAXED) && j > k)
+			arm_one(j, moment(j, j == k + 1 ? jitter_next(x) : jitter_next2(x)), now);
 }
 
 /*
@@ -368,7 +378,7 @@ static __force_inline void arm(uint64_t k, uint64_t x, uint32_t now)
 						       __ATOMIC_RELAXED, __ATOMIC_RELAXED))
 		arm_one(j, moment(j, jitter_next2(x)), now);
 	else
-		arm_all(k, now);
+		arm_all(k, x, now);
 }
 
 /*

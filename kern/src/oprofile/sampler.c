@@ -119,16 +119,16 @@ static __force_inline void tick_from(struct oprof_tick *tick, const struct trapf
 }
 
 /*
- * On s's core, interrupts off: slot slot of the rate from seg_start on is the next, with
- * its draw; the moment to take it at (its grid point, jittered). Off the hot path: a
- * new rate (slot 1), or a tick that came late (late_slot).
+ * On s's core, interrupts off: slot slot of the rate from seg_start on is the next, its
+ * draw x; the moment to take it at (its grid point, jittered). Off the hot path: a new
+ * rate (slot 1), or a tick that came late (late_slot).
  */
-static uint64_t set_slot(struct sampler *s, uint64_t slot)
+static uint64_t set_slot(struct sampler *s, uint64_t slot, uint64_t x)
 {
 	must(s->cpu == this_cpu() && !irq_enabled(),
 	     "on the sampler's own core, interrupts off: in its alarm or before it is set");
 	s->grid = s->seg_start + slot * s->period;
-	s->draw = jitter_at(s->key, slot);
+	s->draw = x;
 	return s->grid + (s->width ? jitter_place(s->draw, s->width) : 0);
 }
 
@@ -136,20 +136,22 @@ static uint64_t set_slot(struct sampler *s, uint64_t slot)
 static uint64_t first_slot(struct sampler *s)
 {
 	s->width = jitter_width(s->period, sample_spread);
-	return set_slot(s, 1);
+	return set_slot(s, 1, jitter_next(s->key));
 }
 
 /*
  * Timer interrupt, in the sampler's alarm callback on s's core, jitter on, the tick late
  * by a period or more (the alarm skipped or moved expiries, alarm.missed changed): the
  * next slot is the one after the slot whose window the tick fired in (slot k's is the
- * period centred on its grid point), its draw made from the seed.
+ * period centred on its grid point), its draw a jump from the slot's it was set for
+ * (jitter_skip: as many steps as the bits of the slots skipped).
  */
 static __noinline void late_slot(struct sampler *s, struct alarm *a)
 {
+	uint64_t set = (s->grid - s->seg_start) / s->period;	/* the slot it was set for */
 	uint64_t slot = (a->fired - s->seg_start + s->period / 2) / s->period + 1;
 
-	alarm_next(s->cpu, a, set_slot(s, slot));
+	alarm_next(s->cpu, a, set_slot(s, slot, jitter_skip(s->draw, slot - set)));
 }
 
 /*
