@@ -1,6 +1,7 @@
 /*
  * Jittered sampling periods, one recipe for both sources (the sampler's per-core timer,
- * the NMI source's HPET comparators). Any context, NMI included: pure arithmetic, no state.
+ * the NMI source's HPET comparators). Any context, NMI included: pure arithmetic, the
+ * caller keeps the one word of state.
  *
  * Why. With a fixed period a sample lands a fixed number of instructions after the last
  * (exactly so under QEMU's -icount), and a loop whose length divides the period is seen at
@@ -15,11 +16,20 @@
  * sample falls in any interval is its length over the period, wherever a loop's rounds
  * lie -- nothing can alias with it. Consecutive samples are then 0 to 2 periods apart.
  *
- * The draw is a pure function of (seed, stream, k) -- counter-based, no generator state to
- * share between cores or to advance in order -- so the session's seed (in its header)
- * reproduces every period of it, and a core that skipped slots simply draws slot k's. A
- * stream's key (jitter_key) is made once, when sampling starts; a draw is then one mix
- * and one multiply, inlined into the interrupt that takes the sample.
+ * The draws. A stream's draws are the outputs of a 64-bit linear congruential generator
+ * (x' = x * JITTER_A + JITTER_C mod 2^64, a multiplier with good spectral figures in every
+ * dimension tried), started at the stream's key (jitter_key: seed and stream mixed): slot
+ * k's draw is the state k steps on from the key, and its offset the draw's high bits
+ * scaled to the window (jitter_place: one 64x64 multiply, whose high half is uniform
+ * over [0, width) to within 2^-64 of a tick). A draw is still a pure function of (seed,
+ * stream, k) -- jitter_skip computes it for any k in log2(k) steps -- so the session's seed
+ * (in its header) reproduces every period of it, and a core that skipped slots draws slot
+ * k's directly. But the interrupt that takes sample k already holds slot k's draw, so
+ * slot k + 1's is one step (jitter_next: a multiply and an add) and its moment one more
+ * multiply: that is all jitter costs a sample on time. The late and rare cases (a core
+ * that skipped slots, a new rate) jump with jitter_skip, off the hot path, in steps as
+ * few as the bits of the slots skipped: a core overloaded by its own samples (100 kHz
+ * under emulation) is late at every period, and a dear catch-up would keep it there.
  */
 #ifndef JITTER_H
 #define JITTER_H
@@ -28,6 +38,9 @@
 
 /* Streams: the sampler's timer draws one per core (the core's id), the NMI source this. */
 #define JITTER_STREAM_NMI	0xffffffffu
+
+#define JITTER_A	0xd1342543de82ef95ull	/* the generator's multiplier */
+#define JITTER_C	0x9e3779b97f4a7c15ull	/* its increment (odd: full period, 2^64) */
 
 /* A 64-bit finalizer (the splitmix64 mix): every input bit reaches every output bit. */
 static __force_inline uint64_t jitter_mix(uint64_t x)
@@ -39,21 +52,52 @@ static __force_inline uint64_t jitter_mix(uint64_t x)
 	return x ^ (x >> 31);
 }
 
-/* The key of stream stream of seed, for jitter_offset. */
+/* The key of stream stream of seed: its state before slot 1 (slot 0's draw). */
 static inline uint64_t jitter_key(uint64_t seed, uint64_t stream)
 {
-	return seed + jitter_mix(stream + 1);
+	return jitter_mix(seed + jitter_mix(stream + 1));
+}
+
+/* The draw of the slot after the one whose draw is x. */
+static __force_inline uint64_t jitter_next(uint64_t x)
+{
+	return x * JITTER_A + JITTER_C;
+}
+
+/* Two slots on: jitter_next twice, one multiply-add (the squared-up step of jitter_skip). */
+static __force_inline uint64_t jitter_next2(uint64_t x)
+{
+	return x * (JITTER_A * JITTER_A) + JITTER_C * (JITTER_A + 1);
 }
 
 /*
- * Slot k's offset from its grid point in the stream of key, in [-width / 2, width -
+ * The draw of the slot d slots after the one whose draw is x: jitter_next d times, in
+ * log2(d) steps (the generator's jump ahead: a step of 2^i is again x * a + c, for a and
+ * c squared up), so a late core that skipped a few slots pays a few steps. Slot k's draw
+ * in the stream of key is jitter_skip(key, k).
+ */
+static inline uint64_t jitter_skip(uint64_t x, uint64_t d)
+{
+	uint64_t a = JITTER_A, c = JITTER_C, mul = 1, add = 0;
+
+	for (; d; d >>= 1) {
+		if (d & 1) {
+			mul *= a;
+			add = add * a + c;
+		}
+		c *= a + 1;
+		a *= a;
+	}
+	return x * mul + add;
+}
+
+/*
+ * The offset from its grid point of a slot whose draw is x, in [-width / 2, width -
  * width / 2) ticks: uniform over width ticks. width < 2^63.
  */
-static __force_inline int64_t jitter_offset(uint64_t key, uint64_t k, uint64_t width)
+static __force_inline int64_t jitter_place(uint64_t x, uint64_t width)
 {
-	uint64_t u = jitter_mix(key + k * 0x9e3779b97f4a7c15ull);
-
-	return (int64_t)(((unsigned __int128)u * width) >> 64) - (int64_t)(width / 2);
+	return (int64_t)(((unsigned __int128)x * width) >> 64) - (int64_t)(width / 2);
 }
 
 /* The window width for spread percent (0..100) of a period of period ticks. */

@@ -120,11 +120,17 @@ uint64_t hpet_hz(void);
 uint32_t hpet_ticks_per_period(uint32_t hz);
 bool hpet_start_periodic(uint32_t period);
 void hpet_start(uint32_t at0, uint32_t at1);
-void hpet_arm(int timer, uint32_t at);		/* NMI-safe */
 uint32_t hpet_counter(void);
 void hpet_stop(void);
 /* hpet_counter inlined, for the NMI handler. */
 static inline uint32_t hpet_now(void) { return hpet[HPET_MAIN_LO / 4]; }
+/*
+ * NMI context (nmi.c's claiming core) or any other: timer (0 or 1), one-shot since
+ * hpet_start, interrupts once more when the counter reaches at. One register write, nothing
+ * read back; inlined into the NMI handler's claim.
+ */
+#define HPET_TN_CMP(n)	(0x108 + 0x20 * (n))
+static inline void hpet_arm(int timer, uint32_t at) { hpet[HPET_TN_CMP(timer) / 4] = at; }
 
 /* nmi.c */
 uintptr_t nmi_stack_top(int core);

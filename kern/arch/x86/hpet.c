@@ -38,7 +38,7 @@
 #define GCONF		0x010
 #define MAIN_HI		0x0f4
 #define TN_CONF(n)	(0x100 + 0x20 * (n))
-#define TN_CMP(n)	(0x108 + 0x20 * (n))
+#define TN_CMP(n)	HPET_TN_CMP(n)		/* arch_x86.h, for hpet_arm */
 
 #define GCAP_LEG_RT	(1u << 15)	/* legacy replacement route capable */
 #define GCONF_ENABLE	(1u << 0)	/* main counter runs, timers interrupt */
@@ -134,15 +134,6 @@ void hpet_start(uint32_t at0, uint32_t at1)
 	wr(TN_CONF(1), TN_INT_ENB | TN_32MODE);
 	wr(TN_CMP(1), at1);
 	wr(GCONF, GCONF_ENABLE | GCONF_LEG_RT);
-}
-
-/*
- * NMI context (nmi.c's arming core) or any other: timer (0 or 1) interrupts once more, when
- * the counter reaches at. One register write, nothing read back.
- */
-void hpet_arm(int timer, uint32_t at)
-{
-	wr(TN_CMP(timer), at);
 }
 
 /*

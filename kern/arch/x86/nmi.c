@@ -175,6 +175,7 @@ struct nmi_cpu {
 	uint32_t bg_skip;	/* NMIs to let pass before the background fn runs again */
 	bool stopped;		/* parked for good by a panic's stop NMI (release) */
 	uint64_t period;	/* the period (numbered from 1) it last acted on */
+	uint64_t draw;		/* jittered: that period's draw (jitter.h) */
 } __aligned(CACHELINE);
 
 enum fanout {
@@ -262,52 +263,93 @@ void nmi_cpu_armed(int core, uint32_t apic_id)
 
 /*
  * Any context, a source running: the counter value (mod 2^32, as the comparators and
- * hpet_now count) at which period k begins: its grid point k * period_ticks, moved by its
- * jitter (jitter.h; none with a width of 0). Within half a period of the grid point.
+ * hpet_now count) at which period k begins, whose draw is x: its grid point k *
+ * period_ticks, moved by its jitter (jitter.h; none with a width of 0). Within half a
+ * period of the grid point.
  */
-static __force_inline uint32_t period_at(uint64_t k)
+static __force_inline uint32_t moment(uint64_t k, uint64_t x)
 {
 	uint64_t at = k * period_ticks;
 
 	if (jit_width)
-		at += (uint64_t)jitter_offset(jit_key, k, jit_width);
+		at += (uint64_t)jitter_place(x, jit_width);
 	return (uint32_t)at;
+}
+
+/* The same, the draw made from the seed (jitter_skip): source_start only. */
+static uint32_t period_at(uint64_t k)
+{
+	return moment(k, jit_width ? jitter_skip(jit_key, k) : 0);
 }
 
 /*
  * Any context, a source running: period k's moment, as armed (nmi_armed: the comparator
- * that takes k holds it, written by the core that claimed it) or else drawn again. The
- * number is kept modulo 2^32, so a stale word can match only 2^32 periods on.
+ * that takes k holds it, written by the core that claimed it) or else drawn again, two
+ * steps from x, period k - 2's draw. The number is kept modulo 2^32, so a stale word can
+ * match only 2^32 periods on.
  */
-static __force_inline uint32_t armed_at(uint64_t k)
+static __force_inline uint32_t armed_at(uint64_t k, uint64_t x)
 {
 	uint64_t w = __atomic_load_n(&nmi_armed[k & 1], __ATOMIC_RELAXED);
 
-	return (uint32_t)(w >> 32) == (uint32_t)k ? (uint32_t)w : period_at(k);
+	return (uint32_t)(w >> 32) == (uint32_t)k ? (uint32_t)w : moment(k, jitter_next2(x));
 }
 
 /*
  * NMI context on n's core, inside in_fn, the counter at now, at or past the core's
  * next_period: the last period begun becomes the core's -- the next one, or later when
  * the core came late -- and next_period the one after (on time, the moment its comparator
- * already holds, or a period on from the last one: no draw). A core late by many jumps by division: with every period
- * within half of its grid point, k + behind / period_ticks has begun (its moment is at
- * most behind + P/2 past (k + 1)'s, less a whole P), so the loop after it only moves
- * forward, by a step or two.
+ * already holds, or a period on from the last one: no draw), and the core's draw the new
+ * period's (jittered, one step on time; a jump when late). A core late by many jumps by
+ * division: with every period within half of its grid point, k + behind / period_ticks
+ * has begun (its moment is at most behind + P/2 past (k + 1)'s, less a whole P), so the
+ * loop after it only moves forward, by a step or two.
  */
 static __force_inline void advance(struct nmi_cpu *n, uint32_t now)
 {
 	uint64_t k = n->period + 1;
-	uint32_t next = nmi_oneshot ? armed_at(k + 1) : n->next_period + period_ticks;
+	uint32_t next = nmi_oneshot ? armed_at(k + 1, n->draw) : n->next_period + period_ticks;
 	uint32_t behind = now - next;
 
 	if ((int32_t)behind >= 0) {
+		uint64_t x;	/* period k's draw, a jump from the core's last (jitter_skip) */
+
 		k += behind / period_ticks;
-		while ((int32_t)(now - (next = period_at(k + 1))) >= 0)
+		x = jit_width ? jitter_skip(n->draw, k - n->period) : 0;
+		while ((int32_t)(now - (next = moment(k + 1, jitter_next(x)))) >= 0) {
 			k++;
+			x = jitter_next(x);
+		}
+		n->draw = x;
+	} else if (nmi_oneshot) {
+		n->draw = jitter_next(n->draw);
 	}
 	n->period = k;
 	n->next_period = next;
+}
+
+/* arm's claim of period j, the counter at now: its comparator set for at, unless too late. */
+static __force_inline void arm_one(uint64_t j, uint32_t at, uint32_t now)
+{
+	if ((int32_t)(at - now) >= (int32_t)(period_ticks / 8)) {
+		__atomic_store_n(&nmi_armed[j & 1], j << 32 | at, __ATOMIC_RELAXED);
+		hpet_arm((int)(j & 1), at);
+	}
+}
+
+/*
+ * arm, any case: every period up to k + 2 not yet claimed, k's draw x. A period up to k
+ * has begun (moments only grow: each lies in its own window), so it is given up without
+ * a draw; k + 1's and k + 2's are one and two steps from x.
+ */
+static __noinline void arm_all(uint64_t k, uint64_t x, uint32_t now)
+{
+	uint64_t j;
+
+	while ((j = __atomic_load_n(&nmi_to_arm, __ATOMIC_RELAXED)) <= k + 2)
+		if (__atomic_compare_exchange_n(&nmi_to_arm, &j, j + 1, false, __ATOMIC_RELAXED,
+						__ATOMIC_RELAXED) && j > k)
+			arm_one(j, moment(j, j == k + 1 ? jitter_next(x) : jitter_next2(x)), now);
 }
 
 /*
@@ -322,23 +364,21 @@ static __force_inline void advance(struct nmi_cpu *n, uint32_t now)
  * past fires only when the counter comes round (hpet.c); its timer gets the period after
  * next. Two cores claiming j and j + 2 at once may write timer j % 2 out of order, the
  * older target last; it then fires late or never, and the claim of j + 4 sets it right.
+ * On time one core claims k + 2 (the others find it claimed: one load), its draw two
+ * steps from period k's, x (jitter.h); anything else (a core that came late, a claim lost
+ * to another core) takes arm_all.
  */
-static __force_inline void arm(uint64_t k, uint32_t now)
+static __force_inline void arm(uint64_t k, uint64_t x, uint32_t now)
 {
-	uint64_t j;
+	uint64_t j = __atomic_load_n(&nmi_to_arm, __ATOMIC_RELAXED);
 
-	while ((j = __atomic_load_n(&nmi_to_arm, __ATOMIC_RELAXED)) <= k + 2) {
-		uint32_t at;
-
-		if (!__atomic_compare_exchange_n(&nmi_to_arm, &j, j + 1, false, __ATOMIC_RELAXED,
-						 __ATOMIC_RELAXED))
-			continue;
-		at = period_at(j);
-		if ((int32_t)(at - now) >= (int32_t)(period_ticks / 8)) {
-			__atomic_store_n(&nmi_armed[j & 1], j << 32 | at, __ATOMIC_RELAXED);
-			hpet_arm((int)(j & 1), at);
-		}
-	}
+	if (likely(j > k + 2))
+		return;
+	if (j == k + 2 && __atomic_compare_exchange_n(&nmi_to_arm, &j, j + 1, false,
+						       __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+		arm_one(j, moment(j, jitter_next2(x)), now);
+	else
+		arm_all(k, x, now);
 }
 
 /*
@@ -417,7 +457,7 @@ static __force_inline void period_begins(struct nmi_cpu *n, int core, uint32_t n
 {
 	advance(n, now);
 	if (nmi_oneshot)
-		arm(n->period, now);
+		arm(n->period, n->draw, now);
 	if (core == 0)
 		fan_out();
 }
@@ -617,6 +657,7 @@ static void source_start(uint32_t hz, uint32_t spread, uint64_t seed, enum fanou
 	jit_key = jitter_key(seed, JITTER_STREAM_NMI);
 	for (int c = 0; c < MAX_CPUS; c++) {
 		nmi_cpus[c].period = 0;
+		nmi_cpus[c].draw = jit_key;
 		nmi_cpus[c].next_period = period_at(1);
 	}
 	nmi_armed[0] = nmi_armed[1] = 0;	/* no period 0: armed_at draws */

@@ -71,8 +71,8 @@ struct sampler {
 	uint64_t alarm_missed;	/* timer: alarm.missed when missed was last computed */
 	uint64_t last;		/* NMI: TSC of the last sample */
 	uint64_t late;		/* NMI: a gap this long (or longer) missed a period */
-	uint64_t slot;		/* timer: the slot of this rate the alarm is set for (from 1) */
-	uint64_t grid;		/* timer: that slot's grid point, seg_start + slot * period */
+	uint64_t grid;		/* timer: the grid point of the slot the alarm is set for */
+	uint64_t draw;		/* timer: that slot's draw (jitter.h) */
 	uint64_t width;		/* timer: ticks its samples' moments spread over (jitter.h) */
 	uint64_t key;		/* timer: its jitter stream's key, the core's (jitter.h) */
 	uint32_t div;		/* NMI: sample every div-th period (the session's rate / ours) */
@@ -119,36 +119,55 @@ static __force_inline void tick_from(struct oprof_tick *tick, const struct trapf
 }
 
 /*
- * On s's core, before its alarm is set: the first slot of a rate from seg_start on, and
- * the moment to take it at (its grid point, jittered).
+ * On s's core, interrupts off: slot slot of the rate from seg_start on is the next, its
+ * draw x; the moment to take it at (its grid point, jittered). Off the hot path: a new
+ * rate (slot 1), or a tick that came late (late_slot).
  */
-static uint64_t first_slot(struct sampler *s)
+static uint64_t set_slot(struct sampler *s, uint64_t slot, uint64_t x)
 {
 	must(s->cpu == this_cpu() && !irq_enabled(),
-	     "on the sampler's own core, interrupts off: before its alarm is set");
-	s->slot = 1;
-	s->grid = s->seg_start + s->period;
+	     "on the sampler's own core, interrupts off: in its alarm or before it is set");
+	s->grid = s->seg_start + slot * s->period;
+	s->draw = x;
+	return s->grid + (s->width ? jitter_place(s->draw, s->width) : 0);
+}
+
+/* On s's core, before its alarm is set: the first slot of a rate, its moment. */
+static uint64_t first_slot(struct sampler *s)
+{
 	s->width = jitter_width(s->period, sample_spread);
-	return s->grid + (s->width ? jitter_offset(s->key, 1, s->width) : 0);
+	return set_slot(s, 1, jitter_next(s->key));
 }
 
 /*
- * Timer interrupt, in the sampler's alarm callback on s's core, jitter on: set the alarm
- * for the next slot's moment (run_fast re-armed it a whole period on). The next slot is
- * the one after the tick's own, or, when the tick came past its slot's window (slot k's
- * is the period centred on its grid point), the one after the slot fired is in.
+ * Timer interrupt, in the sampler's alarm callback on s's core, jitter on, the tick late
+ * by a period or more (the alarm skipped or moved expiries, alarm.missed changed): the
+ * next slot is the one after the slot whose window the tick fired in (slot k's is the
+ * period centred on its grid point), its draw a jump from the slot's it was set for
+ * (jitter_skip: as many steps as the bits of the slots skipped).
+ */
+static __noinline void late_slot(struct sampler *s, struct alarm *a)
+{
+	uint64_t set = (s->grid - s->seg_start) / s->period;	/* the slot it was set for */
+	uint64_t slot = (a->fired - s->seg_start + s->period / 2) / s->period + 1;
+
+	alarm_next(s->cpu, a, set_slot(s, slot, jitter_skip(s->draw, slot - set)));
+}
+
+/*
+ * Timer interrupt, in the sampler's alarm callback on s's core, jitter on, the tick on
+ * time (alarm.missed unchanged): set the alarm for the next slot's moment (run_fast
+ * re-armed it a whole period on). Its grid point is a period on, its draw one step from
+ * this one's (jitter.h): an add, a multiply-add and a multiply. A tick late by less than
+ * a period still takes the next slot at its moment; a moment already past when the tick
+ * returns is the alarm's spaced case (alarm.h): moved a period past now and counted in
+ * alarm.missed, so the next tick takes late_slot and is back on the grid.
  */
 static __force_inline void next_slot(struct sampler *s, struct alarm *a)
 {
-	uint64_t grid = s->grid + s->period;
-
-	s->slot++;
-	if (unlikely(a->fired >= grid - s->period / 2)) {
-		s->slot = (a->fired - s->seg_start + s->period / 2) / s->period + 1;
-		grid = s->seg_start + s->slot * s->period;
-	}
-	s->grid = grid;
-	alarm_next(s->cpu, a, grid + jitter_offset(s->key, s->slot, s->width));
+	s->grid += s->period;
+	s->draw = jitter_next(s->draw);
+	alarm_next(s->cpu, a, s->grid + jitter_place(s->draw, s->width));
 }
 
 /* Timer interrupt on the alarm's core (a->arg: its sampler), interrupts off. */
@@ -159,14 +178,17 @@ static void sample_alarm(struct alarm *a, struct trapframe *tf)
 
 	tick_from(&tick, tf, s->cpu, a->fired);
 	s->ticks++;
-	/* late by a period or more: alarm_interrupt skipped expiries, or the last tick moved */
-	if (a->missed != s->alarm_missed) {
+	/* before the tick, which may set a new rate: the next slot */
+	if (unlikely(a->missed != s->alarm_missed)) {
+		/* late by a period or more: alarm_interrupt skipped expiries, or the last moved */
 		s->alarm_missed = a->missed;
 		s->missed = sampler_missed(s, tick.tsc);
+		if (s->width)
+			late_slot(s, a);
+	} else if (s->width) {
+		next_slot(s, a);
 	}
 	tick.missed = s->missed;
-	if (s->width)
-		next_slot(s, a);	/* before the tick, which may set a new rate */
 	oprof_tick_irq(&tick);
 }
 
