@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/grow.h"
 #include "model/lock_waits.h"
 #include "util/u64map.h"
 
@@ -32,15 +33,8 @@ struct wstate {
 
 static int add(struct sched_sess *s, struct lwait w)
 {
-	if (s->nwaits == s->waitcap) {
-		uint32_t nc = s->waitcap ? 2 * s->waitcap : 64;
-		struct lwait *nw = realloc(s->waits, nc * sizeof(*nw));
-
-		if (!nw)
-			return -1;
-		s->waits = nw;
-		s->waitcap = nc;
-	}
+	if (grow_room((void **)&s->waits, &s->waitcap, s->nwaits, sizeof(*s->waits), 64))
+		return -1;
 	s->waits[s->nwaits++] = w;
 	return 0;
 }

@@ -28,6 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/grow.h"
 #include "model/sched_acct.h"
 #include "model/lock_waits.h"
 #include "model/sched_check.h"
@@ -152,15 +153,8 @@ static int end_offcpu(struct sched_sess *s, struct sthread *t, uint64_t tsc, int
 		t->wake_tsc = 0;
 		return 0;
 	}
-	if (s->noff == s->offcap) {
-		uint32_t nc = s->offcap ? 2 * s->offcap : 256;
-		struct offcpu *no = realloc(s->off, nc * sizeof(*no));
-
-		if (!no)
-			return -1;
-		s->off = no;
-		s->offcap = nc;
-	}
+	if (grow_room((void **)&s->off, &s->offcap, s->noff, sizeof(*s->off), 256))
+		return -1;
 	o = &s->off[s->noff];
 	o->ev = t->out;
 	o->tid = t->tid;
@@ -182,15 +176,8 @@ static int close_span(struct sched_sess *s, uint32_t k, struct corestate *cs, ui
 	struct sched_core *c = &s->cores[k];
 
 	if (tsc > cs->since) {
-		if (c->nspans == c->spancap) {
-			uint32_t nc = c->spancap ? 2 * c->spancap : 64;
-			struct cspan *ns = realloc(c->spans, nc * sizeof(*ns));
-
-			if (!ns)
-				return -1;
-			c->spans = ns;
-			c->spancap = nc;
-		}
+		if (grow_room((void **)&c->spans, &c->spancap, c->nspans, sizeof(*c->spans), 64))
+			return -1;
 		c->spans[c->nspans++] = (struct cspan){ cs->since, tsc, cs->running, end };
 	}
 	cs->since = tsc;

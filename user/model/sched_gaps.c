@@ -29,6 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/grow.h"
 #include "model/sched_gaps.h"
 
 struct ival {
@@ -62,15 +63,8 @@ static int add(struct ivals *iv, const struct sched_sess *s, uint64_t t0, uint64
 	t1 = t1 < s->end ? t1 : s->end;
 	if (t1 <= t0)
 		return 0;
-	if (iv->n == iv->cap) {
-		uint32_t nc = iv->cap ? 2 * iv->cap : 16;
-		struct ival *nv = realloc(iv->v, nc * sizeof(*nv));
-
-		if (!nv)
-			return -1;
-		iv->v = nv;
-		iv->cap = nc;
-	}
+	if (grow_room((void **)&iv->v, &iv->cap, iv->n, sizeof(*iv->v), 16))
+		return -1;
 	iv->v[iv->n++] = (struct ival){ t0, t1 };
 	return 0;
 }
