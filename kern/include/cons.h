@@ -26,8 +26,12 @@ uint64_t cons_lost(void);
 int cons_getc(void);
 /* As cons_getc, but -EINTR when the calling thread is interrupted (Ctrl-C). */
 int cons_getc_intr(void);
-/* Drop all queued input (after Ctrl-C interrupted a command). */
-void cons_flush_input(void);
+/*
+ * Thread context, after Ctrl-C interrupted a command: drop the queued input up to and
+ * including the last Ctrl-C (what was typed for the command, and the ^C itself). What was
+ * typed after the ^C is the next line's and stays queued, as a terminal keeps type-ahead.
+ */
+void cons_flush_through_ctrl_c(void);
 /* Boot: input wakeups may use a rendez from now on. */
 void cons_init(void);
 /* Any context: next input byte, or -1 when none is queued. */

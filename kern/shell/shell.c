@@ -491,7 +491,7 @@ static int shell_exec_job(struct shell_job *job)
 	thread_interrupted();		/* a Ctrl-C typed at the prompt is not for this command */
 	r = run_job(c, job);
 	if (thread_interrupted())
-		cons_flush_input();	/* the ^C (and what came with it) was for the command */
+		cons_flush_through_ctrl_c();	/* the ^C, and what came before it, was the command's */
 	return r;
 }
 

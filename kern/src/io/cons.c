@@ -26,6 +26,7 @@ static struct {
 	uint32_t rp;		/* next byte to read; free-running, index mod CONS_RING */
 	uint32_t wp;		/* next byte to write; wp - rp bytes are queued */
 	uint64_t dropped;	/* bytes lost to a full ring */
+	uint32_t after_ctrl_c;	/* wp just after the last Ctrl-C queued (free-running) */
 	struct rendez r;	/* the reader sleeps here while the ring is empty */
 	bool r_ready;		/* r initialized (cons_init) */
 } cons = { .lock = SPINLOCK_INIT("cons") };
@@ -50,10 +51,13 @@ void cons_input_irq(int c)
 	void (*hook)(void);
 
 	spin_lock(&cons.lock);
-	if (cons.wp - cons.rp < CONS_RING)
+	if (cons.wp - cons.rp < CONS_RING) {
 		cons.buf[cons.wp++ % CONS_RING] = (uint8_t)c;
-	else
+		if ((c & 0xff) == CTRL_C)
+			cons.after_ctrl_c = cons.wp;
+	} else {
 		cons.dropped++;
+	}
 	spin_unlock(&cons.lock);
 	if (READ_ONCE(cons.r_ready))
 		rendez_wakeup(&cons.r);
@@ -138,10 +142,15 @@ void cons_write(const char *s, size_t n)
 	printk_write(s, n);
 }
 
-/* Thread context: drop every queued input byte. */
-void cons_flush_input(void)
+/*
+ * Thread context: drop the queued input up to and including the last Ctrl-C. Bytes that
+ * arrived after it stay queued. A Ctrl-C already read (or none at all) drops nothing: the
+ * mark then lies outside [rp, wp], which the unsigned distances below tell apart.
+ */
+void cons_flush_through_ctrl_c(void)
 {
 	spin_lock(&cons.lock);
-	cons.rp = cons.wp;
+	if (cons.after_ctrl_c - cons.rp <= cons.wp - cons.rp)
+		cons.rp = cons.after_ctrl_c;
 	spin_unlock(&cons.lock);
 }
