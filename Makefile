@@ -39,7 +39,7 @@ KLDFLAGS := -n -nostdlib -T kern/arch/x86/kernel.ld --build-id=sha1 -z max-page-
 ARCH_SRCS := $(addprefix kern/arch/x86/, boot.S trampoline.S trapentry.S swtch.S main.c \
 	fpu.c mmu.c appctx.S appfault.c uart.c cpu.c gdt.c trap.c multiboot.c acpi.c lapic.c \
 	ioapic.c hpet.c nmi.c fwcfg.c tsc.c machine.c smp.c ksyms.c thread_x86.c unwind.c io.c \
-	pci_x86.c crashport.c)
+	pci_x86.c crashport.c turns.c)
 # portable core: the C library, memory, threads and time, blocks and I/O, files
 CORE_SRCS := $(addprefix kern/src/lib/, printf.c string.c parse.c errstr.c panic.c) \
 	$(addprefix kern/src/mem/, page.c kmalloc.c) \

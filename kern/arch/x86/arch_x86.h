@@ -142,6 +142,11 @@ void nmi_panic(void);
 void nmi_boot_test(void);
 void nmi_boot_test_hold(void);
 
+/* turns.c: sharing QEMU's -icount round robin among the cores */
+void turns_start_cpu(int core);
+void turns_timer(struct trapframe *tf, struct cpu *c);
+const struct trapframe *turns_frame(int core, const struct trapframe *tf);
+
 /* fwcfg.c */
 int fwcfg_read_file(const char *name, char *buf, size_t len);
 

@@ -39,6 +39,7 @@ __noreturn void arch_main(uint32_t mbi)
 	cpus[0].apic_id = lapic_id();
 	nmi_cpu_armed(0, cpus[0].apic_id);
 	lapic_timer_calibrate();
+	turns_start_cpu(0);			/* under -icount: cores take turns (turns.c) */
 	ioapic_init();				/* every pin masked */
 	irq_register(T_UART, uart_irq_handler, NULL);
 	ioapic_route_isa(4, T_UART);		/* COM1 receive -> core 0 */

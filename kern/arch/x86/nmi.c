@@ -417,6 +417,7 @@ static __force_inline bool call_fns(struct nmi_cpu *n, const struct trapframe *t
 		WRITE_ONCE(n->early, n->early + 1);
 		goto out;
 	}
+	tf = turns_frame(core, tf);	/* a core standing in another's turn: where it stands */
 	bg = __atomic_load_n(&nmi_bg, __ATOMIC_SEQ_CST);
 	fn = __atomic_load_n(&nmi_fn, __ATOMIC_SEQ_CST);
 	if (bg && !n->bg_skip) {

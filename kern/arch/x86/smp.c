@@ -34,6 +34,7 @@ __noreturn void ap_main(void)
 	nmi_cpu_armed(core, lapic_id());	/* the NMI boot test may target it */
 	cpu_setup_this(core);			/* GS -> cpus[core] */
 	lapic_init_cpu();
+	turns_start_cpu(core);			/* under -icount: its turns (turns.c) */
 	cpus[core].apic_id = lapic_id();
 	cpus[core].irq_stack_hi = ap_boot_stack;
 	cpus[core].irq_stack_lo = ap_boot_stack - AP_STACK_PAGES * PGSIZE;

@@ -158,6 +158,7 @@ void timer_trap(struct trapframe *tf)
 	c->irqs++;
 	lapic_eoi();
 	alarm_interrupt(tf, c, rdtsc());
+	turns_timer(tf, c);		/* under -icount: stand still in another core's slice */
 	/* app_tick acts only on an app's code (and checks again): no call elsewhere */
 	if (tf->rip - (uintptr_t)__app_text_start < app_text_len)
 		app_tick(tf);

@@ -1,0 +1,173 @@
+/*
+ * Turns: sharing QEMU's one emulation thread among the virtual cores under -icount, so that
+ * every busy core runs its share of the instructions (arch_x86.h: turns_start_cpu,
+ * turns_timer, turns_frame).
+ *
+ * Why the kernel must. Under -icount QEMU 7.2 runs every vCPU on one host thread
+ * (accel/tcg/tcg-accel-ops-rr.c, rr_cpu_thread_fn) and guest time is the instructions run
+ * by all of them together. Its loop: run the virtual timers that are due
+ * (icount_handle_deadline), then take the vCPUs in index order starting from the first,
+ * each with a budget of every instruction up to the next timer deadline
+ * (icount_prepare_for_run: icount_get_limit), until it spends it, executes pause or hlt
+ * (target/i386: helper_pause and helper_hlt end its cpu_exec) or is kicked; when the
+ * budget is spent the vCPUs after it get a budget of 0, and the next stretch starts again
+ * with the first. The kick timer (rr_kick_thread, every 100 ms) is a virtual timer too, so
+ * under -icount it runs between stretches, when no vCPU is current, and kicks nobody. So
+ * every stretch between two deadlines (any core's timer, the HPET, the kick) goes to the
+ * lowest-numbered vCPU that does not yield in it: with every core busy one core ran 99.5%
+ * of the instructions (`run matrix -c all` on 2 cores: 615 multiplies/s against 3), which
+ * one depending on who happened to pause or halt (each NMI's turn hand-over, a spin-wait's
+ * pause, the idle loop). No QEMU option changes that: MTTCG refuses -icount ("No MTTCG
+ * when icount is enabled"), and align, sleep and shift do not touch the order. (QEMU 8.1
+ * splits each stretch's budget between the vCPUs, icount_percpu_budget; 7.2 does not.)
+ *
+ * What the kernel does. Time is cut into slices of TURN_HZ on a grid every core shares
+ * (the TSC is guest time, the same on every core), and slice i belongs to core i mod
+ * ncpus(). Each core has a periodic alarm on that grid (slice_begins); at a slice that is
+ * not its own it holds: at the end of that timer interrupt (timer_trap: turns_timer) it
+ * waits in turns_hold, a pause at a time -- each pause ends its turn, so the round robin
+ * moves on, and a holding core costs a few instructions per stretch -- until
+ *  - the slice is its own (or the owner is offline);
+ *  - the owner does not want the time: it is in the idle loop (cpu.in_idle), or the
+ *    others ran under TURN_MIN_US while this core paused (the owner halted or spins on a
+ *    pause itself, perhaps waiting for this core); the core runs then, for the rest of the
+ *    slice: no holding against nobody;
+ *  - its own next alarm is due: it returns, takes that timer interrupt at once, and holds
+ *    again there (turns_timer), so its alarms (the timer sampler's periods, the scheduler
+ *    tick) come on time.
+ * An idle core never holds (it halts anyway). With every core busy each runs its slices and
+ * stands still in the others', as a vCPU a hypervisor deschedules would.
+ *
+ * What a profile sees. A holding core stands where its timer interrupt found it, with
+ * interrupts on: that is where it is for that time. The timer sampler's interrupts come
+ * after turns_hold returns, with that frame. An NMI does reach the core inside turns_hold
+ * (interrupts off there); nmi.c samples the frame turns_frame gives it, the standing one,
+ * so no sample lands in this file and none is flagged interrupts-off because of it.
+ *
+ * Hazards:
+ *  - Holding with interrupts off delays the core's other interrupts (wake-ups, the console)
+ *    until its slice or its next alarm: at most (ncpus() - 1) slices, as any time-sharing
+ *    of cores would. Nothing that holds a spinlock holds: the interrupted code had
+ *    interrupts on, and spinlocks keep them off (spinlock.c).
+ *  - A core that waits for a holding core, spinning with cpu_relax (a pause), hands the
+ *    turn straight back: the holder sees that under TURN_MIN_US ran and stops holding. One
+ *    that spins without a pause waits until the slice ends.
+ *  - NMIs: the NMI handler's own pause (nmi.c, end_turn) returns into turns_hold, which
+ *    goes on holding; t->frame is the core's own, written before the loop and cleared
+ *    after it, so an NMI on the core reads it consistently (a signal fence, the compiler's, suffices).
+ *  - Only under QEMU's -icount (arch_machine()->icount); elsewhere the alarm is never set
+ *    and turns_timer costs one test.
+ */
+#include "x86.h"
+#include "arch_x86.h"
+#include "alarm.h"
+#include "cpu.h"
+
+#define TURN_HZ		100	/* slices a second: each core's at least every ncpus() of them */
+#define TURN_MIN_US	10	/* less than this run by the others while paused ... */
+#define TURN_SHORT_RUNS	16	/* ... so many times in a row: nobody wants the time */
+
+struct turn {
+	bool hold;			/* this slice is another core's: hold at the timer interrupt */
+	const struct trapframe *frame;	/* inside turns_hold: where the core stands, else NULL */
+	struct alarm slice;		/* at every slice boundary: slice_begins */
+} __aligned(CACHELINE);
+
+static struct turn turns[MAX_CPUS];
+static uint64_t slice_ticks;		/* TSC ticks a slice; 0 until turns_start_cpu */
+static uint64_t min_run_ticks;
+
+/* Any context: the core whose slice holds TSC time at (the grid is slice_ticks from 0). */
+static int owner_at(uint64_t at)
+{
+	return (int)(at / slice_ticks % (uint64_t)ncpus());
+}
+
+/*
+ * Alarm context on core c, at a slice boundary: hold in this slice unless it is c's. The
+ * alarm is re-armed a period on before this runs, so its deadline less a period is the
+ * boundary just passed (the latest one, if the core came late).
+ */
+static void slice_begins(struct alarm *a, struct trapframe *tf)
+{
+	struct turn *t = a->arg;
+
+	(void)tf;
+	t->hold = owner_at(a->deadline - a->period) != (int)(t - turns);
+}
+
+/*
+ * On each core, interrupts off, its LAPIC timer working (alarms usable): under -icount,
+ * arm its slice alarm at the next boundary of the shared grid. Cores started later take
+ * part from their start; until then ncpus() does not count them.
+ */
+void turns_start_cpu(int core)
+{
+	struct turn *t = &turns[core];
+	uint64_t now;
+
+	if (!arch_machine()->icount)
+		return;
+	if (!slice_ticks) {
+		min_run_ticks = tsc_hz() / 1000000 * TURN_MIN_US;
+		slice_ticks = tsc_hz() / TURN_HZ;
+	}
+	now = rdtsc();
+	alarm_init(&t->slice, slice_begins, t);
+	alarm_set(&t->slice, (now / slice_ticks + 1) * slice_ticks, slice_ticks);
+}
+
+/*
+ * Timer interrupt on core c, interrupts off, its alarms run and its timer programmed:
+ * the slice is another core's (turns_timer saw t->hold). Hold as the top of the file says;
+ * t->hold stays set only when the core returns for an alarm (so the next timer interrupt
+ * holds again).
+ */
+static __noinline void turns_hold(struct trapframe *tf, struct cpu *c)
+{
+	struct turn *t = &turns[c->id];
+	uint64_t now = rdtsc(), before;
+	int o, short_runs = 0;
+
+	if (READ_ONCE(c->in_idle)) {
+		t->hold = false;
+		return;
+	}
+	WRITE_ONCE(t->frame, tf);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	for (;;) {
+		o = owner_at(now);
+		if (o == c->id || !READ_ONCE(cpus[o].online) || READ_ONCE(cpus[o].in_idle)) {
+			t->hold = false;
+			break;
+		}
+		if (c->timer_deadline && now >= c->timer_deadline)
+			break;
+		before = now;
+		pause();
+		now = rdtsc();
+		if (now - before >= min_run_ticks)
+			short_runs = 0;
+		else if (++short_runs == TURN_SHORT_RUNS) {
+			t->hold = false;
+			break;
+		}
+	}
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	WRITE_ONCE(t->frame, NULL);
+}
+
+/* Timer interrupt on c (timer_trap), after its alarms: hold if the slice is another's. */
+void turns_timer(struct trapframe *tf, struct cpu *c)
+{
+	if (unlikely(turns[c->id].hold))
+		turns_hold(tf, c);
+}
+
+/* NMI context on core: the frame a sample should take, the standing one while holding. */
+const struct trapframe *turns_frame(int core, const struct trapframe *tf)
+{
+	const struct trapframe *f = READ_ONCE(turns[core].frame);
+
+	return f ? f : tf;
+}
