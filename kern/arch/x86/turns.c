@@ -29,9 +29,12 @@
  * moves on, and a holding core costs a few instructions per stretch -- until
  *  - the slice is its own (or the owner is offline);
  *  - the owner does not want the time: it is in the idle loop (cpu.in_idle), or the
- *    others ran under TURN_MIN_US while this core paused (the owner halted or spins on a
- *    pause itself, perhaps waiting for this core); the core runs then, for the rest of the
- *    slice: no holding against nobody;
+ *    others ran under TURN_MIN_US while this core paused, TURN_SHORT_RUNS times in a row
+ *    (the owner halted, or spins on a pause, perhaps waiting for this core); the core runs
+ *    then, for the rest of the slice: no holding against nobody. Once is not enough: a
+ *    vCPU that reprograms a timer so that it becomes the next deadline is kicked off its
+ *    turn (qemu_timer_notify_cb), so the owner's turn ends early after each of its timer
+ *    interrupts, and a holder that gave up then left core 0 nearly 2 : 1 ahead;
  *  - its own next alarm is due: it returns, takes that timer interrupt at once, and holds
  *    again there (turns_timer), so its alarms (the timer sampler's periods, the scheduler
  *    tick) come on time.
