@@ -144,8 +144,17 @@ void nmi_boot_test_hold(void);
 
 /* turns.c: sharing QEMU's -icount round robin among the cores */
 void turns_start_cpu(int core);
-void turns_timer(struct trapframe *tf, struct cpu *c);
-const struct trapframe *turns_frame(int core, const struct trapframe *tf);
+/* timer_trap on core c after its alarms, when turns_hold_due[c->id]: stand still */
+void turns_hold(struct trapframe *tf, struct cpu *c);
+extern bool turns_hold_due[];
+extern const struct trapframe *turns_standing[];
+/* NMI context on core: the frame a sample takes, where the core stands while it holds. */
+static inline const struct trapframe *turns_frame(int core, const struct trapframe *tf)
+{
+	const struct trapframe *f = READ_ONCE(turns_standing[core]);
+
+	return f ? f : tf;
+}
 
 /* fwcfg.c */
 int fwcfg_read_file(const char *name, char *buf, size_t len);

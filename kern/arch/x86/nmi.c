@@ -33,9 +33,9 @@
  * callback, with no vCPU in between; and every core ends its turn once its period's work
  * is done (end_turn: a pause, on QEMU's TCG only), so the round robin takes the next vCPU,
  * which takes its pending NMI then, and so on round every core within the period. What
- * each vCPU then runs until the next period is the round robin's business, not the
- * profiler's: a vCPU that gets no turn for a while takes each period's NMI where it
- * stands, and is there for that time (its samples weigh it).
+ * each vCPU then runs until the next period turns.c shares out: a core standing still in
+ * another's slice takes each period's NMI there, and is sampled where it stands
+ * (call_fns: turns_frame), there for that time (its samples weigh it).
  *
  * Periods. Period k (from 1) begins when the counter reaches period_at(k): its grid point,
  * k periods from the start, moved by its jitter (jitter.h: an offset drawn from the

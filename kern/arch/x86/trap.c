@@ -158,7 +158,8 @@ void timer_trap(struct trapframe *tf)
 	c->irqs++;
 	lapic_eoi();
 	alarm_interrupt(tf, c, rdtsc());
-	turns_timer(tf, c);		/* under -icount: stand still in another core's slice */
+	if (unlikely(turns_hold_due[c->id]))	/* under -icount, another core's slice */
+		turns_hold(tf, c);		/* stand still (turns.c) */
 	/* app_tick acts only on an app's code (and checks again): no call elsewhere */
 	if (tf->rip - (uintptr_t)__app_text_start < app_text_len)
 		app_tick(tf);

@@ -1,7 +1,7 @@
 /*
  * Turns: sharing QEMU's one emulation thread among the virtual cores under -icount, so that
  * every busy core runs its share of the instructions (arch_x86.h: turns_start_cpu,
- * turns_timer, turns_frame).
+ * turns_hold, turns_frame).
  *
  * Why the kernel must. Under -icount QEMU 7.2 runs every vCPU on one host thread
  * (accel/tcg/tcg-accel-ops-rr.c, rr_cpu_thread_fn) and guest time is the instructions run
@@ -24,7 +24,7 @@
  * What the kernel does. Time is cut into slices of TURN_HZ on a grid every core shares
  * (the TSC is guest time, the same on every core), and slice i belongs to core i mod
  * ncpus(). Each core has a periodic alarm on that grid (slice_begins); at a slice that is
- * not its own it holds: at the end of that timer interrupt (timer_trap: turns_timer) it
+ * not its own it holds: at the end of that timer interrupt (timer_trap: turns_hold) it
  * waits in turns_hold, a pause at a time -- each pause ends its turn, so the round robin
  * moves on, and a holding core costs a few instructions per stretch -- until
  *  - the slice is its own (or the owner is offline);
@@ -36,7 +36,7 @@
  *    turn (qemu_timer_notify_cb), so the owner's turn ends early after each of its timer
  *    interrupts, and a holder that gave up then left core 0 nearly 2 : 1 ahead;
  *  - its own next alarm is due: it returns, takes that timer interrupt at once, and holds
- *    again there (turns_timer), so its alarms (the timer sampler's periods, the scheduler
+ *    again there, so its alarms (the timer sampler's periods, the scheduler
  *    tick) come on time.
  * An idle core never holds (it halts anyway). With every core busy each runs its slices and
  * stands still in the others', as a vCPU a hypervisor deschedules would.
@@ -56,10 +56,10 @@
  *    turn straight back: the holder sees that under TURN_MIN_US ran and stops holding. One
  *    that spins without a pause waits until the slice ends.
  *  - NMIs: the NMI handler's own pause (nmi.c, end_turn) returns into turns_hold, which
- *    goes on holding; t->frame is the core's own, written before the loop and cleared
- *    after it, so an NMI on the core reads it consistently (a signal fence, the compiler's, suffices).
+ *    goes on holding; turns_standing[core] is the core's own, written before the loop and cleared
+ *    after it, so an NMI on the core reads it consistently (a compiler fence suffices).
  *  - Only under QEMU's -icount (arch_machine()->icount); elsewhere the alarm is never set
- *    and turns_timer costs one test.
+ *    and timer_trap's test of turns_hold_due costs a load and a branch.
  */
 #include "x86.h"
 #include "arch_x86.h"
@@ -70,13 +70,11 @@
 #define TURN_MIN_US	10	/* less than this run by the others while paused ... */
 #define TURN_SHORT_RUNS	16	/* ... so many times in a row: nobody wants the time */
 
-struct turn {
-	bool hold;			/* this slice is another core's: hold at the timer interrupt */
-	const struct trapframe *frame;	/* inside turns_hold: where the core stands, else NULL */
-	struct alarm slice;		/* at every slice boundary: slice_begins */
-} __aligned(CACHELINE);
-
-static struct turn turns[MAX_CPUS];
+static struct alarm slices[MAX_CPUS];	/* each core's, at every slice boundary: slice_begins */
+/* the core's slice is another core's: hold at its timer interrupts (timer_trap) */
+bool turns_hold_due[MAX_CPUS];
+/* inside turns_hold: where the core stands, else NULL (its own core writes it; turns_frame) */
+const struct trapframe *turns_standing[MAX_CPUS];
 static uint64_t slice_ticks;		/* TSC ticks a slice; 0 until turns_start_cpu */
 static uint64_t min_run_ticks;
 
@@ -93,10 +91,10 @@ static int owner_at(uint64_t at)
  */
 static void slice_begins(struct alarm *a, struct trapframe *tf)
 {
-	struct turn *t = a->arg;
+	int core = (int)(a - slices);
 
 	(void)tf;
-	t->hold = owner_at(a->deadline - a->period) != (int)(t - turns);
+	turns_hold_due[core] = owner_at(a->deadline - a->period) != core;
 }
 
 /*
@@ -106,7 +104,6 @@ static void slice_begins(struct alarm *a, struct trapframe *tf)
  */
 void turns_start_cpu(int core)
 {
-	struct turn *t = &turns[core];
 	uint64_t now;
 
 	if (!arch_machine()->icount)
@@ -116,32 +113,32 @@ void turns_start_cpu(int core)
 		slice_ticks = tsc_hz() / TURN_HZ;
 	}
 	now = rdtsc();
-	alarm_init(&t->slice, slice_begins, t);
-	alarm_set(&t->slice, (now / slice_ticks + 1) * slice_ticks, slice_ticks);
+	alarm_init(&slices[core], slice_begins, NULL);
+	alarm_set(&slices[core], (now / slice_ticks + 1) * slice_ticks, slice_ticks);
 }
 
 /*
  * Timer interrupt on core c, interrupts off, its alarms run and its timer programmed:
- * the slice is another core's (turns_timer saw t->hold). Hold as the top of the file says;
- * t->hold stays set only when the core returns for an alarm (so the next timer interrupt
- * holds again).
+ * the slice is another core's (timer_trap saw turns_hold_due). Hold as the top of the file
+ * says; turns_hold_due stays set only when the core returns for an alarm (so that timer
+ * interrupt holds again).
  */
-static __noinline void turns_hold(struct trapframe *tf, struct cpu *c)
+void turns_hold(struct trapframe *tf, struct cpu *c)
 {
-	struct turn *t = &turns[c->id];
+	bool *due = &turns_hold_due[c->id];
 	uint64_t now = rdtsc(), before;
 	int o, short_runs = 0;
 
 	if (READ_ONCE(c->in_idle)) {
-		t->hold = false;
+		*due = false;
 		return;
 	}
-	WRITE_ONCE(t->frame, tf);
+	WRITE_ONCE(turns_standing[c->id], tf);
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	for (;;) {
 		o = owner_at(now);
 		if (o == c->id || !READ_ONCE(cpus[o].online) || READ_ONCE(cpus[o].in_idle)) {
-			t->hold = false;
+			*due = false;
 			break;
 		}
 		if (c->timer_deadline && now >= c->timer_deadline)
@@ -152,25 +149,10 @@ static __noinline void turns_hold(struct trapframe *tf, struct cpu *c)
 		if (now - before >= min_run_ticks)
 			short_runs = 0;
 		else if (++short_runs == TURN_SHORT_RUNS) {
-			t->hold = false;
+			*due = false;
 			break;
 		}
 	}
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	WRITE_ONCE(t->frame, NULL);
-}
-
-/* Timer interrupt on c (timer_trap), after its alarms: hold if the slice is another's. */
-void turns_timer(struct trapframe *tf, struct cpu *c)
-{
-	if (unlikely(turns[c->id].hold))
-		turns_hold(tf, c);
-}
-
-/* NMI context on core: the frame a sample should take, the standing one while holding. */
-const struct trapframe *turns_frame(int core, const struct trapframe *tf)
-{
-	const struct trapframe *f = READ_ONCE(turns[core].frame);
-
-	return f ? f : tf;
+	WRITE_ONCE(turns_standing[c->id], NULL);
 }
