@@ -18,8 +18,9 @@
  * of the instructions (`run matrix -c all` on 2 cores: 615 multiplies/s against 3), which
  * one depending on who happened to pause or halt (each NMI's turn hand-over, a spin-wait's
  * pause, the idle loop). No QEMU option changes that: MTTCG refuses -icount ("No MTTCG
- * when icount is enabled"), and align, sleep and shift do not touch the order. (QEMU 8.1
- * splits each stretch's budget between the vCPUs, icount_percpu_budget; 7.2 does not.)
+ * when icount is enabled"), and align, sleep and shift do not touch the order. (Later
+ * QEMU splits each stretch's budget between the vCPUs, icount_percpu_budget; 7.2 does
+ * not.)
  *
  * What the kernel does. Time is cut into slices of TURN_HZ on a grid every core shares
  * (the TSC is guest time, the same on every core), and slice i belongs to core i mod
@@ -36,8 +37,8 @@
  *    turn (qemu_timer_notify_cb), so the owner's turn ends early after each of its timer
  *    interrupts, and a holder that gave up then left core 0 nearly 2 : 1 ahead;
  *  - its own next alarm is due: it returns, takes that timer interrupt at once, and holds
- *    again there, so its alarms (the timer sampler's periods, the scheduler
- *    tick) come on time.
+ *    again there, so its alarms (the timer sampler's periods, the scheduler tick) come on
+ *    time.
  * An idle core never holds (it halts anyway). With every core busy each runs its slices and
  * stands still in the others', as a vCPU a hypervisor deschedules would.
  *
@@ -48,18 +49,21 @@
  * so no sample lands in this file and none is flagged interrupts-off because of it.
  *
  * Hazards:
- *  - Holding with interrupts off delays the core's other interrupts (wake-ups, the console)
- *    until its slice or its next alarm: at most (ncpus() - 1) slices, as any time-sharing
- *    of cores would. Nothing that holds a spinlock holds: the interrupted code had
- *    interrupts on, and spinlocks keep them off (spinlock.c).
+ *  - Holding with interrupts off delays the core's other interrupts (a wake-up IPI, the
+ *    console) until its slice or its next alarm, at most a scheduler tick (10 ms); what
+ *    they make runnable runs in the core's slice, at most (ncpus() - 1) slices on, as
+ *    with any time-sharing of cores. Nothing that holds a spinlock holds: the interrupted
+ *    code had interrupts on, and spinlocks keep them off (spinlock.c).
  *  - A core that waits for a holding core, spinning with cpu_relax (a pause), hands the
- *    turn straight back: the holder sees that under TURN_MIN_US ran and stops holding. One
- *    that spins without a pause waits until the slice ends.
+ *    turn straight back: the holder sees the others run under TURN_MIN_US, again and
+ *    again, and stops holding. One that spins without a pause waits until the slice ends.
  *  - NMIs: the NMI handler's own pause (nmi.c, end_turn) returns into turns_hold, which
- *    goes on holding; turns_standing[core] is the core's own, written before the loop and cleared
- *    after it, so an NMI on the core reads it consistently (a compiler fence suffices).
- *  - Only under QEMU's -icount (arch_machine()->icount); elsewhere the alarm is never set
- *    and timer_trap's test of turns_hold_due costs a load and a branch.
+ *    goes on holding. turns_standing[core] is the core's own, written before the loop and
+ *    cleared after it, so an NMI on the core reads it consistently (a compiler fence
+ *    suffices).
+ *  - Only under QEMU's -icount (arch_machine()->icount) with more than one core; elsewhere
+ *    the alarm is never set and timer_trap's test of turns_hold_due costs a load and a
+ *    branch.
  */
 #include "x86.h"
 #include "arch_x86.h"
@@ -98,15 +102,16 @@ static void slice_begins(struct alarm *a, struct trapframe *tf)
 }
 
 /*
- * On each core, interrupts off, its LAPIC timer working (alarms usable): under -icount,
- * arm its slice alarm at the next boundary of the shared grid. Cores started later take
- * part from their start; until then ncpus() does not count them.
+ * On each core, interrupts off, its LAPIC timer working (alarms usable): under -icount on
+ * a machine the MADT gives more than one core, arm its slice alarm at the next boundary
+ * of the shared grid. Cores started later take part from their start; until then ncpus()
+ * does not count them.
  */
 void turns_start_cpu(int core)
 {
 	uint64_t now;
 
-	if (!arch_machine()->icount)
+	if (!arch_machine()->icount || acpi.ncpus < 2)
 		return;
 	if (!slice_ticks) {
 		min_run_ticks = tsc_hz() / 1000000 * TURN_MIN_US;
