@@ -143,11 +143,31 @@ void nmi_boot_test(void);
 void nmi_boot_test_hold(void);
 
 /* turns.c: sharing QEMU's -icount round robin among the cores */
-void turns_start_cpu(int core);
-/* timer_trap on core c after its alarms, when turns_hold_due[c->id]: stand still */
-void turns_hold(struct trapframe *tf, struct cpu *c);
-extern bool turns_hold_due[];
+struct turns_core {
+	uint64_t next_slice;	/* TSC of the next slice boundary (UINT64_MAX: turns are off) */
+	bool hold;		/* this slice is another core's: hold at its timer interrupts */
+} __aligned(CACHELINE);
+extern struct turns_core turns_cores[];
 extern const struct trapframe *turns_standing[];
+void turns_start_cpu(int core);
+void turns_slice(struct turns_core *t, int core, uint64_t now);
+void turns_hold(struct trapframe *tf, struct cpu *c);
+/* timer_trap on core, before its alarms: hold in this slice? (decided at each boundary) */
+static inline bool turns_due(int core, uint64_t now)
+{
+	struct turns_core *t = &turns_cores[core];
+
+	if (unlikely(now >= t->next_slice))
+		turns_slice(t, core, now);
+	return t->hold;
+}
+/* arch_timer_set, own core: deadline, or the next slice boundary if that comes first */
+static inline uint64_t turns_deadline(int core, uint64_t deadline)
+{
+	uint64_t b = turns_cores[core].next_slice;
+
+	return deadline && b < deadline ? b : deadline;
+}
 /* NMI context on core: the frame a sample takes, where the core stands while it holds. */
 static inline const struct trapframe *turns_frame(int core, const struct trapframe *tf)
 {

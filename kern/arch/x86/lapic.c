@@ -1,11 +1,13 @@
 /*
  * The local APIC of each core: interrupt acknowledge, inter-processor interrupts and the
  * timer. The timer runs one-shot, counting down at a rate measured once against the TSC;
- * alarm.c asks for "interrupt me at TSC t" and arch_timer_set converts.
+ * alarm.c asks for "interrupt me at TSC t" and arch_timer_set converts (under -icount,
+ * interrupting at the next slice boundary instead when that comes first: turns.c).
  */
 #include "x86.h"
 #include "arch_x86.h"
 #include "arch.h"
+#include "cpu.h"
 
 #define ID	0x020
 #define EOI	0x0b0
@@ -172,6 +174,7 @@ void arch_timer_set(uint64_t deadline, uint64_t now)
 {
 	uint64_t count;
 
+	deadline = turns_deadline(cpu_here()->id, deadline);	/* at a slice's end at the latest */
 	if (!deadline) {
 		wr(TICR, 0);
 		return;

@@ -154,11 +154,13 @@ static __noreturn void trap_fatal(struct trapframe *tf)
 void timer_trap(struct trapframe *tf)
 {
 	struct cpu *c = cpu_here();
+	uint64_t now = rdtsc();
+	bool hold = turns_due(c->id, now);	/* under -icount, another core's slice */
 
 	c->irqs++;
 	lapic_eoi();
-	alarm_interrupt(tf, c, rdtsc());
-	if (unlikely(turns_hold_due[c->id]))	/* under -icount, another core's slice */
+	alarm_interrupt(tf, c, now);
+	if (unlikely(hold))
 		turns_hold(tf, c);		/* stand still (turns.c) */
 	/* app_tick acts only on an app's code (and checks again): no call elsewhere */
 	if (tf->rip - (uintptr_t)__app_text_start < app_text_len)

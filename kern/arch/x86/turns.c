@@ -1,7 +1,7 @@
 /*
  * Turns: sharing QEMU's one emulation thread among the virtual cores under -icount, so that
  * every busy core runs its share of the instructions (arch_x86.h: turns_start_cpu,
- * turns_hold, turns_frame).
+ * turns_due, turns_hold, turns_deadline, turns_frame).
  *
  * Why the kernel must. Under -icount QEMU 7.2 runs every vCPU on one host thread
  * (accel/tcg/tcg-accel-ops-rr.c, rr_cpu_thread_fn) and guest time is the instructions run
@@ -24,12 +24,14 @@
  *
  * What the kernel does. Time is cut into slices of TURN_HZ on a grid every core shares
  * (the TSC is guest time, the same on every core), and slice i belongs to core i mod
- * ncpus(). Each core has a periodic alarm on that grid (slice_begins); at a slice that is
- * not its own it holds: at the end of that timer interrupt (timer_trap: turns_hold) it
- * waits in turns_hold, a pause at a time -- each pause ends its turn, so the round robin
+ * ncpus(). Each core's timer interrupts it at every slice boundary at the latest (the
+ * one-shot is never programmed past the next: turns_deadline, in arch_timer_set, below the
+ * alarms, which take an early interrupt in their stride); in a slice that is not its own
+ * (turns_due) a core holds: at the end of that timer interrupt (timer_trap) it waits in
+ * turns_hold, a pause at a time -- each pause ends its turn, so the round robin
  * moves on, and a holding core costs a few instructions per stretch -- until
  *  - the slice is its own (or the owner is offline);
- *  - the owner does not want the time: it is in the idle loop (cpu.in_idle), or the
+ *  - the owner does not want the time: it halts in its idle loop (idle), or the
  *    others ran under TURN_MIN_US while this core paused, TURN_SHORT_RUNS times in a row
  *    (the owner halted, or spins on a pause, perhaps waiting for this core); the core runs
  *    then, for the rest of the slice: no holding against nobody. Once is not enough: a
@@ -61,80 +63,85 @@
  *    goes on holding. turns_standing[core] is the core's own, written before the loop and
  *    cleared after it, so an NMI on the core reads it consistently (a compiler fence
  *    suffices).
- *  - Only under QEMU's -icount (arch_machine()->icount) with more than one core; elsewhere
- *    the alarm is never set and timer_trap's test of turns_hold_due costs a load and a
- *    branch.
+ *  - Only under QEMU's -icount (arch_machine()->icount) with more than one core;
+ *    elsewhere next_slice is beyond any TSC, and turns cost timer_trap and arch_timer_set
+ *    a compare each. Under -icount an idle core wakes at every boundary too, 100 times a
+ *    second, and goes back to its halt.
  */
 #include "x86.h"
 #include "arch_x86.h"
-#include "alarm.h"
 #include "cpu.h"
 
 #define TURN_HZ		100	/* slices a second: each core's at least every ncpus() of them */
 #define TURN_MIN_US	10	/* less than this run by the others while paused ... */
 #define TURN_SHORT_RUNS	16	/* ... so many times in a row: nobody wants the time */
 
-static struct alarm slices[MAX_CPUS];	/* each core's, at every slice boundary: slice_begins */
-/* the core's slice is another core's: hold at its timer interrupts (timer_trap) */
-bool turns_hold_due[MAX_CPUS];
+struct turns_core turns_cores[MAX_CPUS];
 /* inside turns_hold: where the core stands, else NULL (its own core writes it; turns_frame) */
 const struct trapframe *turns_standing[MAX_CPUS];
-static uint64_t slice_ticks;		/* TSC ticks a slice; 0 until turns_start_cpu */
+static uint64_t slice_ticks;		/* TSC ticks a slice; 0: turns are off */
 static uint64_t min_run_ticks;
 
-/* Any context: the core whose slice holds TSC time at (the grid is slice_ticks from 0). */
+/*
+ * Any context: c halts in its idle loop. in_idle alone is not enough: it stays set while
+ * an interrupt taken at the idle loop's hlt switches to a thread (as the sampler tests).
+ */
+static bool idle(const struct cpu *c)
+{
+	return READ_ONCE(c->cur) == c->idle && READ_ONCE(c->in_idle);
+}
+
+/* Any context, turns on: the core whose slice holds TSC time at (slice_ticks from 0). */
 static int owner_at(uint64_t at)
 {
 	return (int)(at / slice_ticks % (uint64_t)ncpus());
 }
 
 /*
- * Alarm context on core c, at a slice boundary: hold in this slice unless it is c's. The
- * alarm is re-armed a period on before this runs, so its deadline less a period is the
- * boundary just passed (the latest one, if the core came late).
- */
-static void slice_begins(struct alarm *a, struct trapframe *tf)
-{
-	int core = (int)(a - slices);
-
-	(void)tf;
-	turns_hold_due[core] = owner_at(a->deadline - a->period) != core;
-}
-
-/*
- * On each core, interrupts off, its LAPIC timer working (alarms usable): under -icount on
- * a machine the MADT gives more than one core, arm its slice alarm at the next boundary
- * of the shared grid. Cores started later take part from their start; until then ncpus()
- * does not count them.
+ * On each core, before anything programs its timer (arch_main, ap_main): under -icount on
+ * a machine the MADT gives more than one core, the core takes turns from the next slice
+ * boundary on; elsewhere never (next_slice stays beyond any TSC). Nothing sets a timer
+ * while the cores start: a deadline then would end an AP's boot turn, and the boot core
+ * spins for it without a pause (lapic.c), so the AP would get no other.
  */
 void turns_start_cpu(int core)
 {
-	uint64_t now;
+	struct turns_core *t = &turns_cores[core];
 
+	t->next_slice = UINT64_MAX;
 	if (!arch_machine()->icount || acpi.ncpus < 2)
 		return;
 	if (!slice_ticks) {
 		min_run_ticks = tsc_hz() / 1000000 * TURN_MIN_US;
 		slice_ticks = tsc_hz() / TURN_HZ;
 	}
-	now = rdtsc();
-	alarm_init(&slices[core], slice_begins, NULL);
-	alarm_set(&slices[core], (now / slice_ticks + 1) * slice_ticks, slice_ticks);
+	t->next_slice = (rdtsc() / slice_ticks + 1) * slice_ticks;	/* the first decided */
+}
+
+/*
+ * Timer interrupt on core (turns_due), interrupts off, now at or past its next_slice: the
+ * slice that holds now is decided -- hold in it unless it is the core's -- and the next
+ * boundary is where the timer will interrupt next at the latest (turns_deadline).
+ */
+void turns_slice(struct turns_core *t, int core, uint64_t now)
+{
+	t->hold = owner_at(now) != core;
+	t->next_slice = (now / slice_ticks + 1) * slice_ticks;
 }
 
 /*
  * Timer interrupt on core c, interrupts off, its alarms run and its timer programmed:
- * the slice is another core's (timer_trap saw turns_hold_due). Hold as the top of the file
- * says; turns_hold_due stays set only when the core returns for an alarm (so that timer
- * interrupt holds again).
+ * the slice is another core's (turns_due). Hold as the top of the file says; t->hold
+ * stays set only when the core returns for an alarm (so that timer interrupt holds
+ * again).
  */
 void turns_hold(struct trapframe *tf, struct cpu *c)
 {
-	bool *due = &turns_hold_due[c->id];
+	bool *due = &turns_cores[c->id].hold;
 	uint64_t now = rdtsc(), before;
 	int o, short_runs = 0;
 
-	if (READ_ONCE(c->in_idle)) {
+	if (idle(c)) {
 		*due = false;
 		return;
 	}
@@ -142,7 +149,7 @@ void turns_hold(struct trapframe *tf, struct cpu *c)
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	for (;;) {
 		o = owner_at(now);
-		if (o == c->id || !READ_ONCE(cpus[o].online) || READ_ONCE(cpus[o].in_idle)) {
+		if (o == c->id || !READ_ONCE(cpus[o].online) || idle(&cpus[o])) {
 			*due = false;
 			break;
 		}
