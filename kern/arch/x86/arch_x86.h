@@ -161,12 +161,15 @@ static inline bool turns_due(int core, uint64_t now)
 		turns_slice(t, core, now);
 	return t->hold;
 }
-/* arch_timer_set, own core: deadline, or the next slice boundary if that comes first */
+uint64_t turns_busy_deadline(int core, uint64_t deadline);
+/*
+ * arch_timer_set, own core: deadline, or the next slice boundary if that comes first and
+ * the core is busy (turns_busy_deadline)
+ */
 static inline uint64_t turns_deadline(int core, uint64_t deadline)
 {
-	uint64_t b = turns_cores[core].next_slice;
-
-	return deadline && b < deadline ? b : deadline;
+	return deadline && turns_cores[core].next_slice < deadline ?
+		turns_busy_deadline(core, deadline) : deadline;
 }
 /* NMI context on core: the frame a sample takes, where the core stands while it holds. */
 static inline const struct trapframe *turns_frame(int core, const struct trapframe *tf)

@@ -24,7 +24,7 @@
  *
  * What the kernel does. Time is cut into slices of TURN_HZ on a grid every core shares
  * (the TSC is guest time, the same on every core), and slice i belongs to core i mod
- * ncpus(). Each core's timer interrupts it at every slice boundary at the latest (the
+ * ncpus(). A busy core's timer interrupts it at every slice boundary at the latest (the
  * one-shot is never programmed past the next: turns_deadline, in arch_timer_set, below the
  * alarms, which take an early interrupt in their stride); in a slice that is not its own
  * (turns_due) a core holds: at the end of that timer interrupt (timer_trap) it waits in
@@ -65,8 +65,7 @@
  *    suffices).
  *  - Only under QEMU's -icount (arch_machine()->icount) with more than one core;
  *    elsewhere next_slice is beyond any TSC, and turns cost timer_trap and arch_timer_set
- *    a compare each. Under -icount an idle core wakes at every boundary too, 100 times a
- *    second, and goes back to its halt.
+ *    a compare each. An idle core is not woken for the boundaries (turns_busy_deadline).
  */
 #include "x86.h"
 #include "arch_x86.h"
@@ -127,6 +126,19 @@ void turns_slice(struct turns_core *t, int core, uint64_t now)
 {
 	t->hold = owner_at(now) != core;
 	t->next_slice = (now / slice_ticks + 1) * slice_ticks;
+}
+
+/*
+ * arch_timer_set on core, its next slice boundary before deadline: the boundary, unless the
+ * core is idle. An idle core never holds, so it sleeps on to its own alarm (the scheduler
+ * tick at the latest), waking no more often than without turns: under -icount with
+ * sleep=on every wake of an idle guest is a wait in real time, which a loaded host makes
+ * late, and a late wake is periods the NMI source misses. A core that leaves its idle loop
+ * is cut short again from its next timer interrupt on.
+ */
+uint64_t turns_busy_deadline(int core, uint64_t deadline)
+{
+	return idle(&cpus[core]) ? deadline : turns_cores[core].next_slice;
 }
 
 /*
