@@ -130,15 +130,18 @@ void turns_slice(struct turns_core *t, int core, uint64_t now)
 
 /*
  * arch_timer_set on core, its next slice boundary before deadline: the boundary, unless the
- * core is idle. An idle core never holds, so it sleeps on to its own alarm (the scheduler
- * tick at the latest), waking no more often than without turns: under -icount with
- * sleep=on every wake of an idle guest is a wait in real time, which a loaded host makes
- * late, and a late wake is periods the NMI source misses. A core that leaves its idle loop
- * is cut short again from its next timer interrupt on.
+ * core runs its idle thread. An idle core never holds, so it sleeps on to its own alarm
+ * (the scheduler tick at the latest), waking no more often than without turns: under
+ * -icount with sleep=on every wake of an idle guest is a wait in real time, which a loaded
+ * host makes late, and a late wake is periods the NMI source misses. A core that leaves
+ * its idle thread is cut short again from its next timer interrupt on. (The idle thread,
+ * not idle(): with in_idle also asked, the guest once hung with both cores halted after an
+ * app's run, for a reason not found; the idle thread alone did not, in the same runs.)
  */
 uint64_t turns_busy_deadline(int core, uint64_t deadline)
 {
-	return idle(&cpus[core]) ? deadline : turns_cores[core].next_slice;
+	return READ_ONCE(cpus[core].cur) == cpus[core].idle ? deadline :
+								 turns_cores[core].next_slice;
 }
 
 /*
