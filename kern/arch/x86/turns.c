@@ -134,9 +134,7 @@ void turns_slice(struct turns_core *t, int core, uint64_t now)
  * (the scheduler tick at the latest), waking no more often than without turns: under
  * -icount with sleep=on every wake of an idle guest is a wait in real time, which a loaded
  * host makes late, and a late wake is periods the NMI source misses. A core that leaves
- * its idle thread is cut short again from its next timer interrupt on. (The idle thread,
- * not idle(): with in_idle also asked, the guest once hung with both cores halted after an
- * app's run, for a reason not found; the idle thread alone did not, in the same runs.)
+ * its idle thread is cut short again from its next timer interrupt on.
  */
 uint64_t turns_busy_deadline(int core, uint64_t deadline)
 {
