@@ -32,9 +32,12 @@
  * moves on, and a holding core costs a few instructions per stretch -- until
  *  - the slice is its own (or the owner is offline);
  *  - the owner does not want the time: it halts in its idle loop (idle), or the
- *    others ran under TURN_MIN_US while this core paused, TURN_SHORT_RUNS times in a row
- *    (the owner halted, or spins on a pause, perhaps waiting for this core); the core runs
- *    then, for the rest of the slice: no holding against nobody. Once is not enough: a
+ *    others ran under TURN_MIN_US each while this core paused, TURN_SHORT_RUNS times in a
+ *    row (the owner halted, or spins on a pause, perhaps waiting for this core); the core
+ *    runs then, for the rest of the slice: no holding against nobody, and not for long
+ *    where the cores already take turns at their pauses (`run irqoff` on 16 cores: each
+ *    hold then lasts some 40 us, and an NMI that finds a core holding finds it where it
+ *    stands, interrupts on, not in its interrupts-off loop). Once is not enough: a
  *    vCPU that reprograms a timer so that it becomes the next deadline is kicked off its
  *    turn (qemu_timer_notify_cb), so the owner's turn ends early after each of its timer
  *    interrupts, and a holder that gave up then left core 0 nearly 2 : 1 ahead;
@@ -72,8 +75,8 @@
 #include "cpu.h"
 
 #define TURN_HZ		100	/* slices a second: each core's at least every ncpus() of them */
-#define TURN_MIN_US	10	/* less than this run by the others while paused ... */
-#define TURN_SHORT_RUNS	16	/* ... so many times in a row: nobody wants the time */
+#define TURN_MIN_US	10	/* less than this run by each other core while paused ... */
+#define TURN_SHORT_RUNS	4	/* ... so many times in a row: nobody wants the time */
 
 struct turns_core turns_cores[MAX_CPUS];
 /* inside turns_hold: where the core stands, else NULL (its own core writes it; turns_frame) */
@@ -171,7 +174,7 @@ void turns_hold(struct trapframe *tf, struct cpu *c)
 		before = now;
 		pause();
 		now = rdtsc();
-		if (now - before >= min_run_ticks)
+		if (now - before >= min_run_ticks * (uint64_t)(ncpus() - 1))
 			short_runs = 0;
 		else if (++short_runs == TURN_SHORT_RUNS) {
 			*due = false;
