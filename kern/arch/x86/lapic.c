@@ -104,12 +104,23 @@ void lapic_send_self(uint32_t vector)
 	icr_wait_idle();
 }
 
+/*
+ * Boot core, at boot: spin until the TSC reaches end. No pause in the loop, on purpose:
+ * under TCG every pause ends the virtual CPU's turn (QEMU leaves its execution loop), so
+ * under the exact clock (-icount), where guest time is the instructions run, a 10 ms wait
+ * was a million trips through QEMU's loop, some 0.65 s of host time a started core and as
+ * much for the timer's calibration. Nothing here has a sibling to yield to: the cores
+ * being started wait for their SIPI, the started ones halt in idle.
+ */
+static void spin_until_tsc(uint64_t end)
+{
+	while (rdtsc() < end)
+		;
+}
+
 static void delay_us(uint64_t us)
 {
-	uint64_t end = rdtsc() + us * tsc_hz() / 1000000;
-
-	while (rdtsc() < end)
-		pause();
+	spin_until_tsc(rdtsc() + us * tsc_hz() / 1000000);
 }
 
 /* Start an AP at vector_page * 4 KiB in real mode (Intel's INIT-SIPI-SIPI sequence). */
@@ -133,8 +144,8 @@ void lapic_timer_calibrate(void)
 	wr_sync(LVT_TIMER, MASKED | T_TIMER);
 	wr_sync(TICR, 0xffffffff);
 	t0 = rdtsc();
-	while ((t1 = rdtsc()) - t0 < tsc_hz() / 100)
-		pause();
+	spin_until_tsc(t0 + tsc_hz() / 100);
+	t1 = rdtsc();
 	c1 = rd(TCCR);
 	wr_sync(TICR, 0);
 	wr_sync(LVT_TIMER, T_TIMER);
