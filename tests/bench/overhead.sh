@@ -25,7 +25,9 @@
 # STEPS_ONLY=1 (only single-step this tree's kernel again and print that table: a quick
 # look while working on the hot path), CONDS (the conditions to measure again, "off" among
 # them: every ratio pairs a condition with the off run of its round; e.g. CONDS="off t1000"
-# for the 1 kHz timer alone; the other conditions' rows stay from the last log), WORKLOAD=NAME
+# for the 1 kHz timer alone; the other conditions' rows stay from the last log; tjJ_F and
+# njJ_F: the timer or NMI at F Hz with a jitter of J percent, e.g. tj1_10000, whose samples
+# run the jittered code but land where fixed periods do), WORKLOAD=NAME
 # UNITS=N (another workload than matrix, run -n N on every core, under its own label, e.g.
 # icount2-spin; only its instructions per sample are printed: `run spin` lands nearly every
 # sample in spin_loop at the same depth, so there a fixed period and a jittered one sample
@@ -67,11 +69,13 @@ measure() {
 					{^tf(\d+)$} { cmd "cat /dev/oprofile > /dev/null &"; cmd "oprofile start -m timer -f [lindex $m 1] -d 16 -j 0" }
 					{^nf(\d+)$} { cmd "cat /dev/oprofile > /dev/null &"; cmd "oprofile start -m nmi -f [lindex $m 1] -d 16 -j 0" }
 					{^n(\d+)$} { cmd "cat /dev/oprofile > /dev/null &"; cmd "oprofile start -m nmi -f [lindex $m 1] -d 16" }
+					{^tj(\d+)_(\d+)$} { cmd "cat /dev/oprofile > /dev/null &"; cmd "oprofile start -m timer -f [lindex $m 2] -d 16 -j [lindex $m 1]" }
+					{^nj(\d+)_(\d+)$} { cmd "cat /dev/oprofile > /dev/null &"; cmd "oprofile start -m nmi -f [lindex $m 2] -d 16 -j [lindex $m 1]" }
 				}
 				set out [cmd "run $env(W) -c all -n $n" 600]
 				regexp {total: ([0-9.]+)} $out -> rate
 				set taken 0; set missed 0; set secs 0
-				if {[regexp {^[tn]f?\d+$} $c]} {
+				if {[regexp {^[tn](f|j\d+_)?\d+$} $c]} {
 					cmd "oprofile stop" 120
 					for {set i 0} {[regexp { cat\M} [cmd "ps"]]} {incr i} { cmd "sleep 0.2" }
 					set st [cmd "cat /dev/oprofilestat"]
