@@ -92,12 +92,22 @@ static inline uint64_t jitter_skip(uint64_t x, uint64_t d)
 }
 
 /*
+ * The offset of a slot whose draw is x from the start of its window (its grid point less
+ * width / 2), in [0, width) ticks: uniform over width ticks. One multiply: a caller that
+ * keeps the window's start instead of the grid point pays nothing more.
+ */
+static __force_inline uint64_t jitter_into(uint64_t x, uint64_t width)
+{
+	return (uint64_t)(((unsigned __int128)x * width) >> 64);
+}
+
+/*
  * The offset from its grid point of a slot whose draw is x, in [-width / 2, width -
  * width / 2) ticks: uniform over width ticks. width < 2^63.
  */
 static __force_inline int64_t jitter_place(uint64_t x, uint64_t width)
 {
-	return (int64_t)(((unsigned __int128)x * width) >> 64) - (int64_t)(width / 2);
+	return (int64_t)jitter_into(x, width) - (int64_t)(width / 2);
 }
 
 /* The window width for spread percent (0..100) of a period of period ticks. */

@@ -15,11 +15,13 @@ void sched_init(void);
 __noreturn void sched_start_ap(void);
 
 /*
- * End of a timer interrupt: switch to another runnable thread if this one's slice is up.
- * irq_was_on says whether the interrupted context had interrupts enabled (and so held no
- * spinlock); without it nothing is done.
+ * End of a timer interrupt on c (this core, which the interrupt already holds: no lookup):
+ * switch to another runnable thread if this one's slice is up. irq_was_on says whether the
+ * interrupted context had interrupts enabled (and so held no spinlock); without it nothing
+ * is done.
  */
-void sched_preempt_irq(bool irq_was_on);
+struct cpu;
+void sched_preempt_irq(struct cpu *c, bool irq_was_on);
 
 /*
  * Sleep protocol for rendez.c. Caller has interrupts off and holds lk (the rendez lock),

@@ -25,7 +25,13 @@
 # STEPS_ONLY=1 (only single-step this tree's kernel again and print that table: a quick
 # look while working on the hot path), CONDS (the conditions to measure again, "off" among
 # them: every ratio pairs a condition with the off run of its round; e.g. CONDS="off t1000"
-# for the 1 kHz timer alone; the other conditions' rows stay from the last log).
+# for the 1 kHz timer alone; the other conditions' rows stay from the last log; tjJ_F and
+# njJ_F: the timer or NMI at F Hz with a jitter of J percent, e.g. tj1_10000, whose samples
+# run the jittered code but land where fixed periods do), WORKLOAD=NAME
+# UNITS=N (another workload than matrix, run -n N on every core, under its own label, e.g.
+# icount2-spin; only its instructions per sample are printed: `run spin` lands nearly every
+# sample in spin_loop at the same depth, so there a fixed period and a jittered one sample
+# the same code, and their difference is what the jitter itself costs a sample).
 set -u
 cd "$(dirname "$0")/../.."
 top=$PWD
@@ -40,16 +46,17 @@ ALL_CONDS="off tick1000 t1000 n1000 ntick1000 tick10000 t10000 n10000 ntick10000
 CONDS=${CONDS:-$ALL_CONDS}
 case " $CONDS " in *" off "*) ;; *) echo "overhead: CONDS needs off" >&2; exit 1 ;; esac
 touch "$log"
+workload=${WORKLOAD:-matrix}
 
 # measure LABEL NCPU ICOUNT(args or "") UNITS: ROUNDS interleaved rounds of every condition
 measure() {
-	NCPU=$2 MEM=512M ACCEL=tcg CONDS="$CONDS" LABEL=$1 IC=$3 UNITS=$4 ROUNDS=$ROUNDS expect -c '
+	NCPU=$2 MEM=512M ACCEL=tcg CONDS="$CONDS" LABEL=$1 IC=$3 UNITS=$4 ROUNDS=$ROUNDS W=$workload expect -c '
 		source tests/lib/kern.tcl
 		log_user 0
 		set timeout 600
 		if {$env(IC) ne ""} { boot -smp $env(NCPU) -icount $env(IC) } else { boot -smp $env(NCPU) -plaintcg }
 		set n $env(UNITS)
-		cmd "run matrix -c all -n $n" 600
+		cmd "run $env(W) -c all -n $n" 600
 		set conds $env(CONDS)
 		for {set r 1} {$r <= $env(ROUNDS)} {incr r} {
 			# rotate the order each round: drift in the host hits every condition alike
@@ -62,11 +69,13 @@ measure() {
 					{^tf(\d+)$} { cmd "cat /dev/oprofile > /dev/null &"; cmd "oprofile start -m timer -f [lindex $m 1] -d 16 -j 0" }
 					{^nf(\d+)$} { cmd "cat /dev/oprofile > /dev/null &"; cmd "oprofile start -m nmi -f [lindex $m 1] -d 16 -j 0" }
 					{^n(\d+)$} { cmd "cat /dev/oprofile > /dev/null &"; cmd "oprofile start -m nmi -f [lindex $m 1] -d 16" }
+					{^tj(\d+)_(\d+)$} { cmd "cat /dev/oprofile > /dev/null &"; cmd "oprofile start -m timer -f [lindex $m 2] -d 16 -j [lindex $m 1]" }
+					{^nj(\d+)_(\d+)$} { cmd "cat /dev/oprofile > /dev/null &"; cmd "oprofile start -m nmi -f [lindex $m 2] -d 16 -j [lindex $m 1]" }
 				}
-				set out [cmd "run matrix -c all -n $n" 600]
+				set out [cmd "run $env(W) -c all -n $n" 600]
 				regexp {total: ([0-9.]+)} $out -> rate
 				set taken 0; set missed 0; set secs 0
-				if {[regexp {^[tn]f?\d+$} $c]} {
+				if {[regexp {^[tn](f|j\d+_)?\d+$} $c]} {
 					cmd "oprofile stop" 120
 					for {set i 0} {[regexp { cat\M} [cmd "ps"]]} {incr i} { cmd "sleep 0.2" }
 					set st [cmd "cat /dev/oprofilestat"]
@@ -85,7 +94,7 @@ measure() {
 	' >> "$log" 2>&1 || { echo "overhead: the $1 boot failed; see $log" >&2; return 1; }
 }
 
-if [ "${REPORT_ONLY:-0}" != 1 ] && [ "${STEPS_ONLY:-0}" != 1 ]; then
+if [ "${REPORT_ONLY:-0}" != 1 ] && [ "${STEPS_ONLY:-0}" != 1 ] && [ "$workload" = matrix ]; then
 	# REPORT_ONLY=1: the tables again, from the last log
 	for m in $MACHINES; do
 		if [ "$CONDS" = "$ALL_CONDS" ]; then
@@ -138,6 +147,25 @@ insns_rounds() {	# one a line, sorted
 }
 insns() { insns_rounds $1 $2 | median; }
 span() { awk 'NR == 1 {lo = $1} {hi = $1} END {if (NR) printf "%s..%s", lo, hi}'; }
+
+if [ "$workload" != matrix ]; then
+	[ -n "${UNITS:-}" ] || { echo "overhead: WORKLOAD=$workload needs UNITS" >&2; exit 1; }
+	for m in $MACHINES; do
+		case $m in
+		icount2) lab=$m-$workload; n=2; ic=shift=1,align=off,sleep=off ;;
+		icount8) lab=$m-$workload; n=8; ic=shift=1,align=off,sleep=off ;;
+		*) echo "overhead: WORKLOAD runs under icount only, not $m" >&2; exit 1 ;;
+		esac
+		for c in $CONDS; do sed -i "/^RES $lab $c /d" "$log"; done
+		measure "$lab" $n $ic "$UNITS" || exit 1
+		echo "$lab, run $workload -c all -n $UNITS, instructions per sample, median of $ROUNDS rounds (min..max):"
+		for c in $CONDS; do
+			[ "$c" = off ] && continue
+			echo "- $c: $(insns "$lab" "$c") ($(insns_rounds "$lab" "$c" | span))"
+		done
+	done
+	exit 0
+fi
 
 # The issue's targets on the verdict machine (icount -smp 2), each met or not, with the
 # rounds' spread as the noise.

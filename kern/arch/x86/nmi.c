@@ -303,12 +303,13 @@ static __force_inline uint32_t armed_at(uint64_t k, uint64_t x)
  * period's (jittered, one step on time; a jump when late). A core late by many jumps by
  * division: with every period within half of its grid point, k + behind / period_ticks
  * has begun (its moment is at most behind + P/2 past (k + 1)'s, less a whole P), so the
- * loop after it only moves forward, by a step or two.
+ * loop after it only moves forward, by a step or two. oneshot: nmi_oneshot, which the
+ * caller tested once (each way is inlined on its own).
  */
-static __force_inline void advance(struct nmi_cpu *n, uint32_t now)
+static __force_inline void advance(struct nmi_cpu *n, uint32_t now, bool oneshot)
 {
 	uint64_t k = n->period + 1;
-	uint32_t next = nmi_oneshot ? armed_at(k + 1, n->draw) : n->next_period + period_ticks;
+	uint32_t next = oneshot ? armed_at(k + 1, n->draw) : n->next_period + period_ticks;
 	uint32_t behind = now - next;
 
 	if ((int32_t)behind >= 0) {
@@ -321,7 +322,7 @@ static __force_inline void advance(struct nmi_cpu *n, uint32_t now)
 			x = jitter_next(x);
 		}
 		n->draw = x;
-	} else if (nmi_oneshot) {
+	} else if (oneshot) {
 		n->draw = jitter_next(n->draw);
 	}
 	n->period = k;
@@ -456,9 +457,12 @@ static __force_inline void end_turn(bool did)
  */
 static __force_inline void period_begins(struct nmi_cpu *n, int core, uint32_t now)
 {
-	advance(n, now);
-	if (nmi_oneshot)
+	if (nmi_oneshot) {
+		advance(n, now, true);
 		arm(n->period, n->draw, now);
+	} else {
+		advance(n, now, false);
+	}
 	if (core == 0)
 		fan_out();
 }

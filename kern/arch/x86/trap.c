@@ -165,7 +165,7 @@ void timer_trap(struct trapframe *tf)
 	/* app_tick acts only on an app's code (and checks again): no call elsewhere */
 	if (tf->rip - (uintptr_t)__app_text_start < app_text_len)
 		app_tick(tf);
-	sched_preempt_irq(tf->rflags & RFLAGS_IF);
+	sched_preempt_irq(c, tf->rflags & RFLAGS_IF);
 }
 
 /* Every other vector (trap_common). */

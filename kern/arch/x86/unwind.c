@@ -22,15 +22,17 @@ extern char __kernel_start[], __rodata_start[];
  * interrupt's, a fault report's) and use it too; since each word is read once and written
  * once, whole, each use sees an answer of one function, never a range of one and the leaf
  * bit of another: at worst the NMI's answer replaces the interrupted one's, or a word is
- * in both places. A word holds the function's start as an offset into the text (low 32
- * bits), its length (31 bits) and whether it is a frameless leaf (bit 32); 0 matches no pc.
+ * in both places. A word holds the function's start (low 32 bits: the whole text lies
+ * below 2 GiB -- kernel.ld links it at 1 MiB, and the default small code model would not
+ * link it higher -- so they name it, and a pc's own low half compares with no subtraction),
+ * its length (31 bits) and whether it is a frameless leaf (bit 32); 0 matches no pc.
  */
 static uint64_t first[MAX_CPUS], second[MAX_CPUS];
 
-/* w answers for the pc at off (its offset into the text) */
-static inline bool cache_hit(uint64_t w, uint32_t off)
+/* w answers for the pc in the text whose low 32 bits are lo */
+static inline bool cache_hit(uint64_t w, uint32_t lo)
 {
-	return off - (uint32_t)w < (uint32_t)(w >> 33);
+	return lo - (uint32_t)w < (uint32_t)(w >> 33);
 }
 
 static bool in_text(uintptr_t pc)
@@ -49,7 +51,7 @@ static bool leaf_lookup(int id, uintptr_t pc)
 
 	if (end > start && pc >= start && pc < end && end - start < (1u << 31)) {
 		WRITE_ONCE(second[id], READ_ONCE(first[id]));
-		WRITE_ONCE(first[id], (uint64_t)(start - (uintptr_t)__kernel_start) |
+		WRITE_ONCE(first[id], (uint64_t)(uint32_t)start |
 			   (uint64_t)(end - start) << 33 | (uint64_t)leaf << 32);
 	}
 	return leaf;
@@ -74,7 +76,7 @@ static __noinline uintptr_t leaf_return(int id, uintptr_t pc, uintptr_t sp, uint
 	uint64_t w = READ_ONCE(second[id]);
 	bool leaf;
 
-	if (cache_hit(w, (uint32_t)(pc - (uintptr_t)__kernel_start))) {
+	if (cache_hit(w, (uint32_t)pc)) {
 		WRITE_ONCE(second[id], READ_ONCE(first[id]));
 		WRITE_ONCE(first[id], w);
 		leaf = w >> 32 & 1;
@@ -106,7 +108,7 @@ static __force_inline uintptr_t unlinked_return(uintptr_t pc, uintptr_t sp, uint
 		return return_at(sp + 8, sp, lo, hi);
 	id = cpu_here()->id;
 	w = READ_ONCE(first[id]);
-	if (!cache_hit(w, (uint32_t)(pc - (uintptr_t)__kernel_start)))
+	if (!cache_hit(w, (uint32_t)pc))
 		return leaf_return(id, pc, sp, lo, hi);
 	return w >> 32 & 1 ? return_at(sp, sp, lo, hi) : 0;	/* frameless leaf, cached */
 }
@@ -120,7 +122,9 @@ uintptr_t arch_unlinked_return(uintptr_t pc, uintptr_t sp, uintptr_t lo, uintptr
 uintptr_t arch_tf_where(const struct trapframe *tf, uintptr_t lo, uintptr_t hi, uintptr_t *pc,
 			uintptr_t *fp)
 {
-	*pc = tf->rip;
+	uintptr_t rip = tf->rip, sp = tf->rsp;	/* read once: the stores below may alias tf */
+
+	*pc = rip;
 	*fp = tf->rbp;
-	return unlinked_return(tf->rip, tf->rsp, lo, hi);
+	return unlinked_return(rip, sp, lo, hi);
 }

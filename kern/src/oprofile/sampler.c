@@ -71,7 +71,8 @@ struct sampler {
 	uint64_t alarm_missed;	/* timer: alarm.missed when missed was last computed */
 	uint64_t last;		/* NMI: TSC of the last sample */
 	uint64_t late;		/* NMI: a gap this long (or longer) missed a period */
-	uint64_t grid;		/* timer: the grid point of the slot the alarm is set for */
+	uint64_t win;		/* timer: where the window of the slot the alarm is set for starts:
+				 * its grid point less half the jitter's width (jitter.h) */
 	uint64_t draw;		/* timer: that slot's draw (jitter.h) */
 	uint64_t width;		/* timer: ticks its samples' moments spread over (jitter.h) */
 	uint64_t key;		/* timer: its jitter stream's key, the core's (jitter.h) */
@@ -127,9 +128,9 @@ static uint64_t set_slot(struct sampler *s, uint64_t slot, uint64_t x)
 {
 	must(s->cpu == this_cpu() && !irq_enabled(),
 	     "on the sampler's own core, interrupts off: in its alarm or before it is set");
-	s->grid = s->seg_start + slot * s->period;
+	s->win = s->seg_start + slot * s->period - s->width / 2;
 	s->draw = x;
-	return s->grid + (s->width ? jitter_place(s->draw, s->width) : 0);
+	return s->win + (s->width ? jitter_into(s->draw, s->width) : 0);
 }
 
 /* On s's core, before its alarm is set: the first slot of a rate, its moment. */
@@ -148,7 +149,8 @@ static uint64_t first_slot(struct sampler *s)
  */
 static __noinline void late_slot(struct sampler *s, struct alarm *a)
 {
-	uint64_t set = (s->grid - s->seg_start) / s->period;	/* the slot it was set for */
+	/* the slot it was set for */
+	uint64_t set = (s->win + s->width / 2 - s->seg_start) / s->period;
 	uint64_t slot = (a->fired - s->seg_start + s->period / 2) / s->period + 1;
 
 	alarm_next(s->cpu, a, set_slot(s, slot, jitter_skip(s->draw, slot - set)));
@@ -157,17 +159,18 @@ static __noinline void late_slot(struct sampler *s, struct alarm *a)
 /*
  * Timer interrupt, in the sampler's alarm callback on s's core, jitter on, the tick on
  * time (alarm.missed unchanged): set the alarm for the next slot's moment (run_fast
- * re-armed it a whole period on). Its grid point is a period on, its draw one step from
- * this one's (jitter.h): an add, a multiply-add and a multiply. A tick late by less than
+ * re-armed it a whole period on). Its window starts a period on, its draw one step from
+ * this one's (jitter.h): an add, a multiply-add and a multiply (jitter_into: the window
+ * kept, not the grid point, no half width to take off). A tick late by less than
  * a period still takes the next slot at its moment; a moment already past when the tick
  * returns is the alarm's spaced case (alarm.h): moved a period past now and counted in
  * alarm.missed, so the next tick takes late_slot and is back on the grid.
  */
 static __force_inline void next_slot(struct sampler *s, struct alarm *a)
 {
-	s->grid += s->period;
+	s->win += s->period;
 	s->draw = jitter_next(s->draw);
-	alarm_next(s->cpu, a, s->grid + jitter_place(s->draw, s->width));
+	alarm_next(s->cpu, a, s->win + jitter_into(s->draw, s->width));
 }
 
 /* Timer interrupt on the alarm's core (a->arg: its sampler), interrupts off. */
@@ -203,6 +206,7 @@ static bool nmi_sample(const struct trapframe *tf)
 	struct sampler *s = &samplers[c->id];
 	struct oprof_tick tick;
 
+	hide_value(s);	/* kept in a register, not its address computed again after each call */
 	if (s->skip) {
 		s->skip--;
 		return false;

@@ -244,13 +244,13 @@ void yield(void)
 }
 
 /* Every timer interrupt: the core's run queue through its struct cpu (no core_id chain). */
-void sched_preempt_irq(bool irq_was_on)
+void sched_preempt_irq(struct cpu *c, bool irq_was_on)
 {
 	struct runq *rq;
 
 	if (!irq_was_on)
 		return;
-	rq = this_cpu()->sched;
+	rq = c->sched;
 	if (READ_ONCE(rq->need_resched)) {
 		rq->preempting = true;	/* interrupts are off: nothing else yields here */
 		yield();
