@@ -110,9 +110,10 @@ void lapic_send_self(uint32_t vector)
  * Boot core, at boot: spin until the TSC reaches end. No pause in the loop, on purpose:
  * under TCG every pause ends the virtual CPU's turn (QEMU leaves its execution loop), so
  * under the exact clock (-icount), where guest time is the instructions run, a 10 ms wait
- * was a million trips through QEMU's loop, some 0.65 s of host time a started core and as
- * much for the timer's calibration. Nothing here has a sibling to yield to: the cores
- * being started wait for their SIPI, the started ones halt in idle.
+ * was a million trips through QEMU's loop, some 0.55 s of host time a started core (a
+ * 4-core boot took 2.7 s to its banner, now 1.1 s); the timer's calibration waits as
+ * long, once. Nothing here has a sibling to yield to: the cores being started wait for
+ * their SIPI, the started ones halt in idle.
  */
 static void spin_until_tsc(uint64_t end)
 {
