@@ -145,6 +145,7 @@ void nmi_boot_test_hold(void);
 /* turns.c: sharing QEMU's -icount round robin among the cores */
 struct turns_core {
 	uint64_t next_slice;	/* TSC of the next slice boundary (UINT64_MAX: turns are off) */
+	int owner;		/* the core whose slice it is (decided at next_slice's start) */
 	bool hold;		/* this slice is another core's: hold at its timer interrupts */
 } __aligned(CACHELINE);
 extern struct turns_core turns_cores[];
