@@ -75,5 +75,7 @@ struct cpu;
  * entry: run the due alarms of this core, reprogram the timer.
  */
 void alarm_interrupt(struct trapframe *tf, struct cpu *c, uint64_t now);
+/* The same for a core standing still (turns.c) if only the fast alarm is due, else false. */
+bool alarm_interrupt_fast_only(struct trapframe *tf, struct cpu *c, uint64_t now);
 
 #endif

@@ -42,13 +42,17 @@
  *    vCPU that reprograms a timer so that it becomes the next deadline is kicked off its
  *    turn (qemu_timer_notify_cb), so the owner's turn ends early after each of its timer
  *    interrupts, and a holder that gave up then left core 0 nearly 2 : 1 ahead;
- *  - it has held a slice's length (TURN_HZ) and one of its alarms is due: it returns,
- *    takes that timer interrupt at once -- and with it what else is pending -- and holds
- *    again there.
- * The alarms that fall due meanwhile run inside the hold, on the frame the core stands at,
- * as its timer interrupt would run them there, less an iretq and an interrupt entry
- * each: at 10 kHz, bouncing out for each of the timer sampler's periods cost a sample
- * some 75 instructions more on 2 cores (526 against 452 with fixed periods, run matrix).
+ *  - an alarm of its list is due (a wake-up, the scheduler tick), or it has held a
+ *    slice's length (TURN_HZ) and its fast alarm is: it returns, takes that timer
+ *    interrupt at once -- which runs the alarm, and switches threads if that is due, as on
+ *    any core -- lets in whatever else is pending, and holds again there.
+ * The fast alarm, the timer sampler's (thousands a second, and all it does is record a
+ * sample and set its next moment), runs inside the hold on the frame the core stands at,
+ * as the timer interrupt taken there would run it, less an iretq and an interrupt entry:
+ * bouncing out for each of its periods cost a 10 kHz sample some 65 instructions more on
+ * 2 cores (526 against 461 with fixed periods, run matrix). The list's alarms do bounce:
+ * run in the hold, a wake-up waited for the hold's end, up to a slice, and the scheduler
+ * views' truth checks (sched-truth) failed one run in four.
  * The round robin runs a core after the owner in index order (core 1 in core 0's slice)
  * only when the owner's turn ends early (it pauses, or its timer interrupt re-programs
  * the one-shot): so such a holder runs its alarms late, by up to the owner's next timer
@@ -59,17 +63,18 @@
  * stands still in the others', as a vCPU a hypervisor deschedules would.
  *
  * What a profile sees. A holding core stands where its timer interrupt found it, with
- * interrupts on: that is where it is for that time. The timer sampler's alarms run in
+ * interrupts on: that is where it is for that time. The timer sampler's alarm runs in
  * turns_hold with that frame. An NMI does reach the core inside turns_hold
  * (interrupts off there); nmi.c samples the frame turns_frame gives it, the standing one,
  * so no sample lands in this file and none is flagged interrupts-off because of it.
  *
  * Hazards:
  *  - Holding with interrupts off delays the core's other interrupts (a wake-up IPI, the
- *    console) until its slice, or the first alarm due a slice (10 ms) into the hold; what
- *    they make runnable runs in the core's slice, at most (ncpus() - 1) slices on, as
- *    with any time-sharing of cores. Nothing that holds a spinlock holds: the interrupted
- *    code had interrupts on, and spinlocks keep them off (spinlock.c).
+ *    console) until its slice, its next alarm of the list (the scheduler tick: 10 ms), or
+ *    its first sample a slice into the hold; what they make runnable runs in the core's
+ *    slice, at most (ncpus() - 1) slices on, as with any time-sharing of cores. Nothing
+ *    that holds a spinlock holds: the interrupted code had interrupts on, and spinlocks
+ *    keep them off (spinlock.c).
  *  - A core that waits for a holding core, spinning with cpu_relax (a pause), hands the
  *    turn straight back: the holder sees the others run under TURN_MIN_US, again and
  *    again, and stops holding. One that spins without a pause waits until the slice ends.
@@ -161,14 +166,13 @@ uint64_t turns_busy_deadline(int core, uint64_t deadline)
 /*
  * Timer interrupt on core c, interrupts off, its alarms run and its timer programmed:
  * the slice is another core's (turns_due). Hold as the top of the file says, across
- * slices while they are others'. The alarms that fall due meanwhile run here
- * (alarm_interrupt, on the standing frame tf), as the timer interrupt taken at that frame
- * would run them, less the iretq and the interrupt entry: the timer sampler's are
- * thousands a second. The one-shot still fires, into the LAPIC's IRR, and is taken after
- * the hold (early: alarm.c re-arms). Returns with t->hold clear when the hold is over; or
- * set, at the first alarm due a slice's length after it began, so that the core takes
- * the other interrupts pending on it (a wake-up, a device's) that often at least: that
- * timer interrupt, taken at once, runs the alarm and holds again.
+ * slices while they are others'. The fast alarm (the sampler's) runs here when it falls
+ * due (alarm_interrupt_fast_only, on the standing frame tf); its one-shot still fires,
+ * into the LAPIC's IRR, and is taken after the hold (early: alarm.c re-arms). Returns
+ * with t->hold clear when the hold is over; or set when an alarm of the list is due, or
+ * the fast one a slice's length after the hold began: the timer interrupt taken at once
+ * runs it, does what else an interrupt does (a switch, the pending interrupts), and
+ * holds again.
  */
 void turns_hold(struct trapframe *tf, struct cpu *c)
 {
@@ -194,9 +198,8 @@ void turns_hold(struct trapframe *tf, struct cpu *c)
 		if (!READ_ONCE(o->online) || idle(o))
 			break;
 		if (now >= c->timer_deadline && c->timer_deadline) {
-			if (now - entered >= slice_ticks)
+			if (now - entered >= slice_ticks || !alarm_interrupt_fast_only(tf, c, now))
 				goto leave;	/* t->hold set: that timer interrupt holds again */
-			alarm_interrupt(tf, c, now);
 			now = rdtsc();
 			continue;
 		}

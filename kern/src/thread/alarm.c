@@ -227,3 +227,18 @@ void alarm_interrupt(struct trapframe *tf, struct cpu *c, uint64_t now)
 	c->timer_deadline = next_deadline(c);
 	arch_timer_set(c->timer_deadline, now);
 }
+
+/*
+ * Timer interrupt on core c, interrupts off, c standing still at tf in another core's slice
+ * (turns.c), now at or past its deadline: when no alarm of the list is due -- only the fast
+ * one, the sampler's, which records and schedules nothing -- what alarm_interrupt does, and
+ * true. Else nothing, and false: the caller returns to take the timer interrupt, which
+ * runs them (a wake-up, the scheduler tick), so that they act as on any other core.
+ */
+bool alarm_interrupt_fast_only(struct trapframe *tf, struct cpu *c, uint64_t now)
+{
+	if (c->alarms && c->alarms->deadline <= now)
+		return false;
+	alarm_interrupt(tf, c, now);
+	return true;
+}
