@@ -173,6 +173,7 @@ struct nmi_cpu {
 	uint32_t apic_id;	/* for directed fan-out, known from nmi_cpu_armed on */
 	bool armed;		/* IDT loaded: the boot test may send it NMIs */
 	bool online;		/* the handler saw cpus[core].online (it never goes back) */
+	bool relays;		/* core 0 where the route is not the broadcast (fan_out) */
 	uint32_t bg_skip;	/* NMIs to let pass before the background fn runs again */
 	bool stopped;		/* parked for good by a panic's stop NMI (release) */
 	uint64_t period;	/* the period (numbered from 1) it last acted on */
@@ -412,16 +413,15 @@ static __force_inline void arm(struct nmi_cpu *n, uint64_t k, uint32_t now)
 }
 
 /*
- * Core 0, NMI context, a new period: pass its NMI on to the other cores where the IOAPIC
- * does not broadcast it (the common case, one test).
+ * Core 0, NMI context, a new period, where the IOAPIC does not broadcast it (its relays,
+ * source_start): pass its NMI on to the other cores. Out of line: the common route, the
+ * broadcast, never comes here.
  */
-static __force_inline void fan_out(void)
+static __noinline void fan_out(void)
 {
 	int how = READ_ONCE(nmi_fanout);
 
-	if (likely(how == FAN_BROADCAST)) {
-		return;
-	} else if (how == FAN_ONLINE) {
+	if (how == FAN_ONLINE) {
 		for (int c = 1; c < ncpus(); c++)
 			if (READ_ONCE(cpus[c].online))
 				lapic_send_nmi(nmi_cpus[c].apic_id);
@@ -438,8 +438,9 @@ static __force_inline void fan_out(void)
  * it up to date) and fn. Inlined, so that a fault report's backtrace names the handler.
  * Returns whether either did work (arch_nmi_fn), for end_turn.
  */
-static __force_inline bool call_fns(struct nmi_cpu *n, const struct trapframe *tf, int core)
+static __force_inline bool call_fns(struct nmi_cpu *n, const struct trapframe *tf)
 {
+	int core = ((const struct nmi_top *)(tf + 1))->core;	/* read here: not kept live */
 	arch_nmi_fn fn, bg;
 	bool did = false;
 
@@ -482,9 +483,10 @@ static __force_inline void end_turn(bool did)
 
 /*
  * NMI context on a core, inside in_fn, the counter at now, at or past its next_period: the
- * period is the core's, the periods after it go on the comparators, and core 0 relays it.
+ * period is the core's, the periods after it go on the comparators, and core 0 relays it
+ * where the route is the relay (relays).
  */
-static __force_inline void period_begins(struct nmi_cpu *n, int core, uint32_t now)
+static __force_inline void period_begins(struct nmi_cpu *n, uint32_t now)
 {
 	if (nmi_oneshot) {
 		advance(n, now, true);
@@ -492,7 +494,7 @@ static __force_inline void period_begins(struct nmi_cpu *n, int core, uint32_t n
 	} else {
 		advance(n, now, false);
 	}
-	if (core == 0)
+	if (unlikely(n->relays))
 		fan_out();
 }
 
@@ -503,13 +505,13 @@ static __force_inline void period_begins(struct nmi_cpu *n, int core, uint32_t n
  * one from elsewhere. One counter read; the 32-bit arithmetic follows the counter's wrap.
  * nmi_entry (trapentry.S) makes the same test first, and dismisses what fails it.
  */
-static bool new_period(struct nmi_cpu *n, int core)
+static bool new_period(struct nmi_cpu *n)
 {
 	uint32_t now = hpet_now();
 
 	if ((int32_t)(now - n->next_period) < 0)
 		return false;
-	period_begins(n, core, now);
+	period_begins(n, now);
 	return true;
 }
 
@@ -517,15 +519,15 @@ static bool new_period(struct nmi_cpu *n, int core)
  * A period's work, inside in_fn: with a source running, the period check, the core's new
  * period (period_begins); then call_fns.
  */
-static void act(struct nmi_cpu *n, const struct trapframe *tf, int core)
+static void act(struct nmi_cpu *n, const struct trapframe *tf)
 {
 	__atomic_store_n(&n->in_fn, 1, __ATOMIC_SEQ_CST);
-	if (READ_ONCE(nmi_fanout) != FAN_NONE && !new_period(n, core)) {
+	if (READ_ONCE(nmi_fanout) != FAN_NONE && !new_period(n)) {
 		WRITE_ONCE(n->extra, n->extra + 1);
 		__atomic_store_n(&n->in_fn, 0, __ATOMIC_RELEASE);
 		return;
 	}
-	end_turn(call_fns(n, tf, core));
+	end_turn(call_fns(n, tf));
 }
 
 /*
@@ -539,15 +541,14 @@ void nmi_period(struct trapframe *tf, uint32_t late)
 {
 	struct nmi_top *top = (struct nmi_top *)(tf + 1);
 	struct nmi_cpu *n = top->cpu;
-	int core = top->core;
 	bool did;
 
 	n->depth = 1;
 	WRITE_ONCE(n->count, n->count + 1);
 	if (!(tf->rflags & RFLAGS_IF))
 		WRITE_ONCE(n->irqoff, n->irqoff + 1);
-	period_begins(n, core, n->next_period + late);
-	did = call_fns(n, tf, core);
+	period_begins(n, n->next_period + late);
+	did = call_fns(n, tf);
 	n->depth = 0;
 	end_turn(did);
 }
@@ -588,7 +589,7 @@ void nmi_trap(struct trapframe *tf)
 	if (!(tf->rflags & RFLAGS_IF))
 		WRITE_ONCE(n->irqoff, n->irqoff + 1);
 	if (likely(!READ_ONCE(nmi_quiet)))
-		act(n, tf, core);
+		act(n, tf);
 	else if (__atomic_load_n(&stop_by, __ATOMIC_ACQUIRE) >= 0 && stop_by != core)
 		park(n, tf, core);
 	n->depth--;
@@ -697,6 +698,7 @@ static void source_start(uint32_t hz, uint32_t spread, uint64_t seed, enum fanou
 		nmi_cpus[c].period = 0;
 		nmi_cpus[c].draw = jit_key;
 		nmi_cpus[c].drawn = 0;
+		nmi_cpus[c].relays = c == 0 && how != FAN_BROADCAST;
 		nmi_cpus[c].next_period = period_at(1);
 	}
 	nmi_armed[0] = nmi_armed[1] = 0;	/* no period 0: armed_at draws */
