@@ -212,7 +212,7 @@ static uint64_t jit_key;		/* their stream's key (jitter.h) */
 static struct jitter_jump jit_jump[NMI_JUMPS];	/* [d]: the generator d steps on (draw_at) */
 static bool nmi_oneshot;		/* jittered periods: the cores arm them (arm) */
 static uint64_t nmi_to_arm;		/* the next period no comparator was claimed for */
-static uint64_t nmi_armed[2];		/* timer t's period: its number << 32 | its moment */
+static uint64_t nmi_armed[2];		/* timer t's period: its moment << 32 | its number */
 static bool yield_vcpu;			/* QEMU TCG: end_turn hands its thread on */
 
 /* nmi_entry (trapentry.S) knows these by number (nmi_entry.h). */
@@ -323,7 +323,7 @@ static __force_inline uint32_t armed_at(struct nmi_cpu *n, uint64_t k)
 {
 	uint64_t w = __atomic_load_n(&nmi_armed[k & 1], __ATOMIC_RELAXED);
 
-	return (uint32_t)(w >> 32) == (uint32_t)k ? (uint32_t)w : moment(k, draw_at(n, k));
+	return likely((uint32_t)w == (uint32_t)k) ? (uint32_t)(w >> 32) : moment(k, draw_at(n, k));
 }
 
 /*
@@ -363,7 +363,7 @@ static __force_inline void advance(struct nmi_cpu *n, uint32_t now, bool oneshot
 static __force_inline void arm_one(uint64_t j, uint32_t at, uint32_t now)
 {
 	if ((int32_t)(at - now) >= (int32_t)arm_margin) {
-		__atomic_store_n(&nmi_armed[j & 1], j << 32 | at, __ATOMIC_RELAXED);
+		__atomic_store_n(&nmi_armed[j & 1], (uint64_t)at << 32 | (uint32_t)j, __ATOMIC_RELAXED);
 		hpet_arm((int)(j & 1), at);
 	}
 }
@@ -705,8 +705,8 @@ static void source_start(uint32_t hz, uint32_t spread, uint64_t seed, enum fanou
 	nmi_oneshot = jit_width || !hpet_start_periodic(period_ticks);
 	if (nmi_oneshot) {
 		nmi_to_arm = 3;
-		nmi_armed[0] = 2ull << 32 | period_at(2);
-		nmi_armed[1] = 1ull << 32 | period_at(1);
+		nmi_armed[0] = (uint64_t)period_at(2) << 32 | 2;
+		nmi_armed[1] = (uint64_t)period_at(1) << 32 | 1;
 		hpet_start(period_at(2), period_at(1));
 	}
 	WRITE_ONCE(nmi_fanout, how);
