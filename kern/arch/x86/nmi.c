@@ -405,8 +405,9 @@ static __force_inline void arm(struct nmi_cpu *n, uint64_t k, uint32_t now)
 
 	if (likely(j > k + 2))
 		return;
-	if (j == k + 2 && __atomic_compare_exchange_n(&nmi_to_arm, &j, j + 1, false,
-						       __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+	j = k + 2;	/* fails unless k + 2 is the next to claim */
+	if (__atomic_compare_exchange_n(&nmi_to_arm, &j, j + 1, false, __ATOMIC_RELAXED,
+					__ATOMIC_RELAXED))
 		arm_one(j, moment(j, draw_at(n, j)), now);
 	else
 		arm_all(n, k, now);
