@@ -446,7 +446,7 @@ static __force_inline bool call_fns(struct nmi_cpu *n, const struct trapframe *t
 	bool did = false;
 
 	if (unlikely(!n->online) && !(n->online = READ_ONCE(cpus[core].online))) {
-		WRITE_ONCE(n->early, n->early + 1);
+		count_own(&n->early);
 		goto out;
 	}
 	tf = turns_frame(core, tf);	/* a core standing in another's turn: where it stands */
@@ -524,7 +524,7 @@ static void act(struct nmi_cpu *n, const struct trapframe *tf)
 {
 	__atomic_store_n(&n->in_fn, 1, __ATOMIC_SEQ_CST);
 	if (READ_ONCE(nmi_fanout) != FAN_NONE && !new_period(n)) {
-		WRITE_ONCE(n->extra, n->extra + 1);
+		count_own(&n->extra);
 		__atomic_store_n(&n->in_fn, 0, __ATOMIC_RELEASE);
 		return;
 	}
@@ -545,9 +545,9 @@ void nmi_period(struct trapframe *tf, uint32_t late)
 	bool did;
 
 	n->depth = 1;
-	WRITE_ONCE(n->count, n->count + 1);
+	count_own(&n->count);
 	if (!(tf->rflags & RFLAGS_IF))
-		WRITE_ONCE(n->irqoff, n->irqoff + 1);
+		count_own(&n->irqoff);
 	period_begins(n, n->next_period + late);
 	did = call_fns(n, tf);
 	n->depth = 0;
@@ -586,9 +586,9 @@ void nmi_trap(struct trapframe *tf)
 		tf->rip++;			/* hlt is one byte; see cpu_halt */
 	if (unlikely(n->depth++))
 		panic("NMI nested on cpu %d: an iret inside the NMI handler reused its stack", core);
-	WRITE_ONCE(n->count, n->count + 1);
+	count_own(&n->count);
 	if (!(tf->rflags & RFLAGS_IF))
-		WRITE_ONCE(n->irqoff, n->irqoff + 1);
+		count_own(&n->irqoff);
 	if (likely(!READ_ONCE(nmi_quiet)))
 		act(n, tf);
 	else if (__atomic_load_n(&stop_by, __ATOMIC_ACQUIRE) >= 0 && stop_by != core)
