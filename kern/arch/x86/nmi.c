@@ -58,8 +58,10 @@
  * is not the earliest, so nothing kicks. Why any core arms: with core 0 alone arming, the
  * periods waited on core 0's turn, and at 50 kHz with jittered periods (some a few
  * microseconds apart) four cores took a fifth of theirs. Why periodic without jitter:
- * arming costs the core that claims a period some 25 instructions, the periodic timer
- * nothing (its second pulse about as much, dismissed at the entry).
+ * one-shot periods cost every core some 8 instructions a period (the armed moment read,
+ * the claim tested) and the core that claims one some 35 more (the draw, the moment, the
+ * comparator), the periodic timer nothing (its second pulse about 29 on each core,
+ * dismissed at the entry).
  *
  * The entry (trapentry.S: nmi_entry, numbers shared through nmi_entry.h). Its first
  * instructions, two scratch registers saved, dismiss a duplicate -- counted as count,
@@ -296,9 +298,10 @@ static __noinline uint64_t draw_far(const struct nmi_cpu *n, uint64_t j)
  * the core's last (draw, drawn). A core draws only what it needs -- a period it claims
  * (arm), or one whose moment it finds not armed (armed_at, advance late) -- so on time
  * the others draw nothing at all, and the claimer is a few periods on from its last draw:
- * one multiply-add by the jump table (jit_jump). Every path draws past the core's period
- * + 1 and drawn never passes period + 2 (arm claims no further), so j >= drawn; the far
- * case (draw_far) jumps from the key should that ever not hold.
+ * one multiply-add by the jump table (jit_jump). Each path draws, in order, periods after
+ * the one it leaves the core in, and drawn never passes period + 2 (arm claims no
+ * further), so j >= drawn; the far case (draw_far) jumps from the key should that ever not
+ * hold.
  */
 static __force_inline uint64_t draw_at(struct nmi_cpu *n, uint64_t j)
 {
