@@ -348,14 +348,16 @@ static __force_inline void advance(struct nmi_cpu *n, uint32_t now, bool oneshot
 
 	if ((int32_t)behind >= 0) {
 		uint64_t j = k + 1 + behind / period_ticks;	/* the first that may not have begun */
-		uint64_t x = draw_at(n, j);
+		uint64_t x = jit_width ? draw_at(n, j) : 0;
 
 		while ((int32_t)(now - (next = moment(j, x))) >= 0) {
 			j++;
 			x = jitter_next(x);
 		}
-		n->draw = x;
-		n->drawn = j;
+		if (jit_width) {	/* with a width of 0 no draw places anything: none kept */
+			n->draw = x;
+			n->drawn = j;
+		}
 		k = j - 1;
 	}
 	n->period = k;
