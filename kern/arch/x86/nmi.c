@@ -209,7 +209,7 @@ static uint64_t nmi_strays;		/* NMIs that did not arrive on an NMI stack */
 static uint32_t period_ticks;		/* HPET counter ticks per period: the grid */
 static uint32_t arm_margin;		/* the least lead of a comparator written: P / 8 */
 static uint64_t jit_width;		/* ticks a period's moment is spread over (jitter.h) */
-static uint64_t jit_lead;		/* half of that: a window starts so far before its grid point */
+static uint64_t jit_lead;		/* half of that: a window's start before its grid point */
 static uint64_t jit_key;		/* their stream's key (jitter.h) */
 static struct jitter_jump jit_jump[NMI_JUMPS];	/* [d]: the generator d steps on (draw_at) */
 static bool nmi_oneshot;		/* jittered periods: the cores arm them (arm) */
@@ -326,7 +326,9 @@ static __force_inline uint32_t armed_at(struct nmi_cpu *n, uint64_t k)
 {
 	uint64_t w = __atomic_load_n(&nmi_armed[k & 1], __ATOMIC_RELAXED);
 
-	return likely((uint32_t)w == (uint32_t)k) ? (uint32_t)(w >> 32) : moment(k, draw_at(n, k));
+	if (likely((uint32_t)w == (uint32_t)k))
+		return (uint32_t)(w >> 32);
+	return moment(k, draw_at(n, k));
 }
 
 /*
@@ -347,7 +349,7 @@ static __force_inline void advance(struct nmi_cpu *n, uint32_t now, bool oneshot
 	uint32_t behind = now - next;
 
 	if ((int32_t)behind >= 0) {
-		uint64_t j = k + 1 + behind / period_ticks;	/* the first that may not have begun */
+		uint64_t j = k + 1 + behind / period_ticks;	/* the first perhaps not begun */
 		uint64_t x = jit_width ? draw_at(n, j) : 0;
 
 		while ((int32_t)(now - (next = moment(j, x))) >= 0) {
@@ -368,7 +370,9 @@ static __force_inline void advance(struct nmi_cpu *n, uint32_t now, bool oneshot
 static __force_inline void arm_one(uint64_t j, uint32_t at, uint32_t now)
 {
 	if ((int32_t)(at - now) >= (int32_t)arm_margin) {
-		__atomic_store_n(&nmi_armed[j & 1], (uint64_t)at << 32 | (uint32_t)j, __ATOMIC_RELAXED);
+		uint64_t w = (uint64_t)at << 32 | (uint32_t)j;
+
+		__atomic_store_n(&nmi_armed[j & 1], w, __ATOMIC_RELAXED);
 		hpet_arm((int)(j & 1), at);
 	}
 }
