@@ -36,19 +36,6 @@ void app_abort(const char *why)
 	longjmp(me->out, 1);
 }
 
-size_t strlcpy(char *d, const char *s, size_t n)
-{
-	size_t len = strlen(s);
-
-	if (n) {
-		size_t k = len < n - 1 ? len : n - 1;
-
-		memcpy(d, s, k);
-		d[k] = 0;
-	}
-	return len;
-}
-
 static char *strstr_(const char *h, const char *n)
 {
 	size_t k = strlen(n);

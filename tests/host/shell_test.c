@@ -54,19 +54,6 @@ static uint64_t lost_bytes;	/* what the console says it dropped: a test sets it 
 uint64_t cons_lost(void) { return lost_bytes; }
 void cons_set_intr_hook(void (*fn)(void)) { (void)fn; }
 
-size_t strlcpy(char *d, const char *s, size_t n)
-{
-	size_t len = strlen(s);
-
-	if (n) {
-		size_t k = len < n - 1 ? len : n - 1;
-
-		memcpy(d, s, k);
-		d[k] = 0;
-	}
-	return len;
-}
-
 void cons_write(const char *s, size_t n)
 {
 	n = MIN(n, sizeof(captured) - 1 - captured_len);

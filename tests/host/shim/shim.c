@@ -55,6 +55,20 @@ struct thread *current(void)
 }
 
 
+/* kernel.h's strlcpy (kern/src/lib/string.c), which Debian 12's C library lacks. */
+size_t strlcpy(char *d, const char *s, size_t n)
+{
+	size_t len = strlen(s);
+
+	if (n) {
+		size_t k = len < n - 1 ? len : n - 1;
+
+		memcpy(d, s, k);
+		d[k] = 0;
+	}
+	return len;
+}
+
 /* Ctrl-C stand-in: the sleeper polls the flag (see rendez_sleep_intr). */
 void thread_interrupt(struct thread *t)
 {
