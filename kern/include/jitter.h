@@ -26,7 +26,9 @@
  * (in its header) reproduces every period of it, and a core that skipped slots draws slot
  * k's directly. But the interrupt that takes sample k already holds slot k's draw, so
  * slot k + 1's is one step (jitter_next: a multiply and an add) and its moment one more
- * multiply: that is all jitter costs a sample on time. The late and rare cases (a core
+ * multiply: that is all jitter costs a sample on time. A few slots on are one
+ * multiply-add too, by a jump kept ready (jitter_jump: how the NMI source's claiming core
+ * draws from its last draw). The late and rare cases (a core
  * that skipped slots, a new rate) jump with jitter_skip, off the hot path, in steps as
  * few as the bits of the slots skipped: a core overloaded by its own samples (100 kHz
  * under emulation) is late at every period, and a dear catch-up would keep it there.
@@ -64,12 +66,6 @@ static __force_inline uint64_t jitter_next(uint64_t x)
 	return x * JITTER_A + JITTER_C;
 }
 
-/* Two slots on: jitter_next twice, one multiply-add (the squared-up step of jitter_skip). */
-static __force_inline uint64_t jitter_next2(uint64_t x)
-{
-	return x * (JITTER_A * JITTER_A) + JITTER_C * (JITTER_A + 1);
-}
-
 /*
  * The draw of the slot d slots after the one whose draw is x: jitter_next d times, in
  * log2(d) steps (the generator's jump ahead: a step of 2^i is again x * a + c, for a and
@@ -89,6 +85,18 @@ static inline uint64_t jitter_skip(uint64_t x, uint64_t d)
 		a *= a;
 	}
 	return x * mul + add;
+}
+
+/* A jump of d slots as one multiply-add, for any draw x: jitter_skip(x, d) == x * mul + add. */
+struct jitter_jump {
+	uint64_t mul, add;
+};
+
+static inline struct jitter_jump jitter_jump(uint64_t d)
+{
+	uint64_t add = jitter_skip(0, d);
+
+	return (struct jitter_jump){ .mul = jitter_skip(1, d) - add, .add = add };
 }
 
 /*

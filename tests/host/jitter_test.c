@@ -2,9 +2,9 @@
  * jitter_test.c: run by tests/t/host-jitter (build/host/jitter{,-tsan,-asan}), on the shared
  * harness. Host test of kern/include/jitter.h, the recipe both sampling sources place
  * their periods by:
- *  - slot k's draw is the same whether made by stepping (the hot paths' jitter_next and
- *    jitter_next2) or from the key (jitter_skip, for late ticks): the seed reproduces every
- *    period, whichever way a core came to it;
+ *  - slot k's draw is the same whether made by stepping (the hot paths' jitter_next), by
+ *    a jump kept ready (jitter_jump, the NMI source's claim) or from the key (jitter_skip,
+ *    for late ticks): the seed reproduces every period, whichever way a core came to it;
  *  - an offset is in [-width / 2, width - width / 2) and uniform over it (a chi-square
  *    over 64 bins of 2^20 draws), for slots in order, which is how a core takes them;
  *  - draws do not keep step with any small stride (no aliasing by the back door): over
@@ -57,8 +57,11 @@ static void test_steps_match_key(void)
 		if (k % 997 == 0 || k < 70)
 			CHECKF(jitter_skip(key, k) == x, "slot %llu: jitter_skip differs from stepping",
 			       (unsigned long long)k);
-		if (k >= 2)
-			CHECK(jitter_next2(jitter_skip(key, k - 2)) == x);
+		for (uint64_t d = 0; d <= 9 && d <= k; d++) {
+			struct jitter_jump j = jitter_jump(d);
+
+			CHECK(jitter_skip(key, k - d) * j.mul + j.add == x);
+		}
 	}
 	/* far slots: a jump is two jumps */
 	CHECK(jitter_skip(jitter_skip(key, 1ull << 40), 12345) == jitter_skip(key, (1ull << 40) + 12345));

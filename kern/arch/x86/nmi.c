@@ -58,8 +58,10 @@
  * is not the earliest, so nothing kicks. Why any core arms: with core 0 alone arming, the
  * periods waited on core 0's turn, and at 50 kHz with jittered periods (some a few
  * microseconds apart) four cores took a fifth of theirs. Why periodic without jitter:
- * arming costs the core that claims a period some 25 instructions, the periodic timer
- * nothing (its second pulse about as much, dismissed at the entry).
+ * one-shot periods cost every core some 8 instructions a period (the armed moment read,
+ * the claim tested) and the core that claims one some 35 more (the draw, the moment, the
+ * comparator), the periodic timer nothing (its second pulse about 29 on each core,
+ * dismissed at the entry).
  *
  * The entry (trapentry.S: nmi_entry, numbers shared through nmi_entry.h). Its first
  * instructions, two scratch registers saved, dismiss a duplicate -- counted as count,
@@ -149,6 +151,7 @@
 #define NMI_STACK	8192
 #define NMI_CANARY	0x6e6d692d63616e61ull
 #define NMI_MAX_HZ	100000
+#define NMI_JUMPS	8	/* draw_at's jump table: up to 7 periods on in one step */
 
 /* The record at the top of a core's NMI stack; IST2 points just below it. 32 bytes, so
  * the IST pointer stays 16-byte aligned. */
@@ -172,10 +175,12 @@ struct nmi_cpu {
 	uint32_t apic_id;	/* for directed fan-out, known from nmi_cpu_armed on */
 	bool armed;		/* IDT loaded: the boot test may send it NMIs */
 	bool online;		/* the handler saw cpus[core].online (it never goes back) */
+	bool relays;		/* core 0 where the route is not the broadcast (fan_out) */
 	uint32_t bg_skip;	/* NMIs to let pass before the background fn runs again */
 	bool stopped;		/* parked for good by a panic's stop NMI (release) */
 	uint64_t period;	/* the period (numbered from 1) it last acted on */
-	uint64_t draw;		/* jittered: that period's draw (jitter.h) */
+	uint64_t draw;		/* the draw (jitter.h) of period drawn, the last it drew */
+	uint64_t drawn;		/* 0 (the key) to period + 2 (draw_at) */
 } __aligned(CACHELINE);
 
 enum fanout {
@@ -202,11 +207,14 @@ static bool nmi_boot_running;		/* the running source is the boot test's */
 bool nmi_quiet;				/* a panic is under way (nmi_entry reads it too) */
 static uint64_t nmi_strays;		/* NMIs that did not arrive on an NMI stack */
 static uint32_t period_ticks;		/* HPET counter ticks per period: the grid */
+static uint32_t arm_margin;		/* the least lead of a comparator written: P / 8 */
 static uint64_t jit_width;		/* ticks a period's moment is spread over (jitter.h) */
+static uint64_t jit_lead;		/* half of that: a window's start before its grid point */
 static uint64_t jit_key;		/* their stream's key (jitter.h) */
+static struct jitter_jump jit_jump[NMI_JUMPS];	/* [d]: the generator d steps on (draw_at) */
 static bool nmi_oneshot;		/* jittered periods: the cores arm them (arm) */
 static uint64_t nmi_to_arm;		/* the next period no comparator was claimed for */
-static uint64_t nmi_armed[2];		/* timer t's period: its number << 32 | its moment */
+static uint64_t nmi_armed[2];		/* timer t's period: its moment << 32 | its number */
 static bool yield_vcpu;			/* QEMU TCG: end_turn hands its thread on */
 
 /* nmi_entry (trapentry.S) knows these by number (nmi_entry.h). */
@@ -264,66 +272,95 @@ void nmi_cpu_armed(int core, uint32_t apic_id)
 /*
  * Any context, a source running: the counter value (mod 2^32, as the comparators and
  * hpet_now count) at which period k begins, whose draw is x: its grid point k *
- * period_ticks, moved by its jitter (jitter.h; none with a width of 0). Within half a
- * period of the grid point.
+ * period_ticks, moved by its jitter (jitter.h: the window's start, jit_lead before the grid
+ * point, plus the draw's place in it; with a width of 0 that is the grid point, whatever
+ * x). Within half a period of the grid point.
  */
 static __force_inline uint32_t moment(uint64_t k, uint64_t x)
 {
-	uint64_t at = k * period_ticks;
-
-	if (jit_width)
-		at += (uint64_t)jitter_place(x, jit_width);
-	return (uint32_t)at;
+	return (uint32_t)(k * period_ticks - jit_lead + jitter_into(x, jit_width));
 }
 
 /* The same, the draw made from the seed (jitter_skip): source_start only. */
 static uint32_t period_at(uint64_t k)
 {
-	return moment(k, jit_width ? jitter_skip(jit_key, k) : 0);
+	return moment(k, jitter_skip(jit_key, k));
+}
+
+/* draw_at's far case, out of line: a jump from the core's last draw, or from the key. */
+static __noinline uint64_t draw_far(const struct nmi_cpu *n, uint64_t j)
+{
+	return j > n->drawn ? jitter_skip(n->draw, j - n->drawn) : jitter_skip(jit_key, j);
 }
 
 /*
- * Any context, a source running: period k's moment, as armed (nmi_armed: the comparator
- * that takes k holds it, written by the core that claimed it) or else drawn again, two
- * steps from x, period k - 2's draw. The number is kept modulo 2^32, so a stale word can
- * match only 2^32 periods on.
+ * NMI context on n's core, a source running: period j's draw (jitter.h), which becomes
+ * the core's last (draw, drawn). A core draws only what it needs -- a period it claims
+ * (arm), or one whose moment it finds not armed (armed_at, advance late) -- so on time
+ * the others draw nothing at all, and the claimer is a few periods on from its last draw:
+ * one multiply-add by the jump table (jit_jump). Each path draws, in order, periods after
+ * the one it leaves the core in, and drawn never passes period + 2 (arm claims no
+ * further), so j >= drawn; the far case (draw_far) jumps from the key should that ever not
+ * hold.
  */
-static __force_inline uint32_t armed_at(uint64_t k, uint64_t x)
+static __force_inline uint64_t draw_at(struct nmi_cpu *n, uint64_t j)
+{
+	uint64_t d = j - n->drawn, x;
+
+	if (likely(d < NMI_JUMPS))
+		x = n->draw * jit_jump[d].mul + jit_jump[d].add;
+	else
+		x = draw_far(n, j);
+	n->draw = x;
+	n->drawn = j;
+	return x;
+}
+
+/*
+ * NMI context on n's core, a source running: period k's moment, as armed (nmi_armed: the
+ * comparator that takes k holds it, written by the core that claimed it) or else drawn
+ * (draw_at). The number is kept modulo 2^32, so a stale word can match only 2^32 periods
+ * on.
+ */
+static __force_inline uint32_t armed_at(struct nmi_cpu *n, uint64_t k)
 {
 	uint64_t w = __atomic_load_n(&nmi_armed[k & 1], __ATOMIC_RELAXED);
 
-	return (uint32_t)(w >> 32) == (uint32_t)k ? (uint32_t)w : moment(k, jitter_next2(x));
+	if (likely((uint32_t)w == (uint32_t)k))
+		return (uint32_t)(w >> 32);
+	return moment(k, draw_at(n, k));
 }
 
 /*
  * NMI context on n's core, inside in_fn, the counter at now, at or past the core's
  * next_period: the last period begun becomes the core's -- the next one, or later when
  * the core came late -- and next_period the one after (on time, the moment its comparator
- * already holds, or a period on from the last one: no draw), and the core's draw the new
- * period's (jittered, one step on time; a jump when late). A core late by many jumps by
+ * already holds, or a period on from the last one: no draw). A core late by many jumps by
  * division: with every period within half of its grid point, k + behind / period_ticks
  * has begun (its moment is at most behind + P/2 past (k + 1)'s, less a whole P), so the
- * loop after it only moves forward, by a step or two. oneshot: nmi_oneshot, which the
- * caller tested once (each way is inlined on its own).
+ * loop after it only moves forward, by a step or two, from the draw of the period after
+ * that one (draw_at). oneshot: nmi_oneshot, which the caller tested once (each way is
+ * inlined on its own).
  */
 static __force_inline void advance(struct nmi_cpu *n, uint32_t now, bool oneshot)
 {
 	uint64_t k = n->period + 1;
-	uint32_t next = oneshot ? armed_at(k + 1, n->draw) : n->next_period + period_ticks;
+	uint32_t next = oneshot ? armed_at(n, k + 1) : n->next_period + period_ticks;
 	uint32_t behind = now - next;
 
 	if ((int32_t)behind >= 0) {
-		uint64_t x;	/* period k's draw, a jump from the core's last (jitter_skip) */
+		uint64_t j = k + 1 + behind / period_ticks;	/* the first perhaps not begun */
+		uint64_t x = jit_width ? draw_at(n, j) : 0;
 
-		k += behind / period_ticks;
-		x = jit_width ? jitter_skip(n->draw, k - n->period) : 0;
-		while ((int32_t)(now - (next = moment(k + 1, jitter_next(x)))) >= 0) {
-			k++;
+		while ((int32_t)(now - (next = moment(j, x))) >= 0) {
+			j++;
 			x = jitter_next(x);
 		}
-		n->draw = x;
-	} else if (oneshot) {
-		n->draw = jitter_next(n->draw);
+		if (jit_width) {	/* with a width of 0 no draw places anything: none kept */
+			n->draw = x;
+			n->drawn = j;
+		}
+		k = j - 1;
 	}
 	n->period = k;
 	n->next_period = next;
@@ -332,67 +369,69 @@ static __force_inline void advance(struct nmi_cpu *n, uint32_t now, bool oneshot
 /* arm's claim of period j, the counter at now: its comparator set for at, unless too late. */
 static __force_inline void arm_one(uint64_t j, uint32_t at, uint32_t now)
 {
-	if ((int32_t)(at - now) >= (int32_t)(period_ticks / 8)) {
-		__atomic_store_n(&nmi_armed[j & 1], j << 32 | at, __ATOMIC_RELAXED);
+	if ((int32_t)(at - now) >= (int32_t)arm_margin) {
+		uint64_t w = (uint64_t)at << 32 | (uint32_t)j;
+
+		__atomic_store_n(&nmi_armed[j & 1], w, __ATOMIC_RELAXED);
 		hpet_arm((int)(j & 1), at);
 	}
 }
 
 /*
- * arm, any case: every period up to k + 2 not yet claimed, k's draw x. A period up to k
- * has begun (moments only grow: each lies in its own window), so it is given up without
- * a draw; k + 1's and k + 2's are one and two steps from x.
+ * arm, any case: every period up to k + 2 not yet claimed. A period up to k has begun
+ * (moments only grow: each lies in its own window), so it is given up without a draw;
+ * k + 1's and k + 2's are drawn in that order (draw_at).
  */
-static __noinline void arm_all(uint64_t k, uint64_t x, uint32_t now)
+static __noinline void arm_all(struct nmi_cpu *n, uint64_t k, uint32_t now)
 {
 	uint64_t j;
 
 	while ((j = __atomic_load_n(&nmi_to_arm, __ATOMIC_RELAXED)) <= k + 2)
 		if (__atomic_compare_exchange_n(&nmi_to_arm, &j, j + 1, false, __ATOMIC_RELAXED,
 						__ATOMIC_RELAXED) && j > k)
-			arm_one(j, moment(j, j == k + 1 ? jitter_next(x) : jitter_next2(x)), now);
+			arm_one(j, moment(j, draw_at(n, j)), now);
 }
 
 /*
- * NMI context, inside in_fn, any core in period k since the counter is at now: see that
+ * NMI context, inside in_fn, n's core in period k since the counter is at now: see that
  * periods k + 1 and k + 2 are on the comparators (period j on timer j % 2, hpet.c). Each
  * period is claimed once, by whichever core first finds it unclaimed (a compare-exchange
  * on nmi_to_arm), so the core that takes a period's NMI first arms the one after next --
  * under QEMU's round robin, no core waits for another's turn to come -- and on time that
  * write is not the next deadline (the other comparator holds k + 1), so it does not end
  * the vCPU's turn (see the top of the file). A period already passed, or closer than an
- * eighth of a period, when claimed is given up, not written: a comparator written into the
- * past fires only when the counter comes round (hpet.c); its timer gets the period after
- * next. Two cores claiming j and j + 2 at once may write timer j % 2 out of order, the
- * older target last; it then fires late or never, and the claim of j + 4 sets it right.
- * On time one core claims k + 2 (the others find it claimed: one load), its draw two
- * steps from period k's, x (jitter.h); anything else (a core that came late, a claim lost
- * to another core) takes arm_all.
+ * eighth of a period (arm_margin), when claimed is given up, not written: a comparator
+ * written into the past fires only when the counter comes round (hpet.c); its timer gets
+ * the period after next. Two cores claiming j and j + 2 at once may write timer j % 2 out
+ * of order, the older target last; it then fires late or never, and the claim of j + 4
+ * sets it right. On time one core claims k + 2 (the others find it claimed: one load) and
+ * draws it (draw_at); anything else (a core that came late, a claim lost to another core)
+ * takes arm_all.
  */
-static __force_inline void arm(uint64_t k, uint64_t x, uint32_t now)
+static __force_inline void arm(struct nmi_cpu *n, uint64_t k, uint32_t now)
 {
 	uint64_t j = __atomic_load_n(&nmi_to_arm, __ATOMIC_RELAXED);
 
 	if (likely(j > k + 2))
 		return;
-	if (j == k + 2 && __atomic_compare_exchange_n(&nmi_to_arm, &j, j + 1, false,
-						       __ATOMIC_RELAXED, __ATOMIC_RELAXED))
-		arm_one(j, moment(j, jitter_next2(x)), now);
+	j = k + 2;	/* fails unless k + 2 is the next to claim */
+	if (__atomic_compare_exchange_n(&nmi_to_arm, &j, j + 1, false, __ATOMIC_RELAXED,
+					__ATOMIC_RELAXED))
+		arm_one(j, moment(j, draw_at(n, j)), now);
 	else
-		arm_all(k, x, now);
+		arm_all(n, k, now);
 }
 
 /*
- * Core 0, NMI context, a new period: pass its NMI on to the other cores where the IOAPIC
- * does not broadcast it (the common case, one test).
+ * Core 0, NMI context, a new period, where the IOAPIC does not broadcast it (its relays,
+ * source_start): pass its NMI on to the other cores. Out of line: the common route, the
+ * broadcast, never comes here.
  */
-static __force_inline void fan_out(void)
+static __noinline void fan_out(void)
 {
 	int how = READ_ONCE(nmi_fanout);
 
-	if (likely(how == FAN_BROADCAST)) {
-		return;
-	} else if (how == FAN_ONLINE) {
+	if (how == FAN_ONLINE) {
 		for (int c = 1; c < ncpus(); c++)
 			if (READ_ONCE(cpus[c].online))
 				lapic_send_nmi(nmi_cpus[c].apic_id);
@@ -409,13 +448,14 @@ static __force_inline void fan_out(void)
  * it up to date) and fn. Inlined, so that a fault report's backtrace names the handler.
  * Returns whether either did work (arch_nmi_fn), for end_turn.
  */
-static __force_inline bool call_fns(struct nmi_cpu *n, const struct trapframe *tf, int core)
+static __force_inline bool call_fns(struct nmi_cpu *n, const struct trapframe *tf)
 {
+	int core = ((const struct nmi_top *)(tf + 1))->core;	/* read here: not kept live */
 	arch_nmi_fn fn, bg;
 	bool did = false;
 
 	if (unlikely(!n->online) && !(n->online = READ_ONCE(cpus[core].online))) {
-		WRITE_ONCE(n->early, n->early + 1);
+		count_own(&n->early);
 		goto out;
 	}
 	tf = turns_frame(core, tf);	/* a core standing in another's turn: where it stands */
@@ -453,17 +493,18 @@ static __force_inline void end_turn(bool did)
 
 /*
  * NMI context on a core, inside in_fn, the counter at now, at or past its next_period: the
- * period is the core's, the periods after it go on the comparators, and core 0 relays it.
+ * period is the core's, the periods after it go on the comparators, and core 0 relays it
+ * where the route is the relay (relays).
  */
-static __force_inline void period_begins(struct nmi_cpu *n, int core, uint32_t now)
+static __force_inline void period_begins(struct nmi_cpu *n, uint32_t now)
 {
 	if (nmi_oneshot) {
 		advance(n, now, true);
-		arm(n->period, n->draw, now);
+		arm(n, n->period, now);
 	} else {
 		advance(n, now, false);
 	}
-	if (core == 0)
+	if (unlikely(n->relays))
 		fan_out();
 }
 
@@ -474,13 +515,13 @@ static __force_inline void period_begins(struct nmi_cpu *n, int core, uint32_t n
  * one from elsewhere. One counter read; the 32-bit arithmetic follows the counter's wrap.
  * nmi_entry (trapentry.S) makes the same test first, and dismisses what fails it.
  */
-static bool new_period(struct nmi_cpu *n, int core)
+static bool new_period(struct nmi_cpu *n)
 {
 	uint32_t now = hpet_now();
 
 	if ((int32_t)(now - n->next_period) < 0)
 		return false;
-	period_begins(n, core, now);
+	period_begins(n, now);
 	return true;
 }
 
@@ -488,15 +529,15 @@ static bool new_period(struct nmi_cpu *n, int core)
  * A period's work, inside in_fn: with a source running, the period check, the core's new
  * period (period_begins); then call_fns.
  */
-static void act(struct nmi_cpu *n, const struct trapframe *tf, int core)
+static void act(struct nmi_cpu *n, const struct trapframe *tf)
 {
 	__atomic_store_n(&n->in_fn, 1, __ATOMIC_SEQ_CST);
-	if (READ_ONCE(nmi_fanout) != FAN_NONE && !new_period(n, core)) {
-		WRITE_ONCE(n->extra, n->extra + 1);
+	if (READ_ONCE(nmi_fanout) != FAN_NONE && !new_period(n)) {
+		count_own(&n->extra);
 		__atomic_store_n(&n->in_fn, 0, __ATOMIC_RELEASE);
 		return;
 	}
-	end_turn(call_fns(n, tf, core));
+	end_turn(call_fns(n, tf));
 }
 
 /*
@@ -510,15 +551,14 @@ void nmi_period(struct trapframe *tf, uint32_t late)
 {
 	struct nmi_top *top = (struct nmi_top *)(tf + 1);
 	struct nmi_cpu *n = top->cpu;
-	int core = top->core;
 	bool did;
 
 	n->depth = 1;
-	WRITE_ONCE(n->count, n->count + 1);
+	count_own(&n->count);
 	if (!(tf->rflags & RFLAGS_IF))
-		WRITE_ONCE(n->irqoff, n->irqoff + 1);
-	period_begins(n, core, n->next_period + late);
-	did = call_fns(n, tf, core);
+		count_own(&n->irqoff);
+	period_begins(n, n->next_period + late);
+	did = call_fns(n, tf);
 	n->depth = 0;
 	end_turn(did);
 }
@@ -555,11 +595,11 @@ void nmi_trap(struct trapframe *tf)
 		tf->rip++;			/* hlt is one byte; see cpu_halt */
 	if (unlikely(n->depth++))
 		panic("NMI nested on cpu %d: an iret inside the NMI handler reused its stack", core);
-	WRITE_ONCE(n->count, n->count + 1);
+	count_own(&n->count);
 	if (!(tf->rflags & RFLAGS_IF))
-		WRITE_ONCE(n->irqoff, n->irqoff + 1);
+		count_own(&n->irqoff);
 	if (likely(!READ_ONCE(nmi_quiet)))
-		act(n, tf, core);
+		act(n, tf);
 	else if (__atomic_load_n(&stop_by, __ATOMIC_ACQUIRE) >= 0 && stop_by != core)
 		park(n, tf, core);
 	n->depth--;
@@ -658,19 +698,25 @@ static void source_start(uint32_t hz, uint32_t spread, uint64_t seed, enum fanou
 	set_bg_div();
 	WRITE_ONCE(yield_vcpu, arch_machine()->kind == MACHINE_QEMU_TCG);
 	period_ticks = hpet_ticks_per_period(hz);
+	arm_margin = period_ticks / 8;
 	jit_width = jitter_width(period_ticks, spread);
+	jit_lead = jit_width / 2;
 	jit_key = jitter_key(seed, JITTER_STREAM_NMI);
+	for (uint64_t d = 0; d < NMI_JUMPS; d++)
+		jit_jump[d] = jitter_jump(d);
 	for (int c = 0; c < MAX_CPUS; c++) {
 		nmi_cpus[c].period = 0;
 		nmi_cpus[c].draw = jit_key;
+		nmi_cpus[c].drawn = 0;
+		nmi_cpus[c].relays = c == 0 && how != FAN_BROADCAST;
 		nmi_cpus[c].next_period = period_at(1);
 	}
 	nmi_armed[0] = nmi_armed[1] = 0;	/* no period 0: armed_at draws */
 	nmi_oneshot = jit_width || !hpet_start_periodic(period_ticks);
 	if (nmi_oneshot) {
 		nmi_to_arm = 3;
-		nmi_armed[0] = 2ull << 32 | period_at(2);
-		nmi_armed[1] = 1ull << 32 | period_at(1);
+		nmi_armed[0] = (uint64_t)period_at(2) << 32 | 2;
+		nmi_armed[1] = (uint64_t)period_at(1) << 32 | 1;
 		hpet_start(period_at(2), period_at(1));
 	}
 	WRITE_ONCE(nmi_fanout, how);

@@ -47,6 +47,12 @@ static inline uint64_t read_rbp(void) { uint64_t v; __asm__ volatile("mov %%rbp,
 static inline void cli(void) { __asm__ volatile("cli" ::: "memory"); }
 static inline void sti(void) { __asm__ volatile("sti" ::: "memory"); }
 static inline void pause(void) { __asm__ volatile("pause" ::: "memory"); }
+/*
+ * One more on a counter only its own core writes and any core may read (READ_ONCE): one
+ * increment of the word in memory, whose store is whole (an aligned quadword), as
+ * WRITE_ONCE(*p, *p + 1) but one instruction where that is a load, an add and a store.
+ */
+static inline void count_own(uint64_t *p) { __asm__ volatile("incq %0" : "+m"(*p)); }
 
 #define RFLAGS_IF	0x200
 #define MSR_GS_BASE	0xc0000101

@@ -36,8 +36,9 @@
  *
  * Sampling by NMI (source OPF_SRC_NMI, "-m nmi"): the arch's NMI source (arch.h) delivers
  * every period of the session's rate to every core, interrupts on or off, and calls
- * nmi_sample there. A core whose budget lowered its rate samples every div-th period
- * (sampler_set_rate, called from inside nmi_sample, only changes div: nothing to re-arm).
+ * nmi_sample there. A core whose budget lowered its rate samples every div-th period, div
+ * the session's rate over its own, letting div - 1 pass between samples (sampler.pass;
+ * sampler_set_rate, called from inside nmi_sample, only changes that: nothing to re-arm).
  * Missed periods are counted by the clock as above: a period a core was held off for
  * entirely (its virtual CPU not running; an NMI that found the last one still in
  * progress) is missed. Nothing in NMI context may take a lock: the worker's kick goes
@@ -76,7 +77,7 @@ struct sampler {
 	uint64_t draw;		/* timer: that slot's draw (jitter.h) */
 	uint64_t width;		/* timer: ticks its samples' moments spread over (jitter.h) */
 	uint64_t key;		/* timer: its jitter stream's key, the core's (jitter.h) */
-	uint32_t div;		/* NMI: sample every div-th period (the session's rate / ours) */
+	uint32_t pass;		/* NMI: periods to let pass between samples: div - 1 */
 	uint32_t skip;		/* NMI: periods to let pass before the next sample */
 	struct cpu *cpu;	/* timer: its core, set at arming */
 } __aligned(CACHELINE);
@@ -211,7 +212,7 @@ static bool nmi_sample(const struct trapframe *tf)
 		s->skip--;
 		return false;
 	}
-	s->skip = s->div - 1;
+	s->skip = s->pass;
 	tick_from(&tick, tf, c, tsc_read());
 	if (!tf_irq_enabled(tf))
 		tick.flags |= OPF_F_IRQOFF;
@@ -252,8 +253,8 @@ void sampler_set_rate(int core, uint32_t hz)
 	s->seg_start = now;
 	s->period = tsc_hz() / hz;
 	if (by_nmi) {
-		s->div = MAX(1u, (sample_hz + hz / 2) / hz);
-		s->skip = s->div - 1;
+		s->pass = MAX(1u, (sample_hz + hz / 2) / hz) - 1;
+		s->skip = s->pass;
 		set_late(s);
 		return;
 	}
@@ -343,7 +344,7 @@ static int nmi_start(uint32_t hz, bool fault)
 		s->period = sample_period;
 		s->seg_start = s->last = now;
 		s->seg_periods = s->ticks = s->missed = 0;
-		s->div = 1;
+		s->pass = 0;
 		s->skip = 0;
 		set_late(s);
 	}
