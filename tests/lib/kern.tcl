@@ -14,6 +14,9 @@ set top [file normalize [file dirname [info script]]/../..]
 set timeout 30
 log_user 1
 set prompt "kern> "
+# cmd returns all that a command printed, however long: expect's buffer (2000 bytes unless
+# told) keeps only the end of a longer output (/dev/oprofilestat on 8 cores is some 7 KB)
+match_max -d 1048576
 
 # The test's temporary host directory ("" for none): made by temp_share (or boot -tmpshare),
 # removed by pass and by fail, whichever way the test ends; KEEP=1 keeps it when the test
