@@ -47,6 +47,7 @@ CONDS=${CONDS:-$ALL_CONDS}
 case " $CONDS " in *" off "*) ;; *) echo "overhead: CONDS needs off" >&2; exit 1 ;; esac
 touch "$log"
 workload=${WORKLOAD:-matrix}
+icount=shift=1,align=off,sleep=off	# the verdict's clock: 2 ns an instruction, no waits
 
 # measure LABEL NCPU ICOUNT(args or "") UNITS: ROUNDS interleaved rounds of every condition
 measure() {
@@ -103,8 +104,8 @@ if [ "${REPORT_ONLY:-0}" != 1 ] && [ "${STEPS_ONLY:-0}" != 1 ] && [ "$workload" 
 			for c in $CONDS; do sed -i "/^RES $m $c /d" "$log"; done
 		fi
 		case $m in
-		icount2) measure icount2 2 shift=1,align=off,sleep=off 300 ;;
-		icount8) measure icount8 8 shift=1,align=off,sleep=off 80 ;;
+		icount2) measure icount2 2 $icount 300 ;;
+		icount8) measure icount8 8 $icount 80 ;;
 		tcg2) measure tcg2 2 "" 20000 ;;
 		tcg8) measure tcg8 8 "" 5000 ;;
 		*) echo "overhead: unknown machine $m" >&2; false ;;
@@ -152,12 +153,13 @@ if [ "$workload" != matrix ]; then
 	[ -n "${UNITS:-}" ] || { echo "overhead: WORKLOAD=$workload needs UNITS" >&2; exit 1; }
 	for m in $MACHINES; do
 		case $m in
-		icount2) lab=$m-$workload; n=2; ic=shift=1,align=off,sleep=off ;;
-		icount8) lab=$m-$workload; n=8; ic=shift=1,align=off,sleep=off ;;
+		icount2) n=2 ;;
+		icount8) n=8 ;;
 		*) echo "overhead: WORKLOAD runs under icount only, not $m" >&2; exit 1 ;;
 		esac
+		lab=$m-$workload
 		for c in $CONDS; do sed -i "/^RES $lab $c /d" "$log"; done
-		measure "$lab" $n $ic "$UNITS" || exit 1
+		measure "$lab" $n $icount "$UNITS" || exit 1
 		echo "$lab, run $workload -c all -n $UNITS, instructions per sample, median of $ROUNDS rounds (min..max):"
 		for c in $CONDS; do
 			[ "$c" = off ] && continue
